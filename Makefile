@@ -1,0 +1,57 @@
+# flitsim — make targets. `make test` is what CI runs (.ci/run).
+GO       ?= go
+FUZZTIME ?= 5s
+BENCHTIME ?= 1s
+# Fuzz targets as package:Func; `make fuzz` runs each for FUZZTIME and keeps
+# what the fuzzer found in the package's testdata/fuzz corpus.
+FUZZ_TARGETS := ./fabric:FuzzReadIBNetDiscover ./fabric:FuzzParseSpec ./faults:FuzzParseFixed
+
+.PHONY: all build test test-long bench fuzz fuzz-short lint fmt clean
+
+all: build test
+
+build:
+	$(GO) build -o bin/flitsim ./cmd/flitsim
+
+# The default test run: lint, all tests with invariants compiled in, and a
+# few seconds of each fuzzer on its committed corpus.
+test: lint
+	$(GO) test -tags invariants -count=1 ./...
+	$(MAKE) --no-print-directory fuzz-short
+
+# Long experiments and the full-size checks CI does not run.
+test-long:
+	FLITSIM_LONG=1 $(GO) test -tags invariants -count=1 -timeout 3h ./...
+
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem -benchtime $(BENCHTIME) ./...
+
+fuzz-short:
+	@for t in $(FUZZ_TARGETS); do \
+	  pkg=$${t%%:*}; fn=$${t##*:}; \
+	  echo "fuzz $$pkg $$fn for $(FUZZTIME)"; \
+	  $(GO) test -run '^$$' -fuzz "^$$fn\$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; \
+	done
+
+# Longer fuzzing; new corpus entries are copied into testdata/fuzz.
+fuzz:
+	@cache=$$($(GO) env GOCACHE)/fuzz; \
+	for t in $(FUZZ_TARGETS); do \
+	  pkg=$${t%%:*}; fn=$${t##*:}; \
+	  $(GO) test -run '^$$' -fuzz "^$$fn\$$" -fuzztime $${FUZZTIME:-60s} $$pkg || exit 1; \
+	  mod=$$($(GO) list -f '{{.ImportPath}}' $$pkg); \
+	  mkdir -p $$pkg/testdata/fuzz/$$fn; \
+	  cp -n $$cache/$$mod/$$fn/* $$pkg/testdata/fuzz/$$fn/ 2>/dev/null || true; \
+	done
+
+lint:
+	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
+	  if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+	$(GO) vet ./...
+	$(GO) vet -tags invariants ./...
+
+fmt:
+	gofmt -w $$(git ls-files '*.go')
+
+clean:
+	rm -rf bin

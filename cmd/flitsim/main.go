@@ -1,0 +1,128 @@
+// Command flitsim generates, fails, routes and simulates lossless HPC
+// interconnects at flit level, and sweeps fail-in-place campaigns.
+//
+// Exit status: 0 success, 1 a run failed, 2 bad input (flags, specs, files).
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+)
+
+func main() {
+	os.Exit(Main(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// command is one subcommand of the CLI.
+type command struct {
+	name    string
+	summary string
+	run     func(args []string, stdout, stderr io.Writer) error
+}
+
+func commands() []command {
+	c := []command{
+		{"run", "run the main job: an embedded or given campaign (see 'flitsim run --help')", runCmd},
+		{"topo", "generate, inspect and fail topologies (gen, info, faults, list)", topoCmd},
+	}
+	sort.Slice(c, func(i, j int) bool { return c[i].name < c[j].name })
+	return c
+}
+
+// inputError marks an error caused by bad input; it exits with status 2.
+type inputError struct{ err error }
+
+func (e inputError) Error() string { return e.err.Error() }
+func (e inputError) Unwrap() error { return e.err }
+
+func badInput(format string, v ...any) error { return inputError{fmt.Errorf(format, v...)} }
+
+// asInput marks err (if any) as bad input.
+func asInput(err error) error {
+	if err == nil {
+		return nil
+	}
+	return inputError{err}
+}
+
+// Main runs the CLI and returns the exit status.
+func Main(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		usage(stdout)
+		if len(args) == 0 {
+			return 2
+		}
+		return 0
+	}
+	for _, c := range commands() {
+		if c.name == args[0] {
+			err := c.run(args[1:], stdout, stderr)
+			switch {
+			case err == nil:
+				return 0
+			case errors.Is(err, flag.ErrHelp):
+				return 0
+			case errors.As(err, new(inputError)):
+				fmt.Fprintf(stderr, "flitsim %s: %v\n", c.name, err)
+				return 2
+			default:
+				fmt.Fprintf(stderr, "flitsim %s: %v\n", c.name, err)
+				return 1
+			}
+		}
+	}
+	fmt.Fprintf(stderr, "flitsim: unknown command %q\n\n", args[0])
+	usage(stderr)
+	return 2
+}
+
+func usage(w io.Writer) {
+	fmt.Fprintln(w, "flitsim — flit-level simulation of fail-in-place HPC interconnects")
+	fmt.Fprintln(w, "\nUsage: flitsim COMMAND [arguments]  (flitsim COMMAND --help for details)")
+	fmt.Fprintln(w, "\nCommands:")
+	for _, c := range commands() {
+		fmt.Fprintf(w, "  %-8s %s\n", c.name, c.summary)
+	}
+	fmt.Fprintln(w, "\nExit status: 0 ok, 1 a run failed, 2 bad input.")
+}
+
+// newFlags returns a FlagSet whose errors are returned, with a usage text.
+func newFlags(name, synopsis, description string, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "Usage: flitsim %s\n\n%s\n", synopsis, strings.TrimSpace(description))
+		var has bool
+		fs.VisitAll(func(*flag.Flag) { has = true })
+		if has {
+			fmt.Fprintln(stderr, "\nFlags:")
+			fs.PrintDefaults()
+		}
+	}
+	return fs
+}
+
+// parseFlags parses flags that may appear before, between or after the
+// positional arguments, and returns the positional ones.
+func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return nil, err
+			}
+			return nil, inputError{err}
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			return pos, nil
+		}
+		pos = append(pos, args[0])
+		args = args[1:]
+	}
+}

@@ -1,0 +1,92 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func run(args ...string) (code int, stdout, stderr string) {
+	var o, e bytes.Buffer
+	code = Main(args, &o, &e)
+	return code, o.String(), e.String()
+}
+
+func TestTopoInfoJSON(t *testing.T) {
+	code, out, errs := run("topo", "info", "xgft:m=22,w=11,hcas=264", "--json")
+	require.Equal(t, 0, code, errs)
+	var got map[string]any
+	require.NoError(t, json.Unmarshal([]byte(out), &got))
+	for k, v := range map[string]float64{"switches": 33, "hcas": 264, "switch_links": 242, "hca_links": 264,
+		"diameter": 2, "vertex_connectivity": 11, "edge_connectivity": 11} {
+		assert.Equal(t, v, got[k], k)
+	}
+}
+
+func TestExitCodes(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		code int
+	}{
+		{[]string{"topo", "info", "torus:dims=5x5,bogus=1"}, 2},
+		{[]string{"topo", "info", "no-such-file.topo"}, 2},
+		{[]string{"topo", "info"}, 2},
+		{[]string{"topo", "frobnicate"}, 2},
+		{[]string{"nosuchcommand"}, 2},
+		{[]string{"topo", "faults", "torus:dims=5,hcas=5", "--links", "40"}, 2},
+		{[]string{"topo", "faults", "torus:dims=5x5", "--links", "abc"}, 2},
+		{[]string{"topo", "info", "--help"}, 0},
+		{[]string{"--help"}, 0},
+		{[]string{"topo", "list"}, 0},
+	} {
+		code, _, errs := run(tc.args...)
+		assert.Equal(t, tc.code, code, "%v: %s", tc.args, errs)
+	}
+}
+
+func TestBadFileNamesLine(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "bad.topo")
+	require.NoError(t, os.WriteFile(path, []byte("Switch 4 \"a\"\n[9]\t\"b\"[1]\n"), 0o644))
+	code, _, errs := run("topo", "info", path)
+	assert.Equal(t, 2, code)
+	assert.Contains(t, errs, path+":2:")
+}
+
+func TestGenThenInfoFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "df.net")
+	code, _, errs := run("topo", "gen", "dragonfly:a=4,p=2,h=2,g=5", "-o", path)
+	require.Equal(t, 0, code, errs)
+	code, out, errs := run("topo", "info", path, "--json")
+	require.Equal(t, 0, code, errs)
+	var got map[string]any
+	require.NoError(t, json.Unmarshal([]byte(out), &got))
+	assert.Equal(t, float64(20), got["switches"])
+	assert.Equal(t, float64(40), got["hcas"])
+}
+
+func TestFaultsJSONDeterministic(t *testing.T) {
+	args := []string{"topo", "faults", "kary-ntree:k=16,n=2", "--links", "5", "--seed", "9", "--json"}
+	c1, o1, _ := run(args...)
+	c2, o2, _ := run(args...)
+	require.Equal(t, 0, c1)
+	require.Equal(t, 0, c2)
+	assert.Equal(t, o1, o2)
+	var got struct {
+		Faults struct {
+			Links []any `json:"links"`
+		} `json:"faults"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(o1), &got))
+	assert.Len(t, got.Faults.Links, 12)
+}
+
+func TestRunQuickstart(t *testing.T) {
+	code, out, errs := run("run", "--seeds", "1")
+	require.Equal(t, 0, code, errs)
+	assert.Contains(t, out, "kary-ntree:k=16,n=2")
+}

@@ -1,0 +1,116 @@
+package fabric
+
+import "fmt"
+
+// Picoseconds per unit, for Hardware's integer times.
+const (
+	Nanosecond  int64 = 1000
+	Microsecond int64 = 1000 * Nanosecond
+)
+
+// Hardware holds every physical parameter of the simulated fabric. The
+// defaults (DefaultHardware) are those of the thesis' InfiniBand model
+// (seeds/001 §4.3.2): 4X QDR links, 64-byte flits, 2,048-byte MTU, 7 m
+// copper cables, 36-port cut-through switches, PCIe 2.0 x8 HCAs with hiccups.
+type Hardware struct {
+	// LinkGbps is the data rate per direction in Gbit/s after line coding
+	// (4X QDR: 40 Gbit/s signalling, 8b/10b → 32 Gbit/s = 4 GB/s).
+	LinkGbps float64 `toml:"link_gbps" json:"link_gbps"`
+	// FlitBytes is the credit unit.
+	FlitBytes int `toml:"flit_bytes" json:"flit_bytes"`
+	// MTU is the payload bytes per packet; HeaderBytes the per-packet
+	// headers (LRH 8 + BTH 12 + ICRC 4 + VCRC 2 = 26).
+	MTU         int `toml:"mtu" json:"mtu"`
+	HeaderBytes int `toml:"header_bytes" json:"header_bytes"`
+	// CableMeters and PropagationPsPerMeter give the cable delay.
+	CableMeters           float64 `toml:"cable_m" json:"cable_m"`
+	PropagationPsPerMeter int64   `toml:"propagation_ps_per_m" json:"propagation_ps_per_m"`
+	// InputBufferFlits is each switch input buffer per VL; OutputBufferFlits
+	// each switch output buffer.
+	InputBufferFlits  int `toml:"input_buffer_flits" json:"input_buffer_flits"`
+	OutputBufferFlits int `toml:"output_buffer_flits" json:"output_buffer_flits"`
+	// HCABufferFlits is an HCA's receive buffer per VL.
+	HCABufferFlits int `toml:"hca_buffer_flits" json:"hca_buffer_flits"`
+	// VLs is the number of data virtual lanes available.
+	VLs int `toml:"vls" json:"vls"`
+	// PCIeGbps is the HCA's host bus rate (8X PCIe 2.0: 32 Gbit/s).
+	PCIeGbps float64 `toml:"pcie_gbps" json:"pcie_gbps"`
+	// HiccupPeriodPs and HiccupPs: every period the sink stalls for HiccupPs.
+	HiccupPeriodPs int64 `toml:"hiccup_period_ps" json:"hiccup_period_ps"`
+	HiccupPs       int64 `toml:"hiccup_ps" json:"hiccup_ps"`
+	// SwitchLatencyPs is the crossbar traversal time of a head flit.
+	SwitchLatencyPs int64 `toml:"switch_latency_ps" json:"switch_latency_ps"`
+}
+
+// DefaultHardware returns the thesis' parameters.
+func DefaultHardware() Hardware {
+	return Hardware{
+		LinkGbps:              32,
+		FlitBytes:             64,
+		MTU:                   2048,
+		HeaderBytes:           26,
+		CableMeters:           7,
+		PropagationPsPerMeter: 6100,
+		InputBufferFlits:      128,
+		OutputBufferFlits:     78,
+		HCABufferFlits:        128,
+		VLs:                   8,
+		PCIeGbps:              32,
+		HiccupPeriodPs:        100 * Nanosecond,
+		HiccupPs:              10 * Nanosecond,
+		SwitchLatencyPs:       0,
+	}
+}
+
+// FlitPs returns the serialization time of one flit on a link, in ps
+// (64 B at 32 Gbit/s = 16 ns).
+func (h Hardware) FlitPs() int64 {
+	return int64(float64(h.FlitBytes*8)*1000/h.LinkGbps + 0.5)
+}
+
+// PCIeFlitPs returns the time the sink's host bus needs per flit, in ps.
+func (h Hardware) PCIeFlitPs() int64 {
+	return int64(float64(h.FlitBytes*8)*1000/h.PCIeGbps + 0.5)
+}
+
+// CablePs returns the propagation delay of one cable, in ps (7 m → 42.7 ns).
+func (h Hardware) CablePs() int64 {
+	return int64(h.CableMeters*float64(h.PropagationPsPerMeter) + 0.5)
+}
+
+// PacketFlits returns the flits of a packet carrying payload bytes.
+func (h Hardware) PacketFlits(payload int) int {
+	return (payload + h.HeaderBytes + h.FlitBytes - 1) / h.FlitBytes
+}
+
+// Validate reports impossible parameter combinations.
+func (h Hardware) Validate() error {
+	switch {
+	case h.LinkGbps <= 0:
+		return fmt.Errorf("link_gbps must be positive, not %g", h.LinkGbps)
+	case h.FlitBytes <= 0:
+		return fmt.Errorf("flit_bytes must be positive, not %d", h.FlitBytes)
+	case h.MTU <= 0:
+		return fmt.Errorf("mtu must be positive, not %d", h.MTU)
+	case h.HeaderBytes < 0:
+		return fmt.Errorf("header_bytes must not be negative, not %d", h.HeaderBytes)
+	case h.CableMeters < 0 || h.PropagationPsPerMeter < 0:
+		return fmt.Errorf("cable delay must not be negative")
+	case h.VLs < 1 || h.VLs > 15:
+		return fmt.Errorf("vls must be in 1..15, not %d", h.VLs)
+	case h.PCIeGbps <= 0:
+		return fmt.Errorf("pcie_gbps must be positive, not %g", h.PCIeGbps)
+	case h.HiccupPs < 0 || h.HiccupPeriodPs < 0 || (h.HiccupPs > 0 && h.HiccupPs >= h.HiccupPeriodPs):
+		return fmt.Errorf("hiccup of %d ps every %d ps is impossible", h.HiccupPs, h.HiccupPeriodPs)
+	case h.SwitchLatencyPs < 0:
+		return fmt.Errorf("switch_latency_ps must not be negative")
+	}
+	if pf := h.PacketFlits(h.MTU); h.InputBufferFlits < pf || h.HCABufferFlits < pf {
+		return fmt.Errorf("a full packet is %d flits but input buffers hold %d (switch) and %d (HCA): credits for a whole packet could never be granted",
+			pf, h.InputBufferFlits, h.HCABufferFlits)
+	}
+	if h.OutputBufferFlits < 0 {
+		return fmt.Errorf("output_buffer_flits must not be negative")
+	}
+	return nil
+}

@@ -1,0 +1,35 @@
+package fabric
+
+// Without returns a copy of n without the cables marked in dropLink and the
+// nodes marked in dropNode (cables at dropped nodes go with them). Names,
+// GUIDs, LIDs, port numbers and generator metadata of what remains are kept,
+// so forwarding tables and fault records keep referring to the same things.
+// Either slice may be nil.
+func (n *Network) Without(dropLink, dropNode []bool) (*Network, error) {
+	b := NewBuilder(n.Name)
+	idx := make([]int, len(n.Nodes))
+	for i := range n.Nodes {
+		idx[i] = -1
+		if dropNode != nil && dropNode[i] {
+			continue
+		}
+		nd := n.Nodes[i]
+		if nd.Coord != nil {
+			nd.Coord = append([]int(nil), nd.Coord...)
+		}
+		idx[i] = b.AddNode(nd)
+	}
+	for l, lk := range n.Links {
+		if dropLink != nil && dropLink[l] {
+			continue
+		}
+		a, c := idx[lk.A.Node], idx[lk.B.Node]
+		if a < 0 || c < 0 {
+			continue
+		}
+		if err := b.Connect(a, int(lk.A.Port), c, int(lk.B.Port)); err != nil {
+			return nil, err
+		}
+	}
+	return b.Finish()
+}

@@ -1,0 +1,237 @@
+package fabric
+
+import (
+	"fmt"
+	"strconv"
+)
+
+// The "-like" generators rebuild the production fabrics of §3.2.6 from what
+// the thesis publishes (switch, terminal and cable counts) plus the
+// assumptions documented on each generator. Their purpose is a faithful
+// structure with exactly the published counts, not a wiring diagram.
+
+func deimosGenerator() Generator {
+	return Generator{Kind: "deimos",
+		Help: "Deimos-like (§3.2.6): three 288-port directors in series, each a 24-ary 2-tree of 24-port chips " +
+			"(24 leaves with 12 external ports, 12 spines, one cable per leaf-spine pair), 30 cables between neighbouring " +
+			"directors spread over the leaves' external ports; 108 switches, 924 switch cables. The thesis gives 1,653 links " +
+			"in all and 726-728 nodes; with 924 switch cables the total needs 729 HCAs, the default",
+		Example: "deimos",
+		Params:  []Param{withDefault(paramHCAs, "729", "at most 744 external ports")},
+		build: func(a *args) (*Network, error) {
+			hcas := a.int("hcas", 0, 744)
+			if a.err != nil {
+				return nil, nil
+			}
+			b := NewBuilder("")
+			const leaves, spines, ext = 24, 12, 12
+			var leafIdx [3][]int
+			for d := 0; d < 3; d++ {
+				for l := 0; l < leaves; l++ {
+					s := b.AddSwitch(fmt.Sprintf("d%d-leaf%d", d, l), 24)
+					b.Node(s).Level = 0
+					leafIdx[d] = append(leafIdx[d], s)
+				}
+				for sp := 0; sp < spines; sp++ {
+					s := b.AddSwitch(fmt.Sprintf("d%d-spine%d", d, sp), 24)
+					b.Node(s).Level = 1
+					for _, l := range leafIdx[d] {
+						if err := b.Link(l, s); err != nil {
+							return nil, err
+						}
+					}
+				}
+			}
+			// 30 cables between directors 0-1 and 1-2: director d's k-th
+			// inter-director cable uses leaf (k mod 24) of the side it faces.
+			next := [3]int{}
+			for d := 0; d < 2; d++ {
+				for k := 0; k < 30; k++ {
+					x := leafIdx[d][(leaves-1-next[d]%leaves+leaves)%leaves]
+					y := leafIdx[d+1][next[d+1]%leaves]
+					next[d]++
+					next[d+1]++
+					if err := b.Link(x, y); err != nil {
+						return nil, err
+					}
+				}
+			}
+			// HCAs on the remaining external ports, spread over all 72 leaves.
+			var all []int
+			for d := 0; d < 3; d++ {
+				all = append(all, leafIdx[d]...)
+			}
+			return finishWithHCAs(b, all, hcas)
+		}}
+}
+
+// finishWithHCAs spreads hcas over the given switches as evenly as their
+// free ports allow and finishes the network.
+func finishWithHCAs(b *Builder, switches []int, hcas int) (*Network, error) {
+	freeTotal := 0
+	for _, s := range switches {
+		freeTotal += b.FreePorts(s)
+	}
+	if hcas > freeTotal {
+		return nil, fmt.Errorf("hcas=%d: only %d free ports on the edge switches", hcas, freeTotal)
+	}
+	// Water-filling: spread evenly, then move the excess of full switches on.
+	counts := spread(hcas, len(switches))
+	carry := 0
+	for i, s := range switches {
+		counts[i] += carry
+		carry = 0
+		if f := b.FreePorts(s); counts[i] > f {
+			carry = counts[i] - f
+			counts[i] = f
+		}
+	}
+	for i := len(switches) - 1; carry > 0 && i >= 0; i-- {
+		add := min(carry, b.FreePorts(switches[i])-counts[i])
+		counts[i] += add
+		carry -= add
+	}
+	if err := attachHCAs(b, switches, counts, 0); err != nil {
+		return nil, err
+	}
+	return b.Finish()
+}
+
+func tsubame2Generator() Generator {
+	return Generator{Kind: "tsubame2",
+		Help: "TSUBAME2-like (§3.2.6, §4.4.4, Table 6.1): one rail of the dual-rail full-bisection fat tree. Six 324-port core " +
+			"directors, each a 2-level fat tree of 36-port chips (18 leaves, 9 spines, 2 cables per leaf-spine pair: 27 switches, " +
+			"324 cables), and 36-port edge switches whose up-links go round-robin over the 108 director leaves. rail=1 (§4.4.4): " +
+			"258 switches, 1,555 HCAs, 3,621 switch cables; rail=2 (Table 6.1): 243 switches, 1,408 HCAs, 3,384 switch cables. " +
+			"Edge up-link counts are spread evenly to meet the published cable count",
+		Example: "tsubame2:rail=1",
+		Params: []Param{{Name: "rail", Type: IntParam, Default: "1", Help: "1 (1,555 HCAs) or 2 (1,408 HCAs)"},
+			withDefault(paramHCAs, "", "default: 1,555 for rail 1, 1,408 for rail 2")},
+		build: func(a *args) (*Network, error) {
+			rail := a.int("rail", 1, 2)
+			if a.err != nil {
+				return nil, nil
+			}
+			switches, cables, hcaDefault := 258, 3621, 1555
+			if rail == 2 {
+				switches, cables, hcaDefault = 243, 3384, 1408
+			}
+			hcas := a.intOr("hcas", hcaDefault, 0, 1<<16)
+			if a.err != nil {
+				return nil, nil
+			}
+			const directors, dLeaves, dSpines = 6, 18, 9
+			edges := switches - directors*(dLeaves+dSpines)
+			uplinks := cables - directors*dLeaves*dSpines*2
+			b := NewBuilder("")
+			var dirLeaf []int // interleaved over directors: leaf j is director j%6, local leaf j/6
+			leafOf := make([][]int, directors)
+			for d := 0; d < directors; d++ {
+				for l := 0; l < dLeaves; l++ {
+					s := b.AddSwitch(fmt.Sprintf("core%d-leaf%d", d, l), 36)
+					b.Node(s).Level = 1
+					leafOf[d] = append(leafOf[d], s)
+				}
+				for sp := 0; sp < dSpines; sp++ {
+					s := b.AddSwitch(fmt.Sprintf("core%d-spine%d", d, sp), 36)
+					b.Node(s).Level = 2
+					for _, l := range leafOf[d] {
+						for c := 0; c < 2; c++ {
+							if err := b.Link(l, s); err != nil {
+								return nil, err
+							}
+						}
+					}
+				}
+			}
+			for l := 0; l < dLeaves; l++ {
+				for d := 0; d < directors; d++ {
+					dirLeaf = append(dirLeaf, leafOf[d][l])
+				}
+			}
+			var edge []int
+			for e := 0; e < edges; e++ {
+				s := b.AddSwitch("edge"+strconv.Itoa(e), 36)
+				b.Node(s).Level = 0
+				edge = append(edge, s)
+			}
+			q := 0
+			for e, up := range spread(uplinks, edges) {
+				for k := 0; k < up; k++ {
+					if err := b.Link(edge[e], dirLeaf[q%len(dirLeaf)]); err != nil {
+						return nil, err
+					}
+					q++
+				}
+			}
+			return finishWithHCAs(b, edge, hcas)
+		}}
+}
+
+func taurusGenerator() Generator {
+	return Generator{Kind: "taurus",
+		Help: "Taurus-like (§3.2.6, Table 6.1): six islands, each a 2-level fat tree of 36-port switches (leaves with up to 18 HCAs " +
+			"and 18 up-links spread over the island's spines), joined by a 216-port director (12 leaves, 6 spines, 3 cables per " +
+			"pair: 18 switches, 216 cables) with 28 cables per island from island spines to director leaves. Islands have " +
+			"20,20,20,20,20,17 leaves and 13,13,13,13,13,11 spines: 211 switches, 2,490 switch cables, 2,090 HCAs",
+		Example: "taurus",
+		Params:  []Param{withDefault(paramHCAs, "2090", "")},
+		build: func(a *args) (*Network, error) {
+			hcas := a.int("hcas", 0, 117*18)
+			if a.err != nil {
+				return nil, nil
+			}
+			b := NewBuilder("")
+			var dLeaf []int
+			for l := 0; l < 12; l++ {
+				s := b.AddSwitch("dir-leaf"+strconv.Itoa(l), 36)
+				b.Node(s).Level = 2
+				dLeaf = append(dLeaf, s)
+			}
+			for sp := 0; sp < 6; sp++ {
+				s := b.AddSwitch("dir-spine"+strconv.Itoa(sp), 36)
+				b.Node(s).Level = 3
+				for _, l := range dLeaf {
+					for c := 0; c < 3; c++ {
+						if err := b.Link(l, s); err != nil {
+							return nil, err
+						}
+					}
+				}
+			}
+			leaves := []int{20, 20, 20, 20, 20, 17}
+			spines := []int{13, 13, 13, 13, 13, 11}
+			var allLeaves []int
+			dq := 0
+			for is := range leaves {
+				var lv, sp []int
+				for l := 0; l < leaves[is]; l++ {
+					s := b.AddSwitch(fmt.Sprintf("i%d-leaf%d", is, l), 36)
+					b.Node(s).Level = 0
+					lv = append(lv, s)
+				}
+				for k := 0; k < spines[is]; k++ {
+					s := b.AddSwitch(fmt.Sprintf("i%d-spine%d", is, k), 36)
+					b.Node(s).Level = 1
+					sp = append(sp, s)
+				}
+				q := 0
+				for _, l := range lv {
+					for k := 0; k < 18; k++ {
+						if err := b.Link(l, sp[q%len(sp)]); err != nil {
+							return nil, err
+						}
+						q++
+					}
+				}
+				for k := 0; k < 28; k++ {
+					if err := b.Link(sp[k%len(sp)], dLeaf[dq%len(dLeaf)]); err != nil {
+						return nil, err
+					}
+					dq++
+				}
+				allLeaves = append(allLeaves, lv...)
+			}
+			return finishWithHCAs(b, allLeaves, hcas)
+		}}
+}
