@@ -10,6 +10,7 @@ package faults
 import (
 	"fmt"
 	"math"
+	"math/rand/v2"
 
 	"flitsim/fabric"
 )
@@ -108,27 +109,18 @@ func Inject(net *fabric.Network, spec Spec) (*fabric.Network, Record, error) {
 			cands = append(cands, s)
 		}
 	}
-	for k := 0; k < ns; k++ {
-		ok := false
-		for len(cands) > 0 {
-			i := rng.IntN(len(cands))
-			s := cands[i]
-			cands[i] = cands[len(cands)-1]
-			cands = cands[:len(cands)-1]
-			if st.failSwitch(s) {
-				rec.Switches = append(rec.Switches, net.Nodes[s].Name)
-				ok = true
-				break
-			}
-			rec.Redrawn++
+	if k := drawFailures(rng, cands, ns, &rec.Redrawn, func(s int) bool {
+		if !st.failSwitch(s) {
+			return false
 		}
-		if !ok {
-			why := "switches without HCAs"
-			if spec.TakeHCAs {
-				why = "switches"
-			}
-			return nil, Record{}, fmt.Errorf("cannot fail %d switches without disconnecting HCAs: only %d of the %s could fail (try fewer, or take_hcas)", ns, k, why)
+		rec.Switches = append(rec.Switches, net.Nodes[s].Name)
+		return true
+	}); k < ns {
+		why := "switches without HCAs"
+		if spec.TakeHCAs {
+			why = "switches"
 		}
+		return nil, Record{}, fmt.Errorf("cannot fail %d switches without disconnecting HCAs: only %d of the %s could fail (try fewer, or take_hcas)", ns, k, why)
 	}
 	cands = cands[:0]
 	for l := range net.Links {
@@ -136,29 +128,40 @@ func Inject(net *fabric.Network, spec Spec) (*fabric.Network, Record, error) {
 			cands = append(cands, l)
 		}
 	}
-	for k := 0; k < nl; k++ {
-		ok := false
-		for len(cands) > 0 {
-			i := rng.IntN(len(cands))
-			l := cands[i]
-			cands[i] = cands[len(cands)-1]
-			cands = cands[:len(cands)-1]
-			if st.failLink(l) {
-				rec.Links = append(rec.Links, linkOf(net, l))
-				ok = true
-				break
-			}
-			rec.Redrawn++
+	if k := drawFailures(rng, cands, nl, &rec.Redrawn, func(l int) bool {
+		if !st.failLink(l) {
+			return false
 		}
-		if !ok {
-			return nil, Record{}, fmt.Errorf("cannot fail %d cables without disconnecting HCAs: only %d could fail", nl, k)
-		}
+		rec.Links = append(rec.Links, linkOf(net, l))
+		return true
+	}); k < nl {
+		return nil, Record{}, fmt.Errorf("cannot fail %d cables without disconnecting HCAs: only %d could fail", nl, k)
 	}
 	out, err := st.result(&rec)
 	if err != nil {
 		return nil, Record{}, err
 	}
 	return out, rec, nil
+}
+
+// drawFailures draws up to n candidates uniformly without replacement and
+// lets fail try each; a candidate fail refuses (a critical failure) is
+// counted in redrawn and never drawn again, since more failures can only
+// make it more critical. It returns how many failed.
+func drawFailures(rng *rand.Rand, cands []int, n int, redrawn *int, fail func(int) bool) int {
+	done := 0
+	for done < n && len(cands) > 0 {
+		i := rng.IntN(len(cands))
+		c := cands[i]
+		cands[i] = cands[len(cands)-1]
+		cands = cands[:len(cands)-1]
+		if fail(c) {
+			done++
+		} else {
+			*redrawn++
+		}
+	}
+	return done
 }
 
 func linkOf(net *fabric.Network, l int) FailedLink {

@@ -87,7 +87,12 @@ func topoGen(args []string, stdout, stderr io.Writer) error {
 	if *out == "" {
 		return fabric.WriteIBNetDiscover(stdout, net)
 	}
-	f, err := os.Create(*out)
+	return writeNetlist(*out, net)
+}
+
+// writeNetlist writes net to path in ibnetdiscover format.
+func writeNetlist(path string, net *fabric.Network) error {
+	f, err := os.Create(path)
 	if err != nil {
 		return err
 	}
@@ -210,15 +215,7 @@ func topoFaults(args []string, stdout, stderr io.Writer) error {
 		return asInput(err)
 	}
 	if *out != "" {
-		f, err := os.Create(*out)
-		if err != nil {
-			return err
-		}
-		if err := fabric.WriteIBNetDiscover(f, after); err != nil {
-			f.Close()
-			return err
-		}
-		if err := f.Close(); err != nil {
+		if err := writeNetlist(*out, after); err != nil {
 			return err
 		}
 	}
