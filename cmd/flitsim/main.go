@@ -27,6 +27,7 @@ type command struct {
 
 func commands() []command {
 	c := []command{
+		{"route", "route a network with one or more engines, verify and measure the tables", routeCmd},
 		{"run", "run the main job: an embedded or given campaign (see 'flitsim run --help')", runCmd},
 		{"topo", "generate, inspect and fail topologies (gen, info, faults, list)", topoCmd},
 	}

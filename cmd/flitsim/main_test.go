@@ -90,3 +90,41 @@ func TestRunQuickstart(t *testing.T) {
 	require.Equal(t, 0, code, errs)
 	assert.Contains(t, out, "kary-ntree:k=16,n=2")
 }
+
+func TestRouteJSON(t *testing.T) {
+	code, out, errs := run("route", "torus:dims=5,hcas=5", "--routing", "dfsssp", "--json")
+	require.Equal(t, 0, code, errs)
+	var got map[string]any
+	require.NoError(t, json.Unmarshal([]byte(out), &got))
+	for _, k := range []string{"routing", "ok", "vls_needed", "vls_used", "deadlock_free", "efi_min", "efi_max", "efi_mean",
+		"efi_sdv", "path_len_mean", "path_len_max", "route_ms"} {
+		assert.Contains(t, got, k)
+	}
+	assert.Equal(t, true, got["ok"])
+	assert.Equal(t, true, got["deadlock_free"])
+	assert.Equal(t, float64(2), got["vls_needed"])
+
+	code, out, _ = run("route", "torus:dims=5,hcas=5", "--routing", "dfsssp", "--vls", "1", "--json")
+	require.Equal(t, 0, code, "a routing failure is a result, not a CLI error")
+	require.NoError(t, json.Unmarshal([]byte(out), &got))
+	assert.Equal(t, false, got["ok"])
+	assert.Contains(t, got["error"], "needs 2 VLs, 1 available")
+
+	code, out, _ = run("route", "torus:dims=5,hcas=5", "--routing", "minhop", "--json")
+	require.Equal(t, 0, code)
+	require.NoError(t, json.Unmarshal([]byte(out), &got))
+	assert.Equal(t, false, got["deadlock_free"])
+	assert.Len(t, got["cycle"], 5)
+
+	code, _, _ = run("route", "torus:dims=5,hcas=5", "--routing", "bogus")
+	assert.Equal(t, 2, code)
+}
+
+func TestRouteDumpThenFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "lfts.dump")
+	code, _, errs := run("route", "kary-ntree:k=4,n=2", "--routing", "sssp", "--dump-lfts", path)
+	require.Equal(t, 0, code, errs)
+	code, out, errs := run("route", "kary-ntree:k=4,n=2", "--routing", "file", "--lfts", path, "--json")
+	require.Equal(t, 0, code, errs)
+	assert.Contains(t, out, `"ok": true`)
+}

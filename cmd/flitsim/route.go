@@ -1,0 +1,208 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"flitsim/fabric"
+	"flitsim/faults"
+	"flitsim/routing"
+)
+
+// routeReport is what `flitsim route` prints for one engine.
+type routeReport struct {
+	Routing      string          `json:"routing"`
+	OK           bool            `json:"ok"`
+	Error        string          `json:"error,omitempty"`
+	VLsNeeded    int             `json:"vls_needed"`
+	VLsUsed      int             `json:"vls_used"`
+	DeadlockFree bool            `json:"deadlock_free"`
+	Cycle        []routing.Hop   `json:"cycle,omitempty"`
+	Unreachable  int             `json:"unreachable_pairs"`
+	EFIMin       int             `json:"efi_min"`
+	EFIMax       int             `json:"efi_max"`
+	EFIMean      float64         `json:"efi_mean"`
+	EFISdv       float64         `json:"efi_sdv"`
+	PathLenMean  float64         `json:"path_len_mean"`
+	PathLenMax   int             `json:"path_len_max"`
+	Sigma4       float64         `json:"sigma4"`
+	EBB          *float64        `json:"ebb,omitempty"`
+	RouteMS      float64         `json:"route_ms"`
+	Notes        []string        `json:"notes,omitempty"`
+	Verdict      routing.Verdict `json:"-"`
+}
+
+func routeCmd(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("route", "route SPEC|FILE --routing NAME[,NAME…] [--vls 8] [--roots A,B] [--dump-lfts FILE] [--json] | route --list",
+		"Routes the network with each engine, verifies the tables (every HCA pair reachable, no loop,\n"+
+			"per-VL channel dependency graph acyclic or one cycle shown) and prints routing metrics.\n"+
+			"Failure flags (--links, --switches, …) inject faults first, as `flitsim topo faults` does.", stderr)
+	engines := fs.String("routing", "dfsssp", "engine(s), comma separated; see --list")
+	list := fs.Bool("list", false, "list the engines and their parameters")
+	vls := fs.Int("vls", 8, "virtual lanes available")
+	roots := fs.String("roots", "", "root switches for updn/dnup, comma separated names or 0x GUIDs")
+	lftFile := fs.String("lfts", "", "LFT dump for the file engine")
+	dump := fs.String("dump-lfts", "", "write the tables as an OpenSM opensm-lfts.dump to this `file` (one engine only)")
+	ebb := fs.Int("ebb", 0, "also estimate the effective bisection bandwidth over this many random matchings")
+	asJSON := fs.Bool("json", false, "print JSON")
+	var ff faultFlags
+	ff.register(fs)
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if *list {
+		for _, e := range routing.Engines() {
+			fmt.Fprintf(stdout, "%-7s %s\n", e.Name, e.Help)
+			for _, p := range e.Params {
+				fmt.Fprintf(stdout, "        %s (default %s): %s\n", p.Name, p.Default, p.Help)
+			}
+		}
+		return nil
+	}
+	spec, err := oneArg(pos, "SPEC or FILE")
+	if err != nil {
+		return err
+	}
+	names := strings.Split(*engines, ",")
+	for _, n := range names {
+		if _, ok := routing.Lookup(n); !ok {
+			return badInput("unknown routing engine %q (known: %s)", n, strings.Join(routing.Names(), ", "))
+		}
+	}
+	if *dump != "" && len(names) != 1 {
+		return badInput("--dump-lfts needs exactly one engine")
+	}
+	net, err := loadNetwork(spec)
+	if err != nil {
+		return err
+	}
+	fspec, err := ff.spec()
+	if err != nil {
+		return err
+	}
+	if fspec.LinkPercent+fspec.SwitchPercent+fspec.MixedPercent > 0 || len(fspec.Fixed) > 0 {
+		if net, _, err = faults.Inject(net, fspec); err != nil {
+			return asInput(err)
+		}
+	}
+	opts := routing.Options{VLs: *vls, File: *lftFile}
+	if *roots != "" {
+		opts.Roots = strings.Split(*roots, ",")
+	}
+	var reports []routeReport
+	for _, name := range names {
+		r, tb, err := routeOne(net, name, opts, *ebb)
+		if err != nil {
+			return err
+		}
+		if *dump != "" && tb != nil {
+			f, err := os.Create(*dump)
+			if err != nil {
+				return err
+			}
+			if err := routing.WriteLFTs(f, net, tb); err != nil {
+				f.Close()
+				return err
+			}
+			if err := f.Close(); err != nil {
+				return err
+			}
+		}
+		reports = append(reports, r)
+	}
+	if *asJSON {
+		if len(reports) == 1 {
+			return writeJSON(stdout, reports[0])
+		}
+		return writeJSON(stdout, reports)
+	}
+	printRouteReports(stdout, net, reports)
+	return nil
+}
+
+// routeOne routes, verifies and measures; an engine's failure to route is
+// a result (ok=false), not an error.
+func routeOne(net *fabric.Network, name string, opts routing.Options, ebbPatterns int) (routeReport, *routing.Tables, error) {
+	e, _ := routing.Lookup(name)
+	r := routeReport{Routing: name}
+	start := time.Now()
+	tb, err := e.Route(net, opts)
+	r.RouteMS = float64(time.Since(start).Microseconds()) / 1000
+	if err != nil {
+		var f *routing.Failure
+		if !errors.As(err, &f) && name != "file" {
+			return r, nil, err
+		}
+		r.Error = err.Error()
+		if f != nil {
+			r.VLsNeeded = f.VLsNeeded
+		}
+		return r, nil, nil
+	}
+	v, err := routing.Verify(net, tb)
+	if err != nil {
+		return r, nil, err
+	}
+	m, err := routing.Measure(net, tb)
+	if err != nil {
+		return r, nil, err
+	}
+	r.Verdict = v
+	r.OK = v.OK()
+	if !r.OK {
+		r.Error = "incomplete tables: " + v.Problem
+	}
+	r.VLsNeeded, r.VLsUsed = tb.VLsNeeded, v.VLsUsed
+	r.DeadlockFree, r.Cycle, r.Unreachable = v.DeadlockFree, v.Cycle, v.Unreachable
+	r.EFIMin, r.EFIMax, r.EFIMean, r.EFISdv = m.EFIMin, m.EFIMax, m.EFIMean, m.EFISdv
+	r.PathLenMean, r.PathLenMax, r.Sigma4 = m.PathLenMean, m.PathLenMax, m.Sigma4
+	r.Notes = tb.Notes
+	if ebbPatterns > 0 && r.OK {
+		x, err := routing.EffectiveBisection(net, tb, ebbPatterns, 1)
+		if err != nil {
+			return r, nil, err
+		}
+		r.EBB = &x
+	}
+	return r, tb, nil
+}
+
+func printRouteReports(w io.Writer, net *fabric.Network, reports []routeReport) {
+	fmt.Fprintln(w, net.Describe())
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "routing\tok\tdeadlock-free\tVLs needed/used\tEFI min\tmax\tmean\tsdv\tpath mean\tmax\tσ4\tebb\troute ms\t")
+	for _, r := range reports {
+		if r.Error != "" && r.Verdict.Problem == "" && !r.OK {
+			fmt.Fprintf(tw, "%s\tfailed\t\t%d\t\t\t\t\t\t\t\t\t%.1f\t\n", r.Routing, r.VLsNeeded, r.RouteMS)
+			continue
+		}
+		ebb := "-"
+		if r.EBB != nil {
+			ebb = fmt.Sprintf("%.3f", *r.EBB)
+		}
+		fmt.Fprintf(tw, "%s\t%v\t%v\t%d/%d\t%d\t%d\t%.1f\t%.1f\t%.2f\t%d\t%.1f\t%s\t%.1f\t\n", r.Routing, r.OK, r.DeadlockFree,
+			r.VLsNeeded, r.VLsUsed, r.EFIMin, r.EFIMax, r.EFIMean, r.EFISdv, r.PathLenMean, r.PathLenMax, r.Sigma4, ebb, r.RouteMS)
+	}
+	tw.Flush()
+	for _, r := range reports {
+		if r.Error != "" {
+			fmt.Fprintf(w, "%s: %s\n", r.Routing, r.Error)
+		}
+		if len(r.Cycle) > 0 {
+			hops := make([]string, len(r.Cycle))
+			for i, h := range r.Cycle {
+				hops[i] = h.String()
+			}
+			fmt.Fprintf(w, "%s: cyclic channel dependencies, e.g. %s\n", r.Routing, strings.Join(hops, " → "))
+		}
+		for _, n := range r.Notes {
+			fmt.Fprintf(w, "%s: %s\n", r.Routing, n)
+		}
+	}
+}

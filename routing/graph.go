@@ -1,0 +1,163 @@
+package routing
+
+import (
+	"flitsim/fabric"
+)
+
+// A channel is one direction of a cable: 2·link for A→B, 2·link+1 for B→A.
+
+// arc is an inter-switch channel leaving a switch.
+type arc struct {
+	port int32 // output port at the switch
+	ch   int32 // channel id
+	to   int32 // switch at the far end
+	in   int32 // input port at the far end
+}
+
+// graph is the switch-level view of a network that engines and checks share.
+type graph struct {
+	net *fabric.Network
+	S   int
+	// out lists each switch's inter-switch channels in port order.
+	out [][]arc
+	// hcaSwitch and hcaPort give, per HCA (node index − S), its switch and
+	// the switch port it hangs on; -1 when not cabled.
+	hcaSwitch []int32
+	hcaPort   []int32
+	// hcas lists the HCA node indices on each switch, in port order.
+	hcas [][]int32
+	// dests are the HCA LIDs in ascending order, with their node indices.
+	dests     []uint16
+	destNode  []int32
+	lidNode   []int32 // LID → node, -1 unused
+	chFrom    []int32 // channel → node it leaves
+	chFromPrt []int16 // channel → port it leaves
+}
+
+func newGraph(net *fabric.Network) *graph {
+	S := net.NumSwitches
+	g := &graph{net: net, S: S, out: make([][]arc, S), hcas: make([][]int32, S),
+		hcaSwitch: make([]int32, net.NumHCAs()), hcaPort: make([]int32, net.NumHCAs()), lidNode: net.ByLID()}
+	g.chFrom = make([]int32, 2*len(net.Links))
+	g.chFromPrt = make([]int16, 2*len(net.Links))
+	for l, lk := range net.Links {
+		g.chFrom[2*l], g.chFromPrt[2*l] = lk.A.Node, lk.A.Port
+		g.chFrom[2*l+1], g.chFromPrt[2*l+1] = lk.B.Node, lk.B.Port
+	}
+	for s := 0; s < S; s++ {
+		for p := 1; p <= net.Nodes[s].Radix; p++ {
+			l := net.LinkAt(s, p)
+			if l < 0 {
+				continue
+			}
+			lk := net.Links[l]
+			ch, far := int32(2*l), lk.B
+			if !(lk.A.Node == int32(s) && lk.A.Port == int16(p)) {
+				ch, far = int32(2*l+1), lk.A
+			}
+			if int(far.Node) < S {
+				if int(far.Node) != s {
+					g.out[s] = append(g.out[s], arc{port: int32(p), ch: ch, to: far.Node, in: int32(far.Port)})
+				}
+			} else {
+				g.hcas[s] = append(g.hcas[s], far.Node)
+			}
+		}
+	}
+	for h := S; h < len(net.Nodes); h++ {
+		sw, port := net.HCASwitch(h)
+		g.hcaSwitch[h-S], g.hcaPort[h-S] = int32(sw), int32(port)
+	}
+	for lid, n := range g.lidNode {
+		if n >= int32(S) && g.hcaSwitch[int(n)-S] >= 0 {
+			g.dests = append(g.dests, uint16(lid))
+			g.destNode = append(g.destNode, n)
+		}
+	}
+	return g
+}
+
+// numHCAs returns how many HCAs hang on switch s.
+func (g *graph) numHCAs(s int) int { return len(g.hcas[s]) }
+
+// channelAt returns the channel leaving node n at port p, or -1.
+func (g *graph) channelAt(n, p int) int32 {
+	l := g.net.LinkAt(n, p)
+	if l < 0 {
+		return -1
+	}
+	lk := g.net.Links[l]
+	if lk.A.Node == int32(n) && lk.A.Port == int16(p) {
+		return int32(2 * l)
+	}
+	return int32(2*l + 1)
+}
+
+// chTo returns the node and port a channel enters.
+func (g *graph) chTo(ch int32) (int32, int16) {
+	lk := g.net.Links[ch/2]
+	if ch%2 == 0 {
+		return lk.B.Node, lk.B.Port
+	}
+	return lk.A.Node, lk.A.Port
+}
+
+// isSwitchChannel reports whether a channel joins two switches.
+func (g *graph) isSwitchChannel(ch int32) bool {
+	to, _ := g.chTo(ch)
+	return int(g.chFrom[ch]) < g.S && int(to) < g.S
+}
+
+// hopDistances returns the switch-to-switch hop distance matrix (-1 =
+// unreachable), row t holding distances from every switch to t.
+func (g *graph) hopDistances() [][]int16 {
+	d := make([][]int16, g.S)
+	queue := make([]int32, 0, g.S)
+	for t := 0; t < g.S; t++ {
+		row := make([]int16, g.S)
+		for i := range row {
+			row[i] = -1
+		}
+		row[t] = 0
+		queue = append(queue[:0], int32(t))
+		for h := 0; h < len(queue); h++ {
+			u := queue[h]
+			for _, a := range g.out[u] {
+				if row[a.to] < 0 {
+					row[a.to] = row[u] + 1
+					queue = append(queue, a.to)
+				}
+			}
+		}
+		d[t] = row
+	}
+	return d
+}
+
+// setHCAPorts points every switch's LFT entry for its own HCAs at their ports.
+func (g *graph) setHCAPorts(t *Tables) {
+	for i, lid := range g.dests {
+		h := int(g.destNode[i]) - g.S
+		t.SetPort(int(g.hcaSwitch[h]), lid, int(g.hcaPort[h]))
+	}
+}
+
+// routeSwitchLIDs fills the LFT entries for switch LIDs (management
+// traffic, not part of any workload) with min-hop, lowest-port routes.
+func (g *graph) routeSwitchLIDs(t *Tables, dist [][]int16) {
+	for dst := 0; dst < g.S; dst++ {
+		lid := g.net.Nodes[dst].LID
+		row := dist[dst]
+		for u := 0; u < g.S; u++ {
+			if u == dst || row[u] < 0 {
+				continue
+			}
+			for _, a := range g.out[u] {
+				if row[a.to] == row[u]-1 {
+					t.SetPort(u, lid, int(a.port))
+					break
+				}
+			}
+		}
+	}
+}

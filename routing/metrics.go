@@ -1,0 +1,375 @@
+package routing
+
+import (
+	"fmt"
+	"math"
+
+	"flitsim/fabric"
+)
+
+// Metrics are the routing quality figures of §3.1.3 and §6.3.1, measured
+// over HCA-to-HCA paths.
+type Metrics struct {
+	// Edge forwarding index γ(c) (Definition 3.12) statistics over the
+	// inter-switch channels (both directions, parallel cables separate).
+	EFIMin  int     `json:"efi_min"`
+	EFIMax  int     `json:"efi_max"`
+	EFIMean float64 `json:"efi_mean"`
+	EFISdv  float64 `json:"efi_sdv"`
+	// Path length in channels, HCA cables included (an HCA pair on one
+	// switch is 2).
+	PathLenMean float64 `json:"path_len_mean"`
+	PathLenMax  int     `json:"path_len_max"`
+	// Sigma4 is the deviation σ(4, R) of seeds/003 §1.1: the 4-norm of the
+	// channel loads' deviation from the perfect load (all paths minimal,
+	// spread evenly).
+	Sigma4 float64 `json:"sigma4"`
+	// Pairs is the number of HCA pairs measured.
+	Pairs int `json:"pairs"`
+}
+
+// destTree holds, for one destination LID, every switch's next channel and
+// hop count (-1 where the destination is not reached).
+type destTree struct {
+	next  []int32 // channel out of the switch, -1 at the destination switch
+	depth []int32 // inter-switch hops to the destination switch
+	order []int32 // reached switches, deepest first
+}
+
+// tree follows the LFTs toward lid from every switch; it assumes nothing
+// and marks broken or looping switches unreached.
+func (g *graph) tree(t *Tables, lid uint16, dst int, tr *destTree) {
+	if tr.next == nil {
+		tr.next, tr.depth = make([]int32, g.S), make([]int32, g.S)
+	}
+	const unknown, onWalk = -2, -3
+	for i := range tr.depth {
+		tr.depth[i], tr.next[i] = unknown, -1
+	}
+	tr.depth[dst] = 0
+	var walk []int32
+	for s := 0; s < g.S; s++ {
+		if tr.depth[s] != unknown {
+			continue
+		}
+		walk = walk[:0]
+		u := int32(s)
+		var d int32 // depth where the walk ended: ≥ 0 known, -1 broken or looping
+		for {
+			if tr.depth[u] != unknown {
+				d = tr.depth[u]
+				if d == onWalk {
+					d = -1
+				}
+				break
+			}
+			tr.depth[u] = onWalk
+			walk = append(walk, u)
+			p := t.Port(int(u), lid)
+			ch := int32(-1)
+			if p != NoPath && p != 0 {
+				ch = g.channelAt(int(u), int(p))
+			}
+			if ch < 0 || !g.isSwitchChannel(ch) {
+				d = -1
+				walk = walk[:len(walk)-1]
+				tr.depth[u] = -1
+				break
+			}
+			tr.next[u] = ch
+			to, _ := g.chTo(ch)
+			u = to
+		}
+		for i := len(walk) - 1; i >= 0; i-- {
+			if d >= 0 {
+				d++
+			}
+			tr.depth[walk[i]] = d
+		}
+	}
+	// Deepest first, by counting sort on depth.
+	maxD := int32(0)
+	for _, d := range tr.depth {
+		maxD = max(maxD, d)
+	}
+	buckets := make([]int32, maxD+2)
+	for _, d := range tr.depth {
+		if d >= 0 {
+			buckets[maxD-d+1]++
+		}
+	}
+	for i := 1; i < len(buckets); i++ {
+		buckets[i] += buckets[i-1]
+	}
+	tr.order = tr.order[:0]
+	tr.order = append(tr.order, make([]int32, buckets[len(buckets)-1])...)
+	for s, d := range tr.depth {
+		if d >= 0 {
+			tr.order[buckets[maxD-d]] = int32(s)
+			buckets[maxD-d]++
+		}
+	}
+}
+
+// ChannelLoads returns γ(c) for every channel: the number of HCA-to-HCA
+// paths crossing it (undelivered pairs are not counted).
+func ChannelLoads(net *fabric.Network, t *Tables) ([]int64, error) {
+	if err := t.check(net); err != nil {
+		return nil, err
+	}
+	g := newGraph(net)
+	load, _, _ := g.loads(t)
+	return load, nil
+}
+
+// loads returns per-channel loads, the sum and the max of HCA path lengths.
+func (g *graph) loads(t *Tables) (load []int64, lenSum int64, lenMax int) {
+	load = make([]int64, 2*len(g.net.Links))
+	T := int64(len(g.dests))
+	var tr destTree
+	cnt := make([]int64, g.S)
+	for i, lid := range g.dests {
+		dn := int(g.destNode[i])
+		dst := int(g.hcaSwitch[dn-g.S])
+		g.tree(t, lid, dst, &tr)
+		for _, u := range tr.order {
+			cnt[u] = int64(g.numHCAs(int(u)))
+		}
+		cnt[dst]--
+		for _, u := range tr.order {
+			if int(u) == dst {
+				continue
+			}
+			ch := tr.next[u]
+			load[ch] += cnt[u]
+			to, _ := g.chTo(ch)
+			cnt[to] += cnt[u]
+			k := int64(g.numHCAs(int(u)))
+			lenSum += k * int64(tr.depth[u]+2)
+			if k > 0 {
+				lenMax = max(lenMax, int(tr.depth[u])+2)
+			}
+		}
+		if g.numHCAs(dst) > 1 {
+			lenSum += int64(g.numHCAs(dst)-1) * 2
+			lenMax = max(lenMax, 2)
+		}
+		// HCA cables: the destination's ejection channel carries every
+		// delivered path to it; injection channels are added below.
+		ej := g.channelAt(dst, int(g.hcaPort[dn-g.S]))
+		load[ej] += cnt[dst]
+	}
+	for i := range g.dests {
+		h := int(g.destNode[i])
+		if p := g.net.HCAPort(h); p > 0 {
+			load[g.channelAt(h, p)] += T - 1
+		}
+	}
+	return load, lenSum, lenMax
+}
+
+// Measure computes the Metrics of tables on net.
+func Measure(net *fabric.Network, t *Tables) (Metrics, error) {
+	if err := t.check(net); err != nil {
+		return Metrics{}, err
+	}
+	g := newGraph(net)
+	load, lenSum, lenMax := g.loads(t)
+	var m Metrics
+	T := len(g.dests)
+	m.Pairs = T * (T - 1)
+	if m.Pairs > 0 {
+		m.PathLenMean = float64(lenSum) / float64(m.Pairs)
+	}
+	m.PathLenMax = lenMax
+	var n int
+	var sum, sq float64
+	m.EFIMin = math.MaxInt
+	for ch := range load {
+		if !g.isSwitchChannel(int32(ch)) {
+			continue
+		}
+		x := load[ch]
+		n++
+		sum += float64(x)
+		sq += float64(x) * float64(x)
+		m.EFIMin = min(m.EFIMin, int(x))
+		m.EFIMax = max(m.EFIMax, int(x))
+	}
+	if n == 0 {
+		m.EFIMin = 0
+		return m, nil
+	}
+	m.EFIMean = sum / float64(n)
+	m.EFISdv = math.Sqrt(max(0, sq/float64(n)-m.EFIMean*m.EFIMean))
+	// Perfect load: every pair on a minimal path, spread evenly.
+	dist := g.hopDistances()
+	var minimal float64
+	for i := range g.dests {
+		dst := int(g.hcaSwitch[int(g.destNode[i])-g.S])
+		for s := 0; s < g.S; s++ {
+			k := g.numHCAs(s)
+			if s == dst {
+				k--
+			}
+			if k > 0 && dist[dst][s] > 0 {
+				minimal += float64(k) * float64(dist[dst][s])
+			}
+		}
+	}
+	perfect := minimal / float64(n)
+	var s4 float64
+	for ch := range load {
+		if g.isSwitchChannel(int32(ch)) {
+			d := perfect - float64(load[ch])
+			s4 += d * d * d * d
+		}
+	}
+	m.Sigma4 = math.Pow(s4/float64(n), 0.25)
+	return m, nil
+}
+
+// EffectiveBisection estimates the effective bisection bandwidth
+// (seeds/000 §V, ORCS): for each of patterns random perfect matchings of
+// the HCAs, every matched pair sends in both directions, each flow gets
+// 1/(the largest number of flows sharing a channel on its path), and the
+// result is the mean over all flows and patterns, 1.0 meaning every flow at
+// full link rate. Undelivered flows count as 0.
+func EffectiveBisection(net *fabric.Network, t *Tables, patterns int, seed uint64) (float64, error) {
+	if err := t.check(net); err != nil {
+		return 0, err
+	}
+	if patterns < 1 {
+		return 0, fmt.Errorf("patterns must be positive")
+	}
+	g := newGraph(net)
+	T := len(g.dests)
+	if T < 2 {
+		return 0, fmt.Errorf("effective bisection bandwidth needs two HCAs")
+	}
+	rng := fabric.Stream(seed, "routing/ebb")
+	perm := make([]int, T)
+	for i := range perm {
+		perm[i] = i
+	}
+	load := make([]int32, 2*len(net.Links))
+	var paths [][]int32
+	var total float64
+	flows := 0
+	for p := 0; p < patterns; p++ {
+		rng.Shuffle(T, func(i, j int) { perm[i], perm[j] = perm[j], perm[i] })
+		paths = paths[:0]
+		for k := 0; k+1 < T; k += 2 {
+			a, b := perm[k], perm[k+1]
+			for _, pr := range [2][2]int{{a, b}, {b, a}} {
+				path, ok := g.hcaPath(t, pr[0], pr[1])
+				if !ok {
+					path = nil
+				}
+				paths = append(paths, path)
+				for _, ch := range path {
+					load[ch]++
+				}
+			}
+		}
+		for _, path := range paths {
+			flows++
+			if path == nil {
+				continue
+			}
+			worst := int32(1)
+			for _, ch := range path {
+				worst = max(worst, load[ch])
+			}
+			total += 1 / float64(worst)
+		}
+		for _, path := range paths {
+			for _, ch := range path {
+				load[ch] = 0
+			}
+		}
+	}
+	return total / float64(flows), nil
+}
+
+// hcaPath returns the channels from HCA index a to HCA index b (indices into
+// dests), HCA cables included.
+func (g *graph) hcaPath(t *Tables, a, b int) ([]int32, bool) {
+	src := int(g.destNode[a])
+	lid := g.dests[b]
+	dn := int(g.destNode[b])
+	path := []int32{g.channelAt(src, g.net.HCAPort(src))}
+	u := int(g.hcaSwitch[src-g.S])
+	for steps := 0; ; steps++ {
+		p := t.Port(u, lid)
+		if p == NoPath || p == 0 || steps > g.S {
+			return nil, false
+		}
+		ch := g.channelAt(u, int(p))
+		if ch < 0 {
+			return nil, false
+		}
+		path = append(path, ch)
+		to, _ := g.chTo(ch)
+		if int(to) == dn {
+			return path, true
+		}
+		if int(to) >= g.S {
+			return nil, false
+		}
+		u = int(to)
+	}
+}
+
+// BrokenPaths counts the HCA pairs whose route, computed before the failure,
+// crosses one of the failed cables (Prop. 4.1/4.2, Fig. 4.2): the paths a
+// fabric loses until the subnet manager has rerouted. failed is indexed by
+// cable of net.
+func BrokenPaths(net *fabric.Network, t *Tables, failed []bool) (broken, total int, err error) {
+	if err := t.check(net); err != nil {
+		return 0, 0, err
+	}
+	if len(failed) != len(net.Links) {
+		return 0, 0, fmt.Errorf("failed has %d entries for %d cables", len(failed), len(net.Links))
+	}
+	g := newGraph(net)
+	var tr destTree
+	bad := make([]bool, g.S)
+	for i, lid := range g.dests {
+		dn := int(g.destNode[i])
+		dst := int(g.hcaSwitch[dn-g.S])
+		g.tree(t, lid, dst, &tr)
+		ejectBroken := failed[g.channelAt(dst, int(g.hcaPort[dn-g.S]))/2]
+		// Shallowest first: a switch is cut off if its own channel failed or
+		// its next switch is cut off.
+		for k := len(tr.order) - 1; k >= 0; k-- {
+			u := tr.order[k]
+			if int(u) == dst {
+				bad[u] = ejectBroken
+				continue
+			}
+			to, _ := g.chTo(tr.next[u])
+			bad[u] = failed[tr.next[u]/2] || bad[to]
+		}
+		for s := 0; s < g.S; s++ {
+			k := g.numHCAs(s)
+			if s == dst {
+				k--
+			}
+			if k <= 0 {
+				continue
+			}
+			total += k
+			if tr.depth[s] < 0 || bad[s] {
+				broken += k
+				continue
+			}
+			for _, h := range g.hcas[s] {
+				if int(h) != dn && failed[g.channelAt(int(h), g.net.HCAPort(int(h)))/2] {
+					broken++
+				}
+			}
+		}
+	}
+	return broken, total, nil
+}

@@ -1,0 +1,169 @@
+package routing
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"flitsim/fabric"
+)
+
+// Options are the parameters every engine receives.
+type Options struct {
+	// VLs is the number of virtual lanes available (default 8).
+	VLs int
+	// Roots names root switches (by node name or 0x GUID) for engines that
+	// use them; empty lets the engine choose.
+	Roots []string
+	// File is the LFT dump the "file" engine loads.
+	File string
+}
+
+// DefaultOptions returns 8 VLs and automatic roots.
+func DefaultOptions() Options { return Options{VLs: 8} }
+
+// Param documents one engine option.
+type Param struct {
+	Name, Default, Help string
+}
+
+// Engine is one routing algorithm.
+type Engine struct {
+	Name string
+	Help string
+	// Params lists the options the engine reads.
+	Params []Param
+	// DeadlockFree says whether the engine guarantees acyclic per-VL CDGs
+	// when it succeeds (verification checks either way).
+	DeadlockFree bool
+	route        func(g *graph, o Options) (*Tables, error)
+}
+
+var (
+	paramVLs   = Param{"vls", "8", "virtual lanes available"}
+	paramRoots = Param{"roots", "auto", "root switches, by name or 0x GUID (auto: the switches nearest to every HCA)"}
+)
+
+// Engines returns every routing engine, sorted by name.
+func Engines() []Engine {
+	e := []Engine{
+		{Name: "minhop", Help: "shortest paths; each switch balances destinations over its equal-hop ports by how many it has routed (OpenSM's default)",
+			route: routeMinHop},
+		{Name: "sssp", Help: "single-source shortest paths with global balancing (Alg. 3.1): per destination a Dijkstra on channel weights, then every channel's weight grows by the paths it carries",
+			route: routeSSSP},
+		{Name: "dfsssp", Help: "deadlock-free SSSP: SSSP paths split into virtual layers by breaking the weakest edge of every CDG cycle (seeds/000 §IV), then balanced over the unused layers",
+			Params: []Param{paramVLs}, DeadlockFree: true, route: routeDFSSSP},
+		{Name: "updn", Help: "Up*/Down*: BFS ranks from the roots; a path never turns from a down channel to an up channel; min-hop among legal paths with port balancing",
+			Params: []Param{paramRoots}, DeadlockFree: true, route: func(g *graph, o Options) (*Tables, error) { return routeUpDown(g, o, false) }},
+		{Name: "dnup", Help: "Down*/Up*: as Up*/Down* with the directions swapped (never an up→down turn)",
+			Params: []Param{paramRoots}, DeadlockFree: true, route: func(g *graph, o Options) (*Tables, error) { return routeUpDown(g, o, true) }},
+		{Name: "file", Help: "load the LFTs of an OpenSM dump (opensm-lfts.dump or dump_lfts/ibroute output), switches matched by GUID; all paths on SL 0",
+			Params: []Param{{"file", "", "the dump to load"}}, route: func(g *graph, o Options) (*Tables, error) {
+				if o.File == "" {
+					return nil, fmt.Errorf("file: no dump given (file=PATH)")
+				}
+				return LoadLFTs(o.File, g.net)
+			}},
+		{Name: "lash", Help: "layered shortest paths (Alg. 3.5): one shortest path per switch pair, each put in the first virtual layer whose CDG stays acyclic",
+			Params: []Param{paramVLs}, DeadlockFree: true, route: routeLASH},
+	}
+	sort.Slice(e, func(i, j int) bool { return e[i].Name < e[j].Name })
+	return e
+}
+
+// Lookup finds an engine by name.
+func Lookup(name string) (Engine, bool) {
+	for _, e := range Engines() {
+		if e.Name == name {
+			return e, true
+		}
+	}
+	return Engine{}, false
+}
+
+// Names lists the engine names.
+func Names() []string {
+	var n []string
+	for _, e := range Engines() {
+		n = append(n, e.Name)
+	}
+	return n
+}
+
+// Failure is a routing that could not be computed (the thesis' "routing
+// failed" cells): the engine ran but the topology or the VL budget defeated it.
+type Failure struct {
+	Engine    string
+	Reason    string
+	VLsNeeded int // when the failure is a VL shortage, else 0
+}
+
+func (f *Failure) Error() string { return f.Engine + ": " + f.Reason }
+
+func needsVLs(engine string, need, have int) *Failure {
+	return &Failure{Engine: engine, Reason: fmt.Sprintf("needs %d VLs, %d available", need, have), VLsNeeded: need}
+}
+
+// Compute routes net with the named engine.
+func Compute(name string, net *fabric.Network, o Options) (*Tables, error) {
+	e, ok := Lookup(name)
+	if !ok {
+		return nil, fmt.Errorf("unknown routing engine %q (known: %s)", name, strings.Join(Names(), ", "))
+	}
+	return e.Route(net, o)
+}
+
+// Route runs the engine on net.
+func (e Engine) Route(net *fabric.Network, o Options) (*Tables, error) {
+	if o.VLs == 0 {
+		o.VLs = 8
+	}
+	if o.VLs < 1 || o.VLs > MaxVLs {
+		return nil, fmt.Errorf("%s: vls=%d outside 1..%d", e.Name, o.VLs, MaxVLs)
+	}
+	if net.NumSwitches > 0 && net.NumSwitches > 1<<20 {
+		return nil, fmt.Errorf("%s: too many switches", e.Name)
+	}
+	t, err := e.route(newGraph(net), o)
+	if err != nil {
+		return nil, err
+	}
+	t.Engine = e.Name
+	return t, nil
+}
+
+// Timed runs the engine and returns its wall time too.
+func (e Engine) Timed(net *fabric.Network, o Options) (*Tables, time.Duration, error) {
+	start := time.Now()
+	t, err := e.Route(net, o)
+	return t, time.Since(start), err
+}
+
+// resolveRoots maps root names or GUIDs to switch indices.
+func (g *graph) resolveRoots(engine string, roots []string) ([]int, error) {
+	var out []int
+	byName := g.net.ByName()
+	for _, r := range roots {
+		r = strings.TrimSpace(r)
+		if r == "" {
+			continue
+		}
+		n, ok := byName[r]
+		if !ok && strings.HasPrefix(r, "0x") {
+			if v, err := strconv.ParseUint(r[2:], 16, 64); err == nil {
+				for i := 0; i < g.S; i++ {
+					if g.net.Nodes[i].GUID == v {
+						n, ok = i, true
+					}
+				}
+			}
+		}
+		if !ok || n >= g.S {
+			return nil, fmt.Errorf("%s: root %q is not a switch of this network", engine, r)
+		}
+		out = append(out, n)
+	}
+	return out, nil
+}

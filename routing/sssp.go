@@ -1,0 +1,136 @@
+package routing
+
+import "fmt"
+
+// hopUnit makes distances lexicographic in (hops, load): one hop outweighs
+// any sum of channel loads. The paper initializes every weight to |N|² for
+// the same purpose (a detour never pays off); the lexicographic form is its
+// limit and keeps the shortest-path property exact on any network.
+const hopUnit int64 = 1 << 40
+
+// incoming lists, per switch v, the arcs (u, index into out[u]) that enter v.
+type inArc struct {
+	from int32
+	idx  int32
+}
+
+func (g *graph) incoming() [][]inArc {
+	in := make([][]inArc, g.S)
+	for u := 0; u < g.S; u++ {
+		for k, a := range g.out[u] {
+			in[a.to] = append(in[a.to], inArc{from: int32(u), idx: int32(k)})
+		}
+	}
+	return in
+}
+
+// ssspState is the reusable work space of the per-destination Dijkstra.
+type ssspState struct {
+	g      *graph
+	in     [][]inArc
+	weight []int64 // per channel: paths routed over it so far
+	dist   []int64
+	parent []int32 // index into out[u] of u's next hop, -1 none
+	order  []int32 // switches in pop order
+	count  []int64
+	heap   minHeap
+}
+
+func newSSSP(g *graph) *ssspState {
+	return &ssspState{g: g, in: g.incoming(), weight: make([]int64, 2*len(g.net.Links)),
+		dist: make([]int64, g.S), parent: make([]int32, g.S), count: make([]int64, g.S)}
+}
+
+// tree computes every switch's next hop toward switch dst under the current
+// weights. Among equal distances the lower output port wins.
+func (st *ssspState) tree(dst int) {
+	g := st.g
+	const inf = int64(1) << 62
+	for i := range st.dist {
+		st.dist[i], st.parent[i] = inf, -1
+	}
+	st.order = st.order[:0]
+	st.heap.reset()
+	st.dist[dst] = 0
+	st.heap.push(0, int32(dst))
+	for st.heap.len() > 0 {
+		d, v := st.heap.pop()
+		if d != st.dist[v] {
+			continue // stale entry
+		}
+		st.order = append(st.order, v)
+		for _, ia := range st.in[v] {
+			u := ia.from
+			a := g.out[u][ia.idx]
+			nd := d + hopUnit + st.weight[a.ch]
+			switch {
+			case nd < st.dist[u]:
+				st.dist[u], st.parent[u] = nd, ia.idx
+				st.heap.push(nd, u)
+			case nd == st.dist[u] && a.port < g.out[u][st.parent[u]].port:
+				st.parent[u] = ia.idx
+			}
+		}
+	}
+}
+
+// addLoad adds, for the current tree, the number of source HCAs whose path
+// to an HCA on dst crosses each channel (excluding the destination HCA).
+func (st *ssspState) addLoad(dst int) {
+	g := st.g
+	for _, u := range st.order {
+		st.count[u] = int64(g.numHCAs(int(u)))
+	}
+	st.count[dst]--
+	for i := len(st.order) - 1; i > 0; i-- {
+		u := st.order[i]
+		a := g.out[u][st.parent[u]]
+		st.weight[a.ch] += st.count[u]
+		st.count[a.to] += st.count[u]
+	}
+}
+
+// routeSSSP is Alg. 3.1: for every HCA destination in LID order a shortest
+// path tree on the current channel weights, after which each channel's
+// weight grows by the number of HCA paths it carries.
+func routeSSSP(g *graph, o Options) (*Tables, error) {
+	t := NewTables(g.net, "sssp")
+	g.setHCAPorts(t)
+	st := newSSSP(g)
+	for i, lid := range g.dests {
+		dst := int(g.hcaSwitch[int(g.destNode[i])-g.S])
+		st.tree(dst)
+		for _, u := range st.order[1:] {
+			t.SetPort(int(u), lid, int(g.out[u][st.parent[u]].port))
+		}
+		st.addLoad(dst)
+	}
+	g.routeSwitchLIDs(t, g.hopDistances())
+	return t, nil
+}
+
+// routeDFSSSP is DFSSSP (§3.3.8, seeds/000 §IV): SSSP paths, then the
+// offline cycle breaking of Alg. 3.6 with the weakest-edge heuristic, then
+// the paths of every layer are spread over the layers left unused.
+func routeDFSSSP(g *graph, o Options) (*Tables, error) {
+	t, err := routeSSSP(g, o)
+	if err != nil {
+		return nil, err
+	}
+	t.Engine = "dfsssp"
+	ps := collectPaths(g, t)
+	layer, n, err := breakCycles(ps, maxLayers)
+	if err != nil {
+		return nil, &Failure{Engine: "dfsssp", Reason: err.Error()}
+	}
+	t.VLsNeeded = n
+	if n > o.VLs {
+		return nil, needsVLs("dfsssp", n, o.VLs)
+	}
+	t.VLsUsed = balanceLayers(ps, layer, n, o.VLs)
+	ps.apply(t, layer)
+	if t.VLsUsed > n {
+		t.Notes = append(t.Notes, fmt.Sprintf("needs %d VLs, balanced over %d", n, t.VLsUsed))
+	}
+	return t, nil
+}

@@ -1,0 +1,155 @@
+// Package routing computes, verifies and measures forwarding tables.
+//
+// Every engine produces the same output, shaped like InfiniBand's: a linear
+// forwarding table per switch (destination LID → output port), a service
+// level for every path, and per switch an SL→VL table by (input port,
+// output port). Verification checks any Tables on any network: every HCA
+// pair reachable, no forwarding loop, and whether the channel dependency
+// graph of each virtual lane is acyclic (reported with an example cycle).
+package routing
+
+import (
+	"fmt"
+
+	"flitsim/fabric"
+)
+
+// NoPath marks a destination a switch cannot forward to.
+const NoPath uint8 = 255
+
+// MaxVLs is the largest number of virtual lanes a table can use (the
+// InfiniBand SL space).
+const MaxVLs = 16
+
+// Tables is the result of routing one network.
+//
+// Paths are destination-based: LFT(s, lid) is the output port at switch s
+// for packets to lid (0 for the switch's own LID). The service level of a
+// path depends on its source switch and destination LID: all HCAs on one
+// switch share the route from there, and the cable from an HCA to its switch
+// can close no dependency cycle, so that granularity loses nothing. The SL
+// is mapped to a VL at every hop by the switch's SL→VL table (identity
+// unless an engine sets one, as Torus-2QoS does at datelines).
+type Tables struct {
+	// Engine names the routing that produced the tables.
+	Engine string
+	// NumLIDs is MaxLID+1 of the network.
+	NumLIDs  int
+	switches int
+	lft      []uint8   // [switch*NumLIDs + lid]
+	sl       []uint8   // [switch*NumLIDs + lid]; nil = SL 0 everywhere
+	sl2vl    [][]uint8 // per switch [(in*(radix+1)+out)*MaxVLs + sl]; nil = identity
+	radix    []int
+	// VLsNeeded is how many virtual lanes the engine needed for
+	// deadlock-freedom; VLsUsed how many its tables use after balancing.
+	VLsNeeded, VLsUsed int
+	// Notes are engine remarks worth showing a user (roots chosen,
+	// fall-backs taken, …).
+	Notes []string
+}
+
+// NewTables returns empty tables for net: every entry NoPath except each
+// switch's own LID (port 0), every SL 0, identity SL→VL.
+func NewTables(net *fabric.Network, engine string) *Tables {
+	n := int(net.MaxLID()) + 1
+	t := &Tables{Engine: engine, NumLIDs: n, switches: net.NumSwitches,
+		lft: make([]uint8, net.NumSwitches*n), radix: make([]int, net.NumSwitches), VLsNeeded: 1, VLsUsed: 1}
+	for i := range t.lft {
+		t.lft[i] = NoPath
+	}
+	for s := 0; s < net.NumSwitches; s++ {
+		t.lft[s*n+int(net.Nodes[s].LID)] = 0
+		t.radix[s] = net.Nodes[s].Radix
+	}
+	return t
+}
+
+// NumSwitches returns the number of switches the tables cover.
+func (t *Tables) NumSwitches() int { return t.switches }
+
+// Port returns the output port at switch s for lid, or NoPath.
+func (t *Tables) Port(s int, lid uint16) uint8 {
+	if int(lid) >= t.NumLIDs {
+		return NoPath
+	}
+	return t.lft[s*t.NumLIDs+int(lid)]
+}
+
+// SetPort sets the output port at switch s for lid.
+func (t *Tables) SetPort(s int, lid uint16, port int) {
+	t.lft[s*t.NumLIDs+int(lid)] = uint8(port)
+}
+
+// SL returns the service level of paths from HCAs on switch s to lid.
+func (t *Tables) SL(s int, lid uint16) uint8 {
+	if t.sl == nil {
+		return 0
+	}
+	return t.sl[s*t.NumLIDs+int(lid)]
+}
+
+// SetSL sets the service level of paths from HCAs on switch s to lid.
+func (t *Tables) SetSL(s int, lid uint16, sl uint8) {
+	if t.sl == nil {
+		if sl == 0 {
+			return
+		}
+		t.sl = make([]uint8, len(t.lft))
+	}
+	t.sl[s*t.NumLIDs+int(lid)] = sl
+}
+
+// VL returns the virtual lane a packet of service level sl takes out of
+// switch s through outPort, having entered through inPort.
+func (t *Tables) VL(s, inPort, outPort int, sl uint8) uint8 {
+	m := t.sl2vl[s]
+	if m == nil {
+		return sl
+	}
+	return m[(inPort*(t.radix[s]+1)+outPort)*MaxVLs+int(sl)]
+}
+
+// SetVL sets the SL→VL mapping of switch s for (inPort, outPort, sl).
+func (t *Tables) SetVL(s, inPort, outPort int, sl, vl uint8) {
+	if t.sl2vl == nil {
+		t.sl2vl = make([][]uint8, t.switches)
+	}
+	if t.sl2vl[s] == nil {
+		r := t.radix[s] + 1
+		m := make([]uint8, r*r*MaxVLs)
+		for i := range m {
+			m[i] = uint8(i % MaxVLs)
+		}
+		t.sl2vl[s] = m
+	}
+	t.sl2vl[s][(inPort*(t.radix[s]+1)+outPort)*MaxVLs+int(sl)] = vl
+}
+
+// HasSL2VL reports whether any switch maps SLs to other VLs.
+func (t *Tables) HasSL2VL() bool { return t.sl2vl != nil }
+
+// vlOf is VL without the nil check of the whole table.
+func (t *Tables) vlOf(s, inPort, outPort int, sl uint8) uint8 {
+	if t.sl2vl == nil {
+		return sl
+	}
+	return t.VL(s, inPort, outPort, sl)
+}
+
+// check reports tables that do not fit net.
+func (t *Tables) check(net *fabric.Network) error {
+	if t.switches != net.NumSwitches || t.NumLIDs != int(net.MaxLID())+1 {
+		return fmt.Errorf("tables for %d switches and %d LIDs do not fit a network with %d switches and max LID %d",
+			t.switches, t.NumLIDs, net.NumSwitches, net.MaxLID())
+	}
+	return nil
+}
+
+// Bytes returns the memory the tables hold, for capacity planning.
+func (t *Tables) Bytes() int {
+	b := len(t.lft) + len(t.sl)
+	for _, m := range t.sl2vl {
+		b += len(m)
+	}
+	return b
+}

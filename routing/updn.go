@@ -1,0 +1,213 @@
+package routing
+
+import (
+	"fmt"
+	"strings"
+)
+
+// routeUpDown is Up*/Down* (§3.3.4), or Down*/Up* when reverse is set.
+//
+// Switches get BFS ranks from the roots; a channel u→v goes up when v has a
+// lower rank, or the same rank and a lower GUID. A legal path is some up
+// channels followed by some down channels (Down*/Up*: the other way round).
+// For destination-based tables the route from a switch that has an all-down
+// path to the destination is its shortest all-down path, and every other
+// switch climbs on a shortest legal path; a packet that has taken a down
+// channel therefore only meets switches that route down, so no path ever
+// turns down→up and the CDG is acyclic. Among equally good next hops the
+// port with the fewest destinations so far wins, as in MinHop.
+func routeUpDown(g *graph, o Options, reverse bool) (*Tables, error) {
+	name := "updn"
+	if reverse {
+		name = "dnup"
+	}
+	roots, err := g.resolveRoots(name, o.Roots)
+	if err != nil {
+		return nil, err
+	}
+	auto := len(roots) == 0
+	if auto {
+		roots = g.autoRoots(reverse)
+	}
+	rank := make([]int32, g.S)
+	for i := range rank {
+		rank[i] = -1
+	}
+	queue := make([]int32, 0, g.S)
+	for _, r := range roots {
+		if rank[r] < 0 {
+			rank[r] = 0
+			queue = append(queue, int32(r))
+		}
+	}
+	for h := 0; h < len(queue); h++ {
+		u := queue[h]
+		for _, a := range g.out[u] {
+			if rank[a.to] < 0 {
+				rank[a.to] = rank[u] + 1
+				queue = append(queue, a.to)
+			}
+		}
+	}
+	for s := 0; s < g.S; s++ {
+		if rank[s] < 0 {
+			return nil, &Failure{Engine: name, Reason: fmt.Sprintf("switch %q is not connected to the roots", g.net.Nodes[s].Name)}
+		}
+	}
+	guid := func(n int32) uint64 { return g.net.Nodes[n].GUID }
+	isUp := func(u int32, a arc) bool {
+		up := rank[a.to] < rank[u] || (rank[a.to] == rank[u] && guid(a.to) < guid(u))
+		return up != reverse
+	}
+	t := NewTables(g.net, name)
+	g.setHCAPorts(t)
+	in := g.incoming()
+	load := make([][]int32, g.S)
+	for s := range load {
+		load[s] = make([]int32, g.net.Nodes[s].Radix+1)
+	}
+	// Per destination switch: down[u] = hops of the shortest all-down path
+	// (-1 none); total[u] = hops of the route u takes.
+	down := make([][]int32, g.S)
+	total := make([][]int32, g.S)
+	var h minHeap
+	route := func(dst int) {
+		if down[dst] != nil {
+			return
+		}
+		dn, tot := make([]int32, g.S), make([]int32, g.S)
+		for i := range dn {
+			dn[i], tot[i] = -1, -1
+		}
+		dn[dst] = 0
+		q := append(queue[:0], int32(dst))
+		for k := 0; k < len(q); k++ {
+			v := q[k]
+			for _, ia := range in[v] {
+				u := ia.from
+				if dn[u] < 0 && !isUp(u, g.out[u][ia.idx]) {
+					dn[u] = dn[v] + 1
+					q = append(q, u)
+				}
+			}
+		}
+		h.reset()
+		for _, v := range q {
+			tot[v] = dn[v]
+			h.push(int64(dn[v]), v)
+		}
+		for h.len() > 0 {
+			d, v := h.pop()
+			if int32(d) != tot[v] {
+				continue
+			}
+			for _, ia := range in[v] {
+				u := ia.from
+				if dn[u] < 0 && isUp(u, g.out[u][ia.idx]) && (tot[u] < 0 || tot[v]+1 < tot[u]) {
+					tot[u] = tot[v] + 1
+					h.push(int64(tot[u]), u)
+				}
+			}
+		}
+		down[dst], total[dst] = dn, tot
+	}
+	for i, lid := range g.dests {
+		dst := int(g.hcaSwitch[int(g.destNode[i])-g.S])
+		route(dst)
+		dn, tot := down[dst], total[dst]
+		for u := int32(0); u < int32(g.S); u++ {
+			if int(u) == dst {
+				continue
+			}
+			if tot[u] < 0 {
+				if g.numHCAs(int(u)) > 0 {
+					return nil, &Failure{Engine: name, Reason: fmt.Sprintf("no legal path from %s to %s with these roots (%s)",
+						g.net.Nodes[u].Name, g.net.Nodes[dst].Name, abbreviate(g.nodeNames(roots), 4))}
+				}
+				continue
+			}
+			best := int32(-1)
+			for _, a := range g.out[u] {
+				ok := false
+				if dn[u] >= 0 {
+					ok = !isUp(u, a) && dn[a.to] == dn[u]-1
+				} else {
+					ok = isUp(u, a) && tot[a.to] == tot[u]-1
+				}
+				if ok && (best < 0 || load[u][a.port] < load[u][best]) {
+					best = a.port
+				}
+			}
+			t.SetPort(int(u), lid, int(best))
+			load[u][best]++
+		}
+	}
+	g.routeSwitchLIDs(t, g.hopDistances())
+	how := "given"
+	if auto {
+		how = "chosen"
+	}
+	t.Notes = append(t.Notes, fmt.Sprintf("%d roots %s: %s", len(roots), how, abbreviate(g.nodeNames(roots), 8)))
+	return t, nil
+}
+
+func (g *graph) nodeNames(idx []int) []string {
+	var names []string
+	for _, r := range idx {
+		names = append(names, g.net.Nodes[r].Name)
+	}
+	return names
+}
+
+func abbreviate(s []string, n int) string {
+	if len(s) <= n {
+		return strings.Join(s, ",")
+	}
+	return strings.Join(s[:n], ",") + fmt.Sprintf(",… (%d more)", len(s)-n)
+}
+
+// autoRoots picks the roots when none are given. Up*/Down*: the switches
+// whose farthest HCA-carrying switch is nearest; in a fat tree these are the
+// top-level switches, all of which become roots, and in a direct network
+// (where the best switches carry HCAs themselves) only the first of them is
+// taken, which makes every pair routable. Down*/Up* ranks from the
+// HCA-carrying switches, as OpenSM's dnup does, so paths first leave the
+// leaves and then return to them; on a direct network where every switch
+// carries HCAs this leaves only the GUID order and the engine may fail
+// (OpenSM's dnup then allows equal-rank turns and loses deadlock-freedom;
+// flitsim reports the failure instead).
+func (g *graph) autoRoots(reverse bool) []int {
+	if reverse {
+		var leaves []int
+		for s := 0; s < g.S; s++ {
+			if g.numHCAs(s) > 0 {
+				leaves = append(leaves, s)
+			}
+		}
+		return leaves
+	}
+	dist := g.hopDistances()
+	best, worst := int16(-1), make([]int16, g.S)
+	for s := 0; s < g.S; s++ {
+		for t := 0; t < g.S; t++ {
+			if g.numHCAs(t) > 0 && dist[t][s] > worst[s] {
+				worst[s] = dist[t][s]
+			}
+		}
+		if best < 0 || worst[s] < best {
+			best = worst[s]
+		}
+	}
+	var roots []int
+	direct := false
+	for s := 0; s < g.S; s++ {
+		if worst[s] == best {
+			roots = append(roots, s)
+			direct = direct || g.numHCAs(s) > 0
+		}
+	}
+	if direct {
+		roots = roots[:1]
+	}
+	return roots
+}
