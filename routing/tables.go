@@ -102,10 +102,10 @@ func (t *Tables) SetSL(s int, lid uint16, sl uint8) {
 // VL returns the virtual lane a packet of service level sl takes out of
 // switch s through outPort, having entered through inPort.
 func (t *Tables) VL(s, inPort, outPort int, sl uint8) uint8 {
-	m := t.sl2vl[s]
-	if m == nil {
+	if t.sl2vl == nil || t.sl2vl[s] == nil {
 		return sl
 	}
+	m := t.sl2vl[s]
 	return m[(inPort*(t.radix[s]+1)+outPort)*MaxVLs+int(sl)]
 }
 
@@ -128,13 +128,6 @@ func (t *Tables) SetVL(s, inPort, outPort int, sl, vl uint8) {
 // HasSL2VL reports whether any switch maps SLs to other VLs.
 func (t *Tables) HasSL2VL() bool { return t.sl2vl != nil }
 
-// vlOf is VL without the nil check of the whole table.
-func (t *Tables) vlOf(s, inPort, outPort int, sl uint8) uint8 {
-	if t.sl2vl == nil {
-		return sl
-	}
-	return t.VL(s, inPort, outPort, sl)
-}
 
 // check reports tables that do not fit net.
 func (t *Tables) check(net *fabric.Network) error {

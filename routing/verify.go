@@ -151,7 +151,7 @@ func Verify(net *fabric.Network, t *Tables) (Verdict, error) {
 			for u != dst {
 				p := int(t.Port(u, lid))
 				ch := g.channelAt(u, p)
-				vl := t.vlOf(u, in, p, sl)
+				vl := t.VL(u, in, p, sl)
 				vlUsed[vl] = true
 				node := ch*int32(nvl) + int32(vl)
 				if prev >= 0 {
