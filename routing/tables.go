@@ -128,7 +128,6 @@ func (t *Tables) SetVL(s, inPort, outPort int, sl, vl uint8) {
 // HasSL2VL reports whether any switch maps SLs to other VLs.
 func (t *Tables) HasSL2VL() bool { return t.sl2vl != nil }
 
-
 // check reports tables that do not fit net.
 func (t *Tables) check(net *fabric.Network) error {
 	if t.switches != net.NumSwitches || t.NumLIDs != int(net.MaxLID())+1 {
