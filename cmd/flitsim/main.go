@@ -29,6 +29,7 @@ func commands() []command {
 	c := []command{
 		{"route", "route a network with one or more engines, verify and measure the tables", routeCmd},
 		{"run", "run the main job: an embedded or given campaign (see 'flitsim run --help')", runCmd},
+		{"sim", "simulate traffic on a routed network at flit level", simCmd},
 		{"topo", "generate, inspect and fail topologies (gen, info, faults, list)", topoCmd},
 	}
 	sort.Slice(c, func(i, j int) bool { return c[i].name < c[j].name })

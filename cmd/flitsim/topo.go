@@ -148,6 +148,7 @@ func writeJSON(w io.Writer, v any) error {
 
 // faultFlags registers the failure flags shared by several commands.
 type faultFlags struct {
+	seedName               string // flag name of the failure seed ("seed" unless a command uses that)
 	links, switches, mixed float64
 	ratio                  string
 	seed                   uint64
@@ -160,7 +161,11 @@ func (f *faultFlags) register(fs *flag.FlagSet) {
 	fs.Float64Var(&f.switches, "switches", 0, "fail this `percent` of the switches (only switches without HCAs unless --take-hcas)")
 	fs.Float64Var(&f.mixed, "mixed", 0, "fail this `percent` of cables+switches, split by --ratio")
 	fs.StringVar(&f.ratio, "ratio", "1:13", "switch:link ratio for --mixed (TSUBAME2 1:13, Deimos 1:2)")
-	fs.Uint64Var(&f.seed, "seed", 1, "seed of the failure stream")
+	name := f.seedName
+	if name == "" {
+		name = "seed"
+	}
+	fs.Uint64Var(&f.seed, name, 1, "seed of the failure stream")
 	fs.StringVar(&f.fixed, "fixed", "", "`file` with a fixed failure list (switch NODE / link NODE PORT / link NODE NODE)")
 	fs.BoolVar(&f.takeHCAs, "take-hcas", false, "let switches with HCAs fail; their HCAs leave the workload")
 }

@@ -1,0 +1,143 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"flitsim/faults"
+	"flitsim/routing"
+	"flitsim/sim"
+	"flitsim/traffic"
+)
+
+// simReport is what `flitsim sim --json` prints.
+type simReport struct {
+	Topology string `json:"topology"`
+	Routing  string `json:"routing"`
+	Traffic  string `json:"traffic"`
+	*sim.Result
+	DeadlockFreeTables bool   `json:"deadlock_free_tables"`
+	RoutingError       string `json:"routing_error,omitempty"`
+}
+
+func simCmd(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("sim", "sim SPEC|FILE --routing NAME --traffic KIND [--msg-bytes N] [--load F] [--max-time D] [--seed S] [--links P --switches P] [--json]",
+		"Routes the network and simulates traffic at flit level. Finite traffic (exchange) runs to completion;\n"+
+			"infinite traffic (uniform, shift, permutation, bitrev, hotspot) runs to steady state or --max-time.\n"+
+			"Verdicts: completed, steady, deadlock, not_converged.", stderr)
+	engine := fs.String("routing", "dfsssp", "routing engine (flitsim route --list)")
+	kind := fs.String("traffic", "uniform", "traffic pattern: "+trafficKinds())
+	msg := fs.String("msg-bytes", "1MTU", "message size: bytes, KiB or MTU (e.g. 2048, 2KiB, 10MTU)")
+	load := fs.Float64("load", 1, "offered load per HCA, fraction of the link rate")
+	maxTime := fs.Duration("max-time", 10*time.Millisecond, "simulated time limit")
+	seed := fs.Uint64("seed", 1, "seed of the traffic streams")
+	vls := fs.Int("vls", 8, "virtual lanes available")
+	roots := fs.String("roots", "", "root switches for updn/dnup")
+	distance := fs.Int("distance", 1, "shift distance (traffic shift)")
+	reference := fs.Bool("reference", false, "use the per-flit reference mode (slow)")
+	asJSON := fs.Bool("json", false, "print JSON")
+	ff := faultFlags{seedName: "fault-seed"}
+	ff.register(fs)
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	spec, err := oneArg(pos, "SPEC or FILE")
+	if err != nil {
+		return err
+	}
+	net, err := loadNetwork(spec)
+	if err != nil {
+		return err
+	}
+	fspec, err := ff.spec()
+	if err != nil {
+		return err
+	}
+	if fspec.LinkPercent+fspec.SwitchPercent+fspec.MixedPercent > 0 || len(fspec.Fixed) > 0 {
+		if net, _, err = faults.Inject(net, fspec); err != nil {
+			return asInput(err)
+		}
+	}
+	k, err := traffic.ParseKind(*kind)
+	if err != nil {
+		return asInput(err)
+	}
+	p := sim.DefaultParams()
+	p.Seed = *seed
+	p.Traffic.Kind = k
+	p.Traffic.Load = *load
+	p.Traffic.Distance = *distance
+	if p.Traffic.MessageBytes, err = traffic.ParseBytes(*msg, p.HW.MTU); err != nil {
+		return asInput(err)
+	}
+	if *maxTime <= 0 {
+		return badInput("--max-time must be positive")
+	}
+	p.MaxTime = maxTime.Nanoseconds() * 1000
+	if *reference {
+		p.Mode = sim.Reference
+	}
+	if _, ok := routing.Lookup(*engine); !ok {
+		return badInput("unknown routing engine %q (known: %s)", *engine, strings.Join(routing.Names(), ", "))
+	}
+	opts := routing.Options{VLs: *vls}
+	if *roots != "" {
+		opts.Roots = strings.Split(*roots, ",")
+	}
+	rep := simReport{Topology: net.Name, Routing: *engine, Traffic: string(k)}
+	tb, err := routing.Compute(*engine, net, opts)
+	if err != nil {
+		rep.RoutingError = err.Error()
+		if *asJSON {
+			rep.Result = &sim.Result{Verdict: "routing_failed"}
+			return writeJSON(stdout, rep)
+		}
+		return fmt.Errorf("routing failed: %w", err)
+	}
+	v, err := routing.Verify(net, tb)
+	if err != nil {
+		return err
+	}
+	if !v.OK() {
+		return fmt.Errorf("routing %s gives incomplete tables: %s", *engine, v.Problem)
+	}
+	rep.DeadlockFreeTables = v.DeadlockFree
+	res, err := sim.Run(net, tb, p)
+	if err != nil {
+		return asInput(err)
+	}
+	rep.Result = res
+	if *asJSON {
+		return writeJSON(stdout, rep)
+	}
+	fmt.Fprintf(stdout, "%s, routed by %s (deadlock-free tables: %v), %s traffic of %d-byte messages at load %g\n",
+		net.Describe(), *engine, v.DeadlockFree, k, p.Traffic.MessageBytes, p.Traffic.Load)
+	fmt.Fprintf(stdout, "verdict       %s\n", res.Verdict)
+	fmt.Fprintf(stdout, "throughput    %.2f GB/s\n", res.ThroughputGBs)
+	b := res.HCABandwidthGBs
+	fmt.Fprintf(stdout, "HCA bandwidth min %.3f  q1 %.3f  median %.3f  q3 %.3f  max %.3f GB/s\n", b.Min, b.Q1, b.Median, b.Q3, b.Max)
+	fmt.Fprintf(stdout, "simulated     %.3f µs", res.SimTimeNs/1000)
+	if res.RuntimeNs > 0 {
+		fmt.Fprintf(stdout, " (exchange runtime %.3f µs)", res.RuntimeNs/1000)
+	}
+	fmt.Fprintf(stdout, "\nwork          %d events, %d flit-hops in %.2f s wall (%.2f M flit-hops/s)\n",
+		res.Events, res.FlitHops, res.WallSeconds, res.FlitHopsPerS/1e6)
+	if len(res.DeadlockCycle) > 0 {
+		fmt.Fprintf(stdout, "deadlock: %d flits stuck; cycle of full buffers waiting on each other:\n", res.FlitsStuck)
+		for _, b := range res.DeadlockCycle {
+			fmt.Fprintf(stdout, "  %s[%d] VL%d (fed by %s[%d])\n", b.Node, b.Port, b.VL, b.From, b.FromPort)
+		}
+	}
+	return nil
+}
+
+func trafficKinds() string {
+	var k []string
+	for _, x := range traffic.Kinds() {
+		k = append(k, x.Kind)
+	}
+	return strings.Join(k, ", ")
+}
