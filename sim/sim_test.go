@@ -294,3 +294,26 @@ func TestBadParams(t *testing.T) {
 	assert.ErrorContains(t, err, "VLs")
 	_ = tb
 }
+
+// halfSaturation is half of the accepted load per HCA of a 16×16 torus
+// (one HCA per switch, Up*/Down*, uniform random) at full offered load, as
+// measured by TestTorusSaturation.
+const halfSaturation = 0.0146
+
+// TestTorusSaturation measures the saturation point BenchmarkTorus16x16 runs
+// at half of: accepted throughput per HCA, as a fraction of the link's
+// payload rate, when every HCA offers full load.
+func TestTorusSaturation(t *testing.T) {
+	if testing.Short() {
+		t.Skip("short")
+	}
+	net, tb := setup(t, "torus:dims=16x16", "updn")
+	p := DefaultParams()
+	p.MaxTime = 400 * fabric.Microsecond
+	p.SteadyFraction = 2
+	r, err := Run(net, tb, p)
+	require.NoError(t, err)
+	sat := r.HCABandwidthGBs.Median / (4 * 2048.0 / 2112)
+	t.Logf("16×16 torus, updn, uniform: accepted %.3f of the link rate per HCA (median), %.1f GB/s in all", sat, r.ThroughputGBs)
+	assert.InDelta(t, 2*halfSaturation, sat, 0.005, "update halfSaturation")
+}

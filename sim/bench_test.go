@@ -1,0 +1,129 @@
+package sim
+
+import (
+	"math/rand/v2"
+	"runtime"
+	"testing"
+
+	"flitsim/fabric"
+	"flitsim/routing"
+	"flitsim/traffic"
+)
+
+// BenchmarkKernel measures the event queue alone in the hold model: with n
+// events in flight, pop the earliest and push one a random time later.
+func BenchmarkKernel(b *testing.B) {
+	for _, n := range []int{1000, 10000, 100000} {
+		b.Run(itoa(n), func(b *testing.B) {
+			var q eventQueue
+			r := rand.New(rand.NewPCG(1, 2))
+			for i := 0; i < n; i++ {
+				q.push(event{at: r.Int64N(1 << 20)})
+			}
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				e := q.pop()
+				e.at += 1 + r.Int64N(1<<20)
+				q.push(e)
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N), "ns/event")
+		})
+	}
+}
+
+func itoa(n int) string {
+	switch {
+	case n >= 1000 && n%1000 == 0:
+		return itoa(n/1000) + "k"
+	}
+	s := ""
+	for n > 0 {
+		s = string(rune('0'+n%10)) + s
+		n /= 10
+	}
+	return s
+}
+
+func benchRun(b *testing.B, spec, engine string, p Params) {
+	net, err := fabric.Build(spec)
+	if err != nil {
+		b.Fatal(err)
+	}
+	tb, err := routing.Compute(engine, net, routing.DefaultOptions())
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	var hops, events int64
+	var last *Result
+	for i := 0; i < b.N; i++ {
+		r, err := Run(net, tb, p)
+		if err != nil {
+			b.Fatal(err)
+		}
+		hops += r.FlitHops
+		events += r.Events
+		last = r
+	}
+	secs := b.Elapsed().Seconds()
+	b.ReportMetric(float64(hops)/secs, "flit-hops/s")
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(events), "ns/event")
+	b.ReportMetric(last.ThroughputGBs, "GB/s")
+}
+
+// BenchmarkTorus16x16 is the end-to-end target: a 16×16 torus with
+// one HCA per switch, Up*/Down*, uniform random traffic at half of its
+// saturation load (saturation measured by TestTorusSaturation: 0.029 of the
+// link rate per HCA at load 1 — Up*/Down* with one root funnels the torus
+// through the root — so half saturation offers 0.0146).
+func BenchmarkTorus16x16(b *testing.B) {
+	p := DefaultParams()
+	p.Traffic = traffic.Spec{Kind: traffic.Uniform, MessageBytes: 2048, Load: halfSaturation}
+	p.MaxTime = 200 * fabric.Microsecond
+	p.SteadyFraction = 2 // run to the time limit: a fixed amount of work
+	benchRun(b, "torus:dims=16x16", "updn", p)
+}
+
+// BenchmarkFatTreeExchange: the 16-ary 2-tree of Table 4.2, exchange with
+// 10-MTU messages, routed by DFSSSP.
+func BenchmarkFatTreeExchange(b *testing.B) {
+	p := DefaultParams()
+	p.Traffic = traffic.Spec{Kind: traffic.Exchange, MessageBytes: 10 * 2048}
+	benchRun(b, "kary-ntree:k=16,n=2", "dfsssp", p)
+}
+
+// BenchmarkMemory10k simulates a fabric with 10,648 HCAs (22-ary 3-tree of
+// 44-port switches)
+// under uniform random traffic and reports the simulator's bytes per port
+// and the heap in use at the end.
+func BenchmarkMemory10k(b *testing.B) {
+	net, err := fabric.Build("kary-ntree:k=22,n=3,radix=44")
+	if err != nil {
+		b.Fatal(err)
+	}
+	tb, err := routing.Compute("minhop", net, routing.DefaultOptions())
+	if err != nil {
+		b.Fatal(err)
+	}
+	p := DefaultParams()
+	p.MaxTime = 20 * fabric.Microsecond
+	p.SteadyFraction = 2
+	var before, after runtime.MemStats
+	for i := 0; i < b.N; i++ {
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		s, err := newSimulator(net, tb, p)
+		if err != nil {
+			b.Fatal(err)
+		}
+		runtime.ReadMemStats(&after)
+		b.ReportMetric(float64(after.HeapAlloc-before.HeapAlloc)/float64(net.Ports()), "bytes/port")
+		s.start()
+		s.loop()
+		s.finish()
+		runtime.ReadMemStats(&after)
+		b.ReportMetric(float64(after.HeapAlloc)/(1<<20), "heap-MiB")
+		b.ReportMetric(float64(s.res.FlitHops), "flit-hops")
+	}
+}
