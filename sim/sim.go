@@ -816,8 +816,7 @@ func (s *simulator) checkConservation() {
 	}
 	committed := make([]int32, len(s.qHead)) // flits holding a credit but not yet in the buffer
 	var around int64                         // flits injected, not yet consumed
-	for i := range s.q.h {
-		e := &s.q.h[i]
+	s.q.each(func(e *event) {
 		switch e.kind {
 		case evHeadArrive:
 			if s.ref == nil {
@@ -832,7 +831,7 @@ func (s *simulator) checkConservation() {
 			// Granted downstream, still in the upstream buffer.
 			committed[int(e.ch)*s.nVL+int(e.vl)]++
 		}
-	}
+	})
 	consumed := s.res.FlitsConsumed
 	if s.ref != nil {
 		consumed = s.ref.consumed
