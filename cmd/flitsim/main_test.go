@@ -88,7 +88,10 @@ func TestFaultsJSONDeterministic(t *testing.T) {
 func TestRunQuickstart(t *testing.T) {
 	code, out, errs := run("run", "--seeds", "1")
 	require.Equal(t, 0, code, errs)
-	assert.Contains(t, out, "kary-ntree:k=16,n=2")
+	assert.Contains(t, out, "kary-ntree:k=8,n=2")
+	assert.Contains(t, out, "completed")
+	assert.Contains(t, out, "deadlock", "minhop deadlocks the torus, as in Table 4.3")
+	assert.Contains(t, out, "intercept")
 }
 
 func TestRouteJSON(t *testing.T) {
