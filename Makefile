@@ -4,7 +4,7 @@ FUZZTIME ?= 5s
 BENCHTIME ?= 1s
 # Fuzz targets as package:Func; `make fuzz` runs each for FUZZTIME and keeps
 # what the fuzzer found in the package's testdata/fuzz corpus.
-FUZZ_TARGETS := ./fabric:FuzzReadIBNetDiscover ./fabric:FuzzParseSpec ./faults:FuzzParseFixed ./routing:FuzzReadLFTs
+FUZZ_TARGETS := ./fabric:FuzzReadIBNetDiscover ./fabric:FuzzParseSpec ./faults:FuzzParseFixed ./routing:FuzzReadLFTs ./configs:FuzzParse
 
 .PHONY: all build test test-long bench fuzz fuzz-short lint fmt clean
 

@@ -27,8 +27,11 @@ type command struct {
 
 func commands() []command {
 	c := []command{
+		{"check", "validate a campaign file without running it", checkCmd},
+		{"plot", "write SVG/PNG plots of a results directory", plotCmd},
+		{"table", "print the regression and usability tables of a results directory", tableCmd},
 		{"route", "route a network with one or more engines, verify and measure the tables", routeCmd},
-		{"run", "run the main job: an embedded or given campaign (see 'flitsim run --help')", runCmd},
+		{"run", "run a campaign (the main job; default: the embedded quickstart)", runCmd},
 		{"sim", "simulate traffic on a routed network at flit level", simCmd},
 		{"topo", "generate, inspect and fail topologies (gen, info, faults, list)", topoCmd},
 	}

@@ -1,0 +1,366 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sync"
+	"time"
+
+	"github.com/schollz/progressbar/v3"
+	"golang.org/x/term"
+
+	"flitsim/configs"
+	"flitsim/fabric"
+	"flitsim/faults"
+	"flitsim/results"
+	"flitsim/routing"
+	"flitsim/sim"
+)
+
+func runCmd(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("run", "run [FILE|NAME] [-j N] [-o DIR] | run --list",
+		"Runs a campaign: every point (topology × failure level × seed × routing × traffic) is built, failed,\n"+
+			"routed, verified and simulated; one JSON record per finished point is appended to DIR/results.jsonl and\n"+
+			"synced, so a killed run resumes where it stopped (finished points are skipped). At the end the records\n"+
+			"are sorted by point and DIR gets table.md, table.csv, levels.csv, report.json and SVG/PNG plots.\n"+
+			"Without FILE or NAME the embedded quickstart campaign runs.", stderr)
+	workers := fs.Int("j", runtime.NumCPU(), "points simulated in parallel")
+	out := fs.String("o", "", "output directory (default out/NAME)")
+	list := fs.Bool("list", false, "list the embedded campaigns")
+	quiet := fs.Bool("q", false, "no progress output")
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if *list {
+		for _, n := range configs.Embedded() {
+			c, err := configs.Load(n)
+			if err != nil {
+				return err
+			}
+			pts, _ := c.Points()
+			fmt.Fprintf(stdout, "%-11s %5d points  %s\n", n, len(pts), c.Description)
+		}
+		return nil
+	}
+	if len(pos) > 1 {
+		return badInput("want at most one campaign, got %d", len(pos))
+	}
+	name := "quickstart"
+	if len(pos) == 1 {
+		name = pos[0]
+	}
+	if *workers < 1 {
+		return badInput("-j must be at least 1")
+	}
+	c, err := configs.Load(name)
+	if err != nil {
+		return asInput(err)
+	}
+	pts, err := c.Points()
+	if err != nil {
+		return asInput(err)
+	}
+	dir := *out
+	if dir == "" {
+		dir = filepath.Join("out", c.Name)
+	}
+	store, err := results.Open(dir, c.Hash())
+	if err != nil {
+		return err
+	}
+	start := time.Now()
+	todo := 0
+	for i := range pts {
+		if !store.Done(i) {
+			todo++
+		}
+	}
+	if !*quiet {
+		fmt.Fprintf(stderr, "campaign %s: %d points, %d already done, %d to run on %d workers → %s\n",
+			c.Name, len(pts), len(pts)-todo, todo, *workers, dir)
+	}
+	prog := newProgress(stderr, todo, *quiet)
+	err = runPoints(c, pts, store, *workers, prog)
+	if cerr := store.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return err
+	}
+	if err := store.Finalize(); err != nil {
+		return err
+	}
+	table, err := writeOutputs(dir)
+	if err != nil {
+		return err
+	}
+	if !*quiet {
+		fmt.Fprintf(stderr, "done in %.1f s; results in %s\n", time.Since(start).Seconds(), dir)
+	}
+	_, err = stdout.Write(table)
+	return err
+}
+
+// progress reports finished points: a bar on a terminal, lines otherwise.
+type progress struct {
+	mu    sync.Mutex
+	bar   *progressbar.ProgressBar
+	w     io.Writer
+	n     int
+	total int
+	quiet bool
+}
+
+func newProgress(w io.Writer, total int, quiet bool) *progress {
+	p := &progress{w: w, total: total, quiet: quiet}
+	if f, ok := w.(*os.File); ok && !quiet && term.IsTerminal(int(f.Fd())) {
+		p.bar = progressbar.NewOptions(total, progressbar.OptionSetWriter(w), progressbar.OptionShowCount(),
+			progressbar.OptionSetPredictTime(true), progressbar.OptionSetDescription("simulating"),
+			progressbar.OptionShowElapsedTimeOnFinish(), progressbar.OptionClearOnFinish())
+	}
+	return p
+}
+
+func (p *progress) done(r results.Record) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.n++
+	switch {
+	case p.quiet:
+	case p.bar != nil:
+		_ = p.bar.Add(1)
+	default:
+		fmt.Fprintf(p.w, "[%d/%d] %s: %s %.2f GB/s\n", p.n, p.total, r.Key, r.Verdict, r.ThroughputGBs)
+	}
+}
+
+// runPoints evaluates every unfinished point on a pool of workers.
+func runPoints(c *configs.Campaign, pts []configs.Point, store *results.Store, workers int, prog *progress) error {
+	cache := &netCache{nets: map[string]*netEntry{}}
+	hash := c.Hash()
+	work := make(chan int)
+	errs := make(chan error, workers)
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range work {
+				start := time.Now()
+				rec := evaluate(pts[i], hash, cache)
+				if err := store.Append(rec, time.Since(start).Seconds()); err != nil {
+					errs <- err
+					return
+				}
+				prog.done(rec)
+			}
+		}()
+	}
+	var err error
+feed:
+	for i := range pts {
+		if store.Done(i) {
+			continue
+		}
+		select {
+		case work <- i:
+		case err = <-errs:
+			break feed
+		}
+	}
+	close(work)
+	wg.Wait()
+	if err == nil {
+		select {
+		case err = <-errs:
+		default:
+		}
+	}
+	return err
+}
+
+// netCache builds each topology once and shares it (networks are immutable).
+type netCache struct {
+	mu   sync.Mutex
+	nets map[string]*netEntry
+}
+
+type netEntry struct {
+	once sync.Once
+	net  *fabric.Network
+	err  error
+}
+
+func (c *netCache) get(spec string) (*fabric.Network, error) {
+	c.mu.Lock()
+	e := c.nets[spec]
+	if e == nil {
+		e = &netEntry{}
+		c.nets[spec] = e
+	}
+	c.mu.Unlock()
+	e.once.Do(func() { e.net, e.err = fabric.Build(spec) })
+	return e.net, e.err
+}
+
+// evaluate runs one point: fail, route, verify, simulate. Every outcome is a
+// record; a routing failure is a result, not an error.
+func evaluate(p configs.Point, hash string, cache *netCache) results.Record {
+	r := results.Record{Campaign: hash, Point: p.Index, Key: p.Key, Topology: p.Topology.Spec, TopologyLabel: p.Topology.Label,
+		FaultKind: p.FaultKind, FaultPercent: p.Percent, Seed: p.Seed, Routing: p.Routing.Label, Engine: p.Routing.Engine,
+		Traffic: p.Traffic.Kind, TrafficIndex: p.TrafficIndex, MsgBytes: p.Params.Traffic.MessageBytes}
+	base, err := cache.get(p.Topology.Spec)
+	if err != nil {
+		r.Verdict, r.Error = "error", err.Error()
+		return r
+	}
+	net, rec, err := faults.Inject(base, p.Faults)
+	if err != nil {
+		r.Verdict, r.Error = "error", err.Error()
+		return r
+	}
+	r.Switches, r.HCAs = net.NumSwitches, net.NumHCAs()
+	r.FailedLinks, r.FailedSwitch, r.Redrawn = len(rec.Links), len(rec.Switches), rec.Redrawn
+	tb, err := routing.Compute(p.Routing.Engine, net, p.Options)
+	if err != nil {
+		r.Verdict, r.RoutingError = "routing_failed", err.Error()
+		var f *routing.Failure
+		if errors.As(err, &f) {
+			r.VLsNeeded = f.VLsNeeded
+		}
+		return r
+	}
+	v, err := routing.Verify(net, tb)
+	if err != nil {
+		r.Verdict, r.Error = "error", err.Error()
+		return r
+	}
+	r.VLsNeeded, r.VLsUsed, r.DeadlockFree = tb.VLsNeeded, v.VLsUsed, v.DeadlockFree
+	if !v.OK() {
+		r.Verdict, r.RoutingError = "routing_failed", "incomplete tables: "+v.Problem
+		return r
+	}
+	r.RoutingOK = true
+	if m, err := routing.Measure(net, tb); err == nil {
+		r.EFIMax, r.EFIMean, r.PathLenMax = m.EFIMax, m.EFIMean, m.PathLenMax
+	}
+	res, err := sim.Run(net, tb, p.Params)
+	if err != nil {
+		r.Verdict, r.Error = "error", err.Error()
+		return r
+	}
+	r.Verdict, r.ThroughputGBs = res.Verdict, res.ThroughputGBs
+	b := res.HCABandwidthGBs
+	r.HCABandwidth = results.Stats{Min: b.Min, Q1: b.Q1, Median: b.Median, Q3: b.Q3, Max: b.Max}
+	r.SimTimeNs, r.RuntimeNs, r.Events, r.FlitHops = res.SimTimeNs, res.RuntimeNs, res.Events, res.FlitHops
+	r.DeadlockCycle = len(res.DeadlockCycle)
+	return r
+}
+
+// writeOutputs writes tables and plots of a store directory and returns
+// the Markdown table.
+func writeOutputs(dir string) ([]byte, error) {
+	recs, err := results.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	rep := results.Summarize(recs)
+	var md, csvb, lv, js bytes.Buffer
+	for _, w := range []struct {
+		buf *bytes.Buffer
+		fn  func(io.Writer) error
+		out string
+	}{
+		{&md, func(w io.Writer) error { return results.WriteTable(w, rep, "md") }, "table.md"},
+		{&csvb, func(w io.Writer) error { return results.WriteTable(w, rep, "csv") }, "table.csv"},
+		{&lv, func(w io.Writer) error { return results.WriteLevelsCSV(w, rep) }, "levels.csv"},
+		{&js, func(w io.Writer) error { return results.WriteTable(w, rep, "json") }, "report.json"},
+	} {
+		if err := w.fn(w.buf); err != nil {
+			return nil, err
+		}
+		if err := os.WriteFile(filepath.Join(dir, w.out), w.buf.Bytes(), 0o644); err != nil {
+			return nil, err
+		}
+	}
+	if _, err := results.Plot(dir, recs); err != nil {
+		return nil, err
+	}
+	return md.Bytes(), nil
+}
+
+func checkCmd(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("check", "check FILE|NAME", "Validates a campaign file without running it and prints its size.", stderr)
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	name, err := oneArg(pos, "campaign FILE or NAME")
+	if err != nil {
+		return err
+	}
+	c, err := configs.Load(name)
+	if err != nil {
+		return asInput(err)
+	}
+	pts, err := c.Points()
+	if err != nil {
+		return asInput(err)
+	}
+	fmt.Fprintf(stdout, "%s: campaign %q is valid: %d topologies, %d failure levels, %d routings, %d traffic patterns → %d points\n",
+		c.Source, c.Name, len(c.Topologies), len(c.Faults.Percent), len(c.Routings), len(c.Traffic), len(pts))
+	return nil
+}
+
+func tableCmd(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("table", "table DIR [--format md|csv|json]",
+		"Prints the regression table (intercept, slope, R² of throughput on failed components), the usability\n"+
+			"matrix and the per-level means of a results directory.", stderr)
+	format := fs.String("format", "md", "md, csv or json")
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	dir, err := oneArg(pos, "results DIR")
+	if err != nil {
+		return err
+	}
+	recs, err := results.ReadDir(dir)
+	if err != nil {
+		return err
+	}
+	if len(recs) == 0 {
+		return badInput("%s holds no results", dir)
+	}
+	return asInput(results.WriteTable(stdout, results.Summarize(recs), *format))
+}
+
+func plotCmd(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("plot", "plot DIR", "Writes SVG and PNG plots of a results directory into it.", stderr)
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	dir, err := oneArg(pos, "results DIR")
+	if err != nil {
+		return err
+	}
+	recs, err := results.ReadDir(dir)
+	if err != nil {
+		return err
+	}
+	if len(recs) == 0 {
+		return badInput("%s holds no results", dir)
+	}
+	files, err := results.Plot(dir, recs)
+	for _, f := range files {
+		fmt.Fprintln(stdout, f)
+	}
+	return err
+}

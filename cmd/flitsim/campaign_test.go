@@ -1,0 +1,143 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"flitsim/results"
+)
+
+// TestMain lets the test binary act as the flitsim CLI for child-process
+// tests (FLITSIM_TEST_MAIN=1).
+func TestMain(m *testing.M) {
+	if os.Getenv("FLITSIM_TEST_MAIN") == "1" {
+		os.Exit(Main(os.Args[1:], os.Stdout, os.Stderr))
+	}
+	os.Exit(m.Run())
+}
+
+const testCampaign = `
+name = "ci"
+seeds = [1, 2]
+[[topology]]
+spec = "kary-ntree:k=8,n=2"
+label = "tree"
+[[topology]]
+spec = "torus:dims=3x3,hcas=18"
+label = "torus"
+[faults]
+kind = "links"
+percent = [0, 10, 20]
+[[routing]]
+engine = "dfsssp"
+[[routing]]
+engine = "updn"
+[[traffic]]
+kind = "exchange"
+msg_bytes = "%MSG%"
+`
+
+func writeCampaign(t *testing.T, msg string) string {
+	path := filepath.Join(t.TempDir(), "ci.toml")
+	require.NoError(t, os.WriteFile(path, []byte(strings.ReplaceAll(testCampaign, "%MSG%", msg)), 0o644))
+	return path
+}
+
+// -j 1 and -j 2 give byte-identical results and tables.
+func TestRunDeterministicAcrossWorkers(t *testing.T) {
+	camp := writeCampaign(t, "2MTU")
+	var files [2]map[string][]byte
+	for i, j := range []string{"1", "2"} {
+		dir := filepath.Join(t.TempDir(), "out")
+		code, out, errs := run("run", camp, "-j", j, "-o", dir, "-q")
+		require.Equal(t, 0, code, errs)
+		assert.Contains(t, out, "## Throughput degradation")
+		files[i] = map[string][]byte{}
+		for _, f := range []string{"results.jsonl", "table.md", "table.csv", "levels.csv", "report.json", "throughput-tree-exchange.svg"} {
+			data, err := os.ReadFile(filepath.Join(dir, f))
+			require.NoError(t, err, f)
+			files[i][f] = data
+		}
+	}
+	for f, data := range files[0] {
+		assert.True(t, bytes.Equal(data, files[1][f]), "%s differs between -j 1 and -j 2", f)
+	}
+	recs, err := results.ReadDir(filepath.Dir(filepath.Join(t.TempDir(), "x")))
+	require.NoError(t, err)
+	assert.Empty(t, recs)
+}
+
+// Killing a run with SIGKILL and running it again completes the campaign
+// with every point exactly once, and the result equals an uninterrupted run.
+func TestRunSurvivesSIGKILL(t *testing.T) {
+	if testing.Short() {
+		t.Skip("short")
+	}
+	camp := writeCampaign(t, "10MTU")
+	dir := filepath.Join(t.TempDir(), "out")
+	cmd := exec.Command(os.Args[0], "run", camp, "-j", "1", "-o", dir)
+	cmd.Env = append(os.Environ(), "FLITSIM_TEST_MAIN=1")
+	require.NoError(t, cmd.Start())
+	deadline := time.Now().Add(60 * time.Second)
+	killedAt := 0
+	for time.Now().Before(deadline) {
+		data, _ := os.ReadFile(filepath.Join(dir, "results.jsonl"))
+		if n := bytes.Count(data, []byte("\n")); n >= 4 {
+			killedAt = n
+			break
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	require.NoError(t, cmd.Process.Signal(syscall.SIGKILL))
+	_ = cmd.Wait()
+	require.Positive(t, killedAt, "the run produced no records in time")
+	recs, err := results.ReadDir(dir)
+	require.NoError(t, err)
+	require.Less(t, len(recs), 24, "killed before the end")
+
+	code, _, errs := run("run", camp, "-j", "2", "-o", dir, "-q")
+	require.Equal(t, 0, code, errs)
+	recs, err = results.ReadDir(dir)
+	require.NoError(t, err)
+	require.Len(t, recs, 24)
+	for i, r := range recs {
+		assert.Equal(t, i, r.Point, "every point exactly once, in order")
+	}
+	clean := filepath.Join(t.TempDir(), "clean")
+	code, _, errs = run("run", camp, "-j", "1", "-o", clean, "-q")
+	require.Equal(t, 0, code, errs)
+	a, _ := os.ReadFile(filepath.Join(dir, "results.jsonl"))
+	b, _ := os.ReadFile(filepath.Join(clean, "results.jsonl"))
+	assert.True(t, bytes.Equal(a, b), "resumed run equals an uninterrupted one")
+	t.Logf("killed after %d records; resumed to 24", killedAt)
+}
+
+func TestCheckAndBadCampaign(t *testing.T) {
+	camp := writeCampaign(t, "2MTU")
+	code, out, errs := run("check", camp)
+	require.Equal(t, 0, code, errs)
+	assert.Contains(t, out, "24 points")
+	bad := filepath.Join(t.TempDir(), "bad.toml")
+	require.NoError(t, os.WriteFile(bad, []byte("name = \"x\"\nfoo = 1\n"), 0o644))
+	code, _, errs = run("check", bad)
+	assert.Equal(t, 2, code)
+	assert.Contains(t, errs, bad+":2: foo: unknown key")
+	code, _, errs = run("run", bad)
+	assert.Equal(t, 2, code, errs)
+	code, out, _ = run("run", "--list")
+	assert.Equal(t, 0, code)
+	assert.Contains(t, out, "quickstart")
+	for _, name := range []string{"quickstart", "usability", "small", "large", "tsubame2", "deimos"} {
+		code, _, errs = run("check", name)
+		assert.Equal(t, 0, code, "%s: %s", name, errs)
+	}
+}

@@ -1,0 +1,140 @@
+package configs
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+const good = `
+name = "t"
+seeds = [1, 2]
+
+[[topology]]
+spec = "kary-ntree:k=4,n=2"
+
+[[topology]]
+spec = "torus:dims=3x3"
+label = "torus"
+
+[faults]
+kind = "links"
+percent = [0, 5]
+
+[[routing]]
+engine = "dfsssp"
+
+[[routing]]
+engine = "updn"
+roots = ["l1-0"]
+
+[[traffic]]
+kind = "exchange"
+msg_bytes = "2MTU"
+
+[[traffic]]
+kind = "uniform"
+seeds = [7]
+max_time = "100us"
+`
+
+func TestParseAndExpand(t *testing.T) {
+	c, err := Parse([]byte(good), "good.toml", ".")
+	require.NoError(t, err)
+	pts, err := c.Points()
+	require.NoError(t, err)
+	// 2 topologies × (exchange: 2 levels × 2 seeds + uniform: 2 levels × 1 seed) × 2 routings
+	assert.Len(t, pts, 2*(2*2+2*1)*2)
+	for i, p := range pts {
+		assert.Equal(t, i, p.Index)
+	}
+	assert.Equal(t, "kary-ntree:k=4,n=2|exchange#0|links=0%|seed=1|dfsssp", pts[0].Key)
+	assert.Equal(t, 4096, pts[0].Params.Traffic.MessageBytes)
+	assert.Equal(t, uint64(7), pts[8].Seed, "uniform uses its own seeds")
+	assert.Equal(t, int64(100_000_000), pts[8].Params.MaxTime)
+	keys := map[string]bool{}
+	for _, p := range pts {
+		assert.False(t, keys[p.Key], "duplicate key %s", p.Key)
+		keys[p.Key] = true
+	}
+	c2, _ := Parse([]byte(good), "good.toml", ".")
+	assert.Equal(t, c.Hash(), c2.Hash())
+	c3, _ := Parse([]byte(strings.Replace(good, "[0, 5]", "[0, 6]", 1)), "good.toml", ".")
+	assert.NotEqual(t, c.Hash(), c3.Hash())
+}
+
+// Every bad campaign names file, line and key.
+func TestStrictErrors(t *testing.T) {
+	for _, tc := range []struct {
+		name, edit, with string
+		line             int
+		key, want        string
+	}{
+		{"unknown key", `kind = "links"`, "kind = \"links\"\ncolour = 3", 14, "faults.colour", "unknown key"},
+		{"unknown top key", `seeds = [1, 2]`, "seeds = [1, 2]\nworkerz = 2", 4, "workerz", "unknown key"},
+		{"wrong type", `percent = [0, 5]`, `percent = "five"`, 14, "faults.percent", "incompatible types"},
+		{"unknown engine", `engine = "updn"`, `engine = "spf"`, 20, "routing.engine", "unknown routing engine \"spf\""},
+		{"unknown topology", `spec = "torus:dims=3x3"`, `spec = "hypercube:d=4"`, 9, "topology.spec", "unknown topology kind"},
+		{"unknown topology param", `spec = "torus:dims=3x3"`, `spec = "torus:dims=3x3,bogus=1"`, 9, "topology.spec", "no parameter \"bogus\""},
+		{"impossible percent", `percent = [0, 5]`, `percent = [0, 500]`, 14, "faults.percent", "outside 0..100"},
+		{"impossible load", `max_time = "100us"`, "max_time = \"100us\"\nload = 3.0", 31, "traffic.load", "outside"},
+		{"bad duration", `max_time = "100us"`, `max_time = "soon"`, 30, "traffic.max_time", "duration"},
+		{"bad size", `msg_bytes = "2MTU"`, `msg_bytes = "two"`, 25, "traffic.msg_bytes", "size"},
+		{"impossible hardware", `[faults]`, "[hardware]\ninput_buffer_flits = 8\n\n[faults]", 12, "hardware", "credits for a whole packet"},
+		{"syntax", `name = "t"`, `name = "t`, 2, "", ""},
+		{"bad traffic kind", `kind = "uniform"`, `kind = "random"`, 28, "traffic.kind", "unknown traffic kind"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			text := strings.Replace(good, tc.edit, tc.with, 1)
+			require.NotEqual(t, good, text, "edit did not apply")
+			_, err := Parse([]byte(text), "bad.toml", ".")
+			require.Error(t, err)
+			var ce *Error
+			require.True(t, errors.As(err, &ce), "%T %v", err, err)
+			assert.Equal(t, "bad.toml", ce.File)
+			assert.Equal(t, tc.line, ce.Line, err.Error())
+			if tc.key != "" {
+				assert.Equal(t, tc.key, ce.Key, err.Error())
+			}
+			assert.Contains(t, err.Error(), tc.want)
+			assert.True(t, strings.HasPrefix(err.Error(), "bad.toml:"), err.Error())
+		})
+	}
+}
+
+// Every embedded campaign loads, validates and expands.
+func TestEmbeddedCampaigns(t *testing.T) {
+	names := Embedded()
+	for _, want := range []string{"quickstart", "usability", "small", "large", "tsubame2", "deimos"} {
+		assert.Contains(t, names, want)
+	}
+	for _, n := range names {
+		c, err := Load(n)
+		require.NoError(t, err, n)
+		pts, err := c.Points()
+		require.NoError(t, err, n)
+		assert.NotEmpty(t, pts, n)
+		t.Logf("%s: %d points", n, len(pts))
+	}
+}
+
+func FuzzParse(f *testing.F) {
+	f.Add([]byte(good))
+	f.Add([]byte("name = \"x\"\n[[topology]]\nspec = \"torus:dims=3\"\n[[routing]]\nengine = \"minhop\"\n[[traffic]]\nkind = \"uniform\"\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		c, err := Parse(data, "fuzz.toml", ".")
+		if err != nil {
+			var ce *Error
+			if !errors.As(err, &ce) || !strings.HasPrefix(err.Error(), "fuzz.toml") {
+				t.Fatalf("error without location: %v", err)
+			}
+			return
+		}
+		if _, err := c.Points(); err != nil {
+			return
+		}
+	})
+}

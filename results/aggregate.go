@@ -1,0 +1,206 @@
+package results
+
+import (
+	"math"
+	"sort"
+
+	"gonum.org/v1/gonum/stat"
+	"gonum.org/v1/gonum/stat/distuv"
+)
+
+// Group names the records one row of a table summarizes.
+type Group struct {
+	Topology string `json:"topology"`
+	Routing  string `json:"routing"`
+	Traffic  string `json:"traffic"`
+}
+
+// Regression is the linear fit of throughput on the number of failed
+// components for one (topology, routing, traffic) (seeds/001 §4.4.2): the
+// intercept estimates the fault-free throughput, the slope the loss per
+// failure left in place, R² how much the failures explain.
+type Regression struct {
+	Group
+	Intercept float64 `json:"intercept_gbs"`
+	Slope     float64 `json:"slope_gbs_per_failure"`
+	R2        float64 `json:"r2"`
+	// Points used (completed or steady runs); the others are counted and
+	// left out, as the thesis' missing bars.
+	Points        int `json:"points"`
+	RoutingFailed int `json:"routing_failed"`
+	Deadlocked    int `json:"deadlocked"`
+	NotConverged  int `json:"not_converged"`
+}
+
+// Level is the mean throughput of one group at one failure percentage,
+// with its 95 % confidence interval over seeds (Student's t).
+type Level struct {
+	Group
+	Percent float64 `json:"fault_percent"`
+	Mean    float64 `json:"mean_gbs"`
+	CILow   float64 `json:"ci95_low_gbs"`
+	CIHigh  float64 `json:"ci95_high_gbs"`
+	N       int     `json:"n"`
+	Failed  float64 `json:"mean_failed"`
+}
+
+// usable reports whether a record's throughput counts.
+func usable(r *Record) bool {
+	return r.RoutingOK && (r.Verdict == "completed" || r.Verdict == "steady")
+}
+
+// groups returns the groups in the order of their first record (records
+// sorted by point), so tables follow the campaign file.
+func groups(recs []Record) ([]Group, map[Group][]*Record) {
+	sorted := append([]Record(nil), recs...)
+	sort.Slice(sorted, func(i, j int) bool { return sorted[i].Point < sorted[j].Point })
+	var order []Group
+	by := map[Group][]*Record{}
+	for i := range sorted {
+		r := &sorted[i]
+		g := Group{Topology: label(r), Routing: r.Routing, Traffic: r.Traffic}
+		if _, ok := by[g]; !ok {
+			order = append(order, g)
+		}
+		by[g] = append(by[g], r)
+	}
+	return order, by
+}
+
+func label(r *Record) string {
+	if r.TopologyLabel != "" {
+		return r.TopologyLabel
+	}
+	return r.Topology
+}
+
+// Regressions fits every group with gonum's least squares.
+func Regressions(recs []Record) []Regression {
+	order, by := groups(recs)
+	var out []Regression
+	for _, g := range order {
+		reg := Regression{Group: g}
+		var x, y []float64
+		for _, r := range by[g] {
+			switch {
+			case !r.RoutingOK:
+				reg.RoutingFailed++
+			case r.Verdict == "deadlock":
+				reg.Deadlocked++
+			case usable(r):
+				x = append(x, float64(r.Failed()))
+				y = append(y, r.ThroughputGBs)
+			default:
+				reg.NotConverged++
+			}
+		}
+		reg.Points = len(x)
+		if len(x) > 0 {
+			reg.Intercept, reg.Slope, reg.R2 = Fit(x, y)
+		}
+		out = append(out, reg)
+	}
+	return out
+}
+
+// Fit returns intercept, slope and R² of y on x. With a single distinct x
+// the slope is 0, the intercept the mean and R² 0.
+func Fit(x, y []float64) (intercept, slope, r2 float64) {
+	distinct := false
+	for _, v := range x {
+		distinct = distinct || v != x[0]
+	}
+	if !distinct {
+		return stat.Mean(y, nil), 0, 0
+	}
+	intercept, slope = stat.LinearRegression(x, y, nil, false)
+	r2 = stat.RSquared(x, y, nil, intercept, slope)
+	if math.IsNaN(r2) {
+		r2 = 0
+	}
+	return intercept, slope, r2
+}
+
+// Levels summarizes every group per failure percentage.
+func Levels(recs []Record) []Level {
+	order, by := groups(recs)
+	var out []Level
+	for _, g := range order {
+		var pcts []float64
+		vals := map[float64][]float64{}
+		failed := map[float64][]float64{}
+		for _, r := range by[g] {
+			if _, ok := vals[r.FaultPercent]; !ok {
+				pcts = append(pcts, r.FaultPercent)
+				vals[r.FaultPercent] = nil
+			}
+			if usable(r) {
+				vals[r.FaultPercent] = append(vals[r.FaultPercent], r.ThroughputGBs)
+				failed[r.FaultPercent] = append(failed[r.FaultPercent], float64(r.Failed()))
+			}
+		}
+		for _, p := range pcts {
+			v := vals[p]
+			l := Level{Group: g, Percent: p, N: len(v)}
+			if len(v) > 0 {
+				l.Mean = stat.Mean(v, nil)
+				l.Failed = stat.Mean(failed[p], nil)
+				l.CILow, l.CIHigh = l.Mean, l.Mean
+				if len(v) > 1 {
+					t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(len(v) - 1)}.Quantile(0.975)
+					h := t * stat.StdDev(v, nil) / math.Sqrt(float64(len(v)))
+					l.CILow, l.CIHigh = l.Mean-h, l.Mean+h
+				}
+			}
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// Usability is the matrix of Table 4.3: per topology and routing, "o" if
+// every run routed and none deadlocked, "d" if a run deadlocked, "r" if
+// routing failed.
+type Usability struct {
+	Topologies []string            `json:"topologies"`
+	Routings   []string            `json:"routings"`
+	Cells      map[string][]string `json:"cells"` // topology → one cell per routing
+}
+
+// UsabilityMatrix builds the matrix from all records (all traffic kinds).
+func UsabilityMatrix(recs []Record) Usability {
+	sorted := append([]Record(nil), recs...)
+	sort.Slice(sorted, func(i, j int) bool { return sorted[i].Point < sorted[j].Point })
+	u := Usability{Cells: map[string][]string{}}
+	seenT, seenR := map[string]bool{}, map[string]int{}
+	for i := range sorted {
+		r := &sorted[i]
+		if !seenT[label(r)] {
+			seenT[label(r)] = true
+			u.Topologies = append(u.Topologies, label(r))
+		}
+		if _, ok := seenR[r.Routing]; !ok {
+			seenR[r.Routing] = len(u.Routings)
+			u.Routings = append(u.Routings, r.Routing)
+		}
+	}
+	for _, t := range u.Topologies {
+		u.Cells[t] = make([]string, len(u.Routings))
+	}
+	rank := map[string]int{"": 0, "o": 1, "d": 2, "r": 3}
+	for i := range sorted {
+		r := &sorted[i]
+		c := "o"
+		switch {
+		case !r.RoutingOK:
+			c = "r"
+		case r.Verdict == "deadlock":
+			c = "d"
+		}
+		row := u.Cells[label(r)]
+		if j := seenR[r.Routing]; rank[c] > rank[row[j]] {
+			row[j] = c
+		}
+	}
+	return u
+}

@@ -1,0 +1,147 @@
+package results
+
+import (
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"gonum.org/v1/gonum/stat"
+)
+
+// On synthetic data the fit equals gonum's, and both equal the textbook
+// least-squares formulas.
+func TestFitMatchesGonumAndHand(t *testing.T) {
+	x := []float64{0, 0, 2, 2, 5, 5, 12, 12, 25, 25}
+	y := make([]float64, len(x))
+	for i := range x {
+		y[i] = 630 - 3.6*x[i] + 7*math.Sin(float64(i)) // a line with noise
+	}
+	a, b, r2 := Fit(x, y)
+	ga, gb := stat.LinearRegression(x, y, nil, false)
+	assert.Equal(t, ga, a)
+	assert.Equal(t, gb, b)
+	assert.Equal(t, stat.RSquared(x, y, nil, ga, gb), r2)
+	n := float64(len(x))
+	var sx, sy, sxx, sxy, syy float64
+	for i := range x {
+		sx, sy, sxx, sxy, syy = sx+x[i], sy+y[i], sxx+x[i]*x[i], sxy+x[i]*y[i], syy+y[i]*y[i]
+	}
+	hb := (n*sxy - sx*sy) / (n*sxx - sx*sx)
+	ha := (sy - hb*sx) / n
+	hr := math.Pow(n*sxy-sx*sy, 2) / ((n*sxx - sx*sx) * (n*syy - sy*sy))
+	assert.InDelta(t, ha, a, 1e-9)
+	assert.InDelta(t, hb, b, 1e-9)
+	assert.InDelta(t, hr, r2, 1e-9)
+	assert.InDelta(t, -3.6, b, 0.5)
+}
+
+func rec(point int, topo, routing string, failed int, verdict string, gbs float64, ok bool) Record {
+	return Record{Campaign: "c1", Point: point, Key: topo + routing, Topology: topo, TopologyLabel: topo, Routing: routing,
+		Traffic: "exchange", FailedLinks: failed, FaultPercent: float64(failed), Verdict: verdict, ThroughputGBs: gbs, RoutingOK: ok}
+}
+
+func TestRegressionsCountExclusions(t *testing.T) {
+	recs := []Record{
+		rec(0, "T", "a", 0, "completed", 100, true),
+		rec(1, "T", "a", 2, "completed", 90, true),
+		rec(2, "T", "a", 4, "deadlock", 0, true),
+		rec(3, "T", "a", 4, "routing_failed", 0, false),
+		rec(4, "T", "a", 6, "completed", 70, true),
+		rec(5, "T", "b", 0, "not_converged", 5, true),
+	}
+	regs := Regressions(recs)
+	require.Len(t, regs, 2)
+	r := regs[0]
+	assert.Equal(t, 3, r.Points)
+	assert.Equal(t, 1, r.Deadlocked)
+	assert.Equal(t, 1, r.RoutingFailed)
+	assert.InDelta(t, 100, r.Intercept, 1e-9) // (0,100), (2,90), (6,70) lie on y = 100 − 5x
+	assert.InDelta(t, -5, r.Slope, 1e-9)
+	assert.Equal(t, 1, regs[1].NotConverged)
+	u := UsabilityMatrix(recs)
+	assert.Equal(t, []string{"r", "o"}, u.Cells["T"], "a failed routing dominates")
+	lv := Levels(recs)
+	require.NotEmpty(t, lv)
+	assert.Equal(t, 100.0, lv[0].Mean)
+}
+
+func TestLevelsConfidenceInterval(t *testing.T) {
+	var recs []Record
+	for i, v := range []float64{10, 12, 14} {
+		recs = append(recs, rec(i, "T", "a", 1, "completed", v, true))
+	}
+	l := Levels(recs)[0]
+	assert.Equal(t, 12.0, l.Mean)
+	// t(0.975, 2) = 4.3027, s = 2, n = 3
+	assert.InDelta(t, 12-4.302653*2/math.Sqrt(3), l.CILow, 1e-4)
+	assert.InDelta(t, 12+4.302653*2/math.Sqrt(3), l.CIHigh, 1e-4)
+}
+
+func TestStoreResumeAndTornLine(t *testing.T) {
+	dir := t.TempDir()
+	s, err := Open(dir, "c1")
+	require.NoError(t, err)
+	require.NoError(t, s.Append(rec(3, "T", "a", 0, "completed", 1, true), 0.5))
+	require.NoError(t, s.Append(rec(1, "T", "a", 0, "completed", 2, true), 0.5))
+	assert.Error(t, s.Append(rec(1, "T", "a", 0, "completed", 2, true), 0.5), "a point is never recorded twice")
+	require.NoError(t, s.Close())
+	// A kill in the middle of a write leaves half a line.
+	f, err := os.OpenFile(filepath.Join(dir, ResultsFile), os.O_APPEND|os.O_WRONLY, 0)
+	require.NoError(t, err)
+	_, err = f.WriteString(`{"campaign":"c1","point":7,"ke`)
+	require.NoError(t, err)
+	require.NoError(t, f.Close())
+
+	s, err = Open(dir, "c1")
+	require.NoError(t, err)
+	assert.True(t, s.Done(1))
+	assert.True(t, s.Done(3))
+	assert.False(t, s.Done(7), "the torn record does not count")
+	require.NoError(t, s.Append(rec(7, "T", "a", 0, "completed", 3, true), 0.5))
+	require.NoError(t, s.Close())
+	require.NoError(t, s.Finalize())
+	recs, err := ReadDir(dir)
+	require.NoError(t, err)
+	require.Len(t, recs, 3)
+	assert.Equal(t, []int{1, 3, 7}, []int{recs[0].Point, recs[1].Point, recs[2].Point})
+	data, _ := os.ReadFile(filepath.Join(dir, ResultsFile))
+	assert.NotContains(t, string(data), "wall", "results hold no wall-clock time")
+
+	_, err = Open(dir, "other")
+	assert.ErrorContains(t, err, "another campaign")
+}
+
+func TestTablesAndPlots(t *testing.T) {
+	var recs []Record
+	i := 0
+	for _, r := range []string{"a", "b"} {
+		for f := 0; f < 4; f++ {
+			for seed := 0; seed < 3; seed++ {
+				x := rec(i, "T", r, f, "completed", 100-float64(5*f+seed), true)
+				x.HCABandwidth = Stats{1, 2, 3, 4, 5}
+				recs = append(recs, x)
+				i++
+			}
+		}
+	}
+	rep := Summarize(recs)
+	var md, csvb strings.Builder
+	require.NoError(t, WriteTable(&md, rep, "md"))
+	require.NoError(t, WriteTable(&csvb, rep, "csv"))
+	assert.Contains(t, md.String(), "| T | a | exchange |")
+	assert.Contains(t, csvb.String(), "topology,routing,traffic,intercept_gbs")
+	assert.Error(t, WriteTable(&md, rep, "xml"))
+	dir := t.TempDir()
+	files, err := Plot(dir, recs)
+	require.NoError(t, err)
+	assert.Len(t, files, 6)
+	for _, f := range files {
+		st, err := os.Stat(f)
+		require.NoError(t, err)
+		assert.Positive(t, st.Size())
+	}
+}

@@ -1,0 +1,239 @@
+// Package results keeps campaign results and turns them into what a user
+// reads: an append-only, crash-safe store of one JSON record per point;
+// regression tables of throughput against failed components (seeds/001
+// Tables 4.4-4.6); the usability matrix (Table 4.3); and plots.
+package results
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"sync"
+)
+
+// Stats mirrors sim.Stats (min, quartiles, max).
+type Stats struct {
+	Min    float64 `json:"min"`
+	Q1     float64 `json:"q1"`
+	Median float64 `json:"median"`
+	Q3     float64 `json:"q3"`
+	Max    float64 `json:"max"`
+}
+
+// Record is the result of one point. It holds no wall-clock time, so the
+// same campaign gives byte-identical records; wall times go to a separate
+// file.
+type Record struct {
+	Campaign string `json:"campaign"`
+	Point    int    `json:"point"`
+	Key      string `json:"key"`
+
+	Topology      string  `json:"topology"`
+	TopologyLabel string  `json:"topology_label"`
+	Switches      int     `json:"switches"`
+	HCAs          int     `json:"hcas"`
+	FaultKind     string  `json:"fault_kind"`
+	FaultPercent  float64 `json:"fault_percent"`
+	Seed          uint64  `json:"seed"`
+	FailedLinks   int     `json:"failed_links"`
+	FailedSwitch  int     `json:"failed_switches"`
+	Redrawn       int     `json:"redrawn"`
+	Routing       string  `json:"routing"`
+	Engine        string  `json:"engine"`
+	Traffic       string  `json:"traffic"`
+	TrafficIndex  int     `json:"traffic_index"`
+	MsgBytes      int     `json:"msg_bytes"`
+
+	RoutingOK    bool    `json:"routing_ok"`
+	RoutingError string  `json:"routing_error,omitempty"`
+	VLsNeeded    int     `json:"vls_needed,omitempty"`
+	VLsUsed      int     `json:"vls_used,omitempty"`
+	DeadlockFree bool    `json:"deadlock_free"`
+	EFIMax       int     `json:"efi_max,omitempty"`
+	EFIMean      float64 `json:"efi_mean,omitempty"`
+	PathLenMax   int     `json:"path_len_max,omitempty"`
+
+	Verdict       string  `json:"verdict"`
+	ThroughputGBs float64 `json:"throughput_gbs"`
+	HCABandwidth  Stats   `json:"hca_bw_gbs"`
+	SimTimeNs     float64 `json:"sim_time_ns"`
+	RuntimeNs     float64 `json:"runtime_ns,omitempty"`
+	Events        int64   `json:"events"`
+	FlitHops      int64   `json:"flit_hops"`
+	DeadlockCycle int     `json:"deadlock_cycle_len,omitempty"`
+	// Error is set when the point could not be evaluated at all.
+	Error string `json:"error,omitempty"`
+}
+
+// Failed is the number of failed components (the regression's x).
+func (r *Record) Failed() int { return r.FailedLinks + r.FailedSwitch }
+
+// Store is a results directory: results.jsonl holds the records (appended
+// and synced one by one while a campaign runs, sorted by point when it
+// ends), wall.jsonl the wall time of each point.
+type Store struct {
+	Dir      string
+	campaign string
+	mu       sync.Mutex
+	f, wall  *os.File
+	done     map[int]bool
+}
+
+// ResultsFile is the records file inside a store directory.
+const ResultsFile = "results.jsonl"
+
+// Open opens (creating) the store in dir for campaign hash; records of
+// another campaign already there are an error.
+func Open(dir, campaign string) (*Store, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	s := &Store{Dir: dir, campaign: campaign, done: map[int]bool{}}
+	recs, err := ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range recs {
+		if r.Campaign != campaign {
+			return nil, fmt.Errorf("%s holds results of another campaign (%s, this one is %s): choose another -o or remove it",
+				filepath.Join(dir, ResultsFile), r.Campaign, campaign)
+		}
+		s.done[r.Point] = true
+	}
+	if err := s.truncateTorn(); err != nil {
+		return nil, err
+	}
+	if s.f, err = os.OpenFile(filepath.Join(dir, ResultsFile), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644); err != nil {
+		return nil, err
+	}
+	if s.wall, err = os.OpenFile(filepath.Join(dir, "wall.jsonl"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// truncateTorn cuts a last line that a killed run left half written.
+func (s *Store) truncateTorn() error {
+	path := filepath.Join(s.Dir, ResultsFile)
+	data, err := os.ReadFile(path)
+	if os.IsNotExist(err) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if len(data) == 0 || data[len(data)-1] == '\n' {
+		return nil
+	}
+	i := bytes.LastIndexByte(data, '\n')
+	return os.Truncate(path, int64(i+1))
+}
+
+// Done reports whether point i already has a record.
+func (s *Store) Done(i int) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.done[i]
+}
+
+// Count returns how many points have records.
+func (s *Store) Count() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.done)
+}
+
+// Append writes one record and syncs it to disk before returning, so a
+// killed run loses at most the points still running.
+func (s *Store) Append(r Record, wallSeconds float64) error {
+	line, err := json.Marshal(r)
+	if err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.done[r.Point] {
+		return fmt.Errorf("point %d recorded twice", r.Point)
+	}
+	if _, err := s.f.Write(append(line, '\n')); err != nil {
+		return err
+	}
+	if err := s.f.Sync(); err != nil {
+		return err
+	}
+	s.done[r.Point] = true
+	fmt.Fprintf(s.wall, "{\"point\":%d,\"wall_s\":%.3f}\n", r.Point, wallSeconds)
+	return nil
+}
+
+// Close closes the files.
+func (s *Store) Close() error {
+	err := s.f.Close()
+	if e := s.wall.Close(); err == nil {
+		err = e
+	}
+	return err
+}
+
+// Finalize rewrites results.jsonl sorted by point (atomically: a temporary
+// file renamed over it), so the file is the same whatever order workers
+// finished in.
+func (s *Store) Finalize() error {
+	recs, err := ReadDir(s.Dir)
+	if err != nil {
+		return err
+	}
+	return WriteRecords(filepath.Join(s.Dir, ResultsFile), recs)
+}
+
+// WriteRecords writes records sorted by point to path, atomically.
+func WriteRecords(path string, recs []Record) error {
+	sort.Slice(recs, func(i, j int) bool { return recs[i].Point < recs[j].Point })
+	var buf bytes.Buffer
+	for _, r := range recs {
+		line, err := json.Marshal(r)
+		if err != nil {
+			return err
+		}
+		buf.Write(line)
+		buf.WriteByte('\n')
+	}
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, buf.Bytes(), 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
+}
+
+// ReadDir reads the records of a store directory (none if it is new).
+// A torn last line is ignored.
+func ReadDir(dir string) ([]Record, error) {
+	f, err := os.Open(filepath.Join(dir, ResultsFile))
+	if os.IsNotExist(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var out []Record
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 16<<20)
+	ln := 0
+	for sc.Scan() {
+		ln++
+		var r Record
+		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
+			if !sc.Scan() { // the last line: a write cut short by a kill
+				break
+			}
+			return nil, fmt.Errorf("%s:%d: %v", filepath.Join(dir, ResultsFile), ln, err)
+		}
+		out = append(out, r)
+	}
+	return out, sc.Err()
+}
