@@ -66,6 +66,10 @@ func Engines() []Engine {
 				}
 				return LoadLFTs(o.File, g.net)
 			}},
+		{Name: "ftree", Help: "fat-tree routing (Zahavi, Alg. 3.2-3.4): destinations leaf by leaf, down-going paths chosen on the least loaded ports while ascending, everything else routed up; fails on networks that are not fat trees",
+			Params: []Param{paramRoots}, DeadlockFree: true, route: routeFatTree},
+		{Name: "dor", Help: "dimension-order routing as OpenSM does it: shortest paths taking the lowest port (ports in dimension order), balancing parallel cables; deadlock-free on meshes only",
+			route: routeDOR},
 		{Name: "lash", Help: "layered shortest paths (Alg. 3.5): one shortest path per switch pair, each put in the first virtual layer whose CDG stays acyclic",
 			Params: []Param{paramVLs}, DeadlockFree: true, route: routeLASH},
 	}

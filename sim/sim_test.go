@@ -317,3 +317,16 @@ func TestTorusSaturation(t *testing.T) {
 	t.Logf("16×16 torus, updn, uniform: accepted %.3f of the link rate per HCA (median), %.1f GB/s in all", sat, r.ThroughputGBs)
 	assert.InDelta(t, 2*halfSaturation, sat, 0.005, "update halfSaturation")
 }
+
+// DOR on a 5×5 torus has a cyclic CDG, and uniform random traffic at full
+// load finds the deadlock (Table 4.3's "d" for DOR on the 2D torus).
+func TestDORDeadlocksOnTorus(t *testing.T) {
+	net, tb := setup(t, "torus:dims=5x5,hcas=50", "dor")
+	p := params(traffic.Uniform)
+	p.Record = false
+	p.MaxTime = 2 * 1000 * fabric.Microsecond
+	r, err := Run(net, tb, p)
+	require.NoError(t, err)
+	assert.Equal(t, Deadlock, r.Verdict)
+	assert.Len(t, r.DeadlockCycle, 5, "one ring of the torus")
+}
