@@ -81,6 +81,10 @@ type Network struct {
 	Links []Link
 	// NumSwitches is the number of switches; they are Nodes[:NumSwitches].
 	NumSwitches int
+	// Dims and Wrap describe a generated mesh or torus: switches per
+	// dimension and whether the dimension is a ring. Nil otherwise.
+	Dims []int
+	Wrap []bool
 
 	portBase []int32 // node → offset into portLink
 	portLink []int32 // (node, port-1) → link index, -1 if unconnected

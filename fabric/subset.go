@@ -31,5 +31,10 @@ func (n *Network) Without(dropLink, dropNode []bool) (*Network, error) {
 			return nil, err
 		}
 	}
-	return b.Finish()
+	out, err := b.Finish()
+	if err != nil {
+		return nil, err
+	}
+	out.Dims, out.Wrap = n.Dims, n.Wrap
+	return out, nil
 }

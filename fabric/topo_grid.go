@@ -109,7 +109,16 @@ func buildGrid(a *args, torus bool) (*Network, error) {
 	if err := attachHCAs(b, seq(ns), counts, swPorts+1); err != nil {
 		return nil, err
 	}
-	return b.Finish()
+	net, err := b.Finish()
+	if err != nil {
+		return nil, err
+	}
+	net.Dims = append([]int(nil), dims...)
+	net.Wrap = make([]bool, nd)
+	for k, d := range dims {
+		net.Wrap[k] = torus && d > 2
+	}
+	return net, nil
 }
 
 func seq(n int) []int {

@@ -70,6 +70,8 @@ func Engines() []Engine {
 			Params: []Param{paramRoots}, DeadlockFree: true, route: routeFatTree},
 		{Name: "dor", Help: "dimension-order routing as OpenSM does it: shortest paths taking the lowest port (ports in dimension order), balancing parallel cables; deadlock-free on meshes only",
 			route: routeDOR},
+		{Name: "torus-2qos", Help: "Torus-2QoS-style routing for generated 1-3D meshes and tori: dimension order with datelines (SL bit per dimension, VL = that bit on each hop), rerouting the other way round a ring with one failed link; fails on two failures in a ring or failed switches",
+			Params: []Param{paramVLs}, DeadlockFree: true, route: routeTorus2QoS},
 		{Name: "lash", Help: "layered shortest paths (Alg. 3.5): one shortest path per switch pair, each put in the first virtual layer whose CDG stays acyclic",
 			Params: []Param{paramVLs}, DeadlockFree: true, route: routeLASH},
 	}
