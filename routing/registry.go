@@ -72,6 +72,8 @@ func Engines() []Engine {
 			route: routeDOR},
 		{Name: "torus-2qos", Help: "Torus-2QoS-style routing for generated 1-3D meshes and tori: dimension order with datelines (SL bit per dimension, VL = that bit on each hop), rerouting the other way round a ring with one failed link; fails on two failures in a ring or failed switches",
 			Params: []Param{paramVLs}, DeadlockFree: true, route: routeTorus2QoS},
+		{Name: "nue", Help: "Nue (ch. 6): routing on the complete channel dependency graph with exactly vls layers; deadlock-free on any connected topology, falling back to spanning-tree escape paths where a destination cannot be routed otherwise",
+			Params: []Param{{"vls", "8", "virtual layers to use (any k ≥ 1)"}}, DeadlockFree: true, route: routeNue},
 		{Name: "lash", Help: "layered shortest paths (Alg. 3.5): one shortest path per switch pair, each put in the first virtual layer whose CDG stays acyclic",
 			Params: []Param{paramVLs}, DeadlockFree: true, route: routeLASH},
 	}

@@ -46,6 +46,9 @@ type Tables struct {
 	// Notes are engine remarks worth showing a user (roots chosen,
 	// fall-backs taken, …).
 	Notes []string
+	// Fallbacks counts the destinations Nue routed on its escape paths, of
+	// Destinations routed.
+	Fallbacks, Destinations int
 }
 
 // NewTables returns empty tables for net: every entry NoPath except each

@@ -1,0 +1,495 @@
+package routing
+
+import (
+	"fmt"
+	"sort"
+)
+
+// routeNue is Nue routing (seeds/001 §6.2): routing on the complete
+// channel dependency graph with exactly k = vls virtual layers.
+//
+// The HCA destinations are partitioned into k layers by their switches
+// (multilevel k-way partitioning of the switch graph weighted by HCAs).
+// Per layer: the convex subgraph of the layer's destination switches
+// (Alg. 6.1), its most central switch by Brandes' betweenness as the root of
+// a BFS spanning tree whose paths are the layer's escape paths (Def. 6.2;
+// their dependencies are marked used first), then for each destination a
+// Dijkstra over channels (Alg. 6.2) that takes a dependency only if the
+// layer's used dependencies stay acyclic. Islands left by blocked
+// dependencies are reached by local backtracking (Alg. 6.5: a neighbour
+// switches to another of its valid channels); if that fails, the
+// destination falls back to the escape paths. Channel weights start and
+// grow as DFSSSP's. The acyclicity checks use a dynamic topological order
+// instead of the ω numbering of Alg. 6.4; shortcuts through former islands
+// (Alg. 6.6) are not implemented.
+func routeNue(g *graph, o Options) (*Tables, error) {
+	k := o.VLs
+	t := NewTables(g.net, "nue")
+	g.setHCAPorts(t)
+	part := g.partition(k)
+	nch := 2 * len(g.net.Links)
+	st := newSSSP(g) // shared channel weights and load accounting
+	n := &nueState{g: g, t: t, st: st, nch: nch}
+	n.alloc()
+	fallbacks, total := 0, 0
+	layers := 0
+	for L := 0; L < k; L++ {
+		var dstSw []int32
+		for s := 0; s < g.S; s++ {
+			if part[s] == L {
+				dstSw = append(dstSw, int32(s))
+			}
+		}
+		if len(dstSw) == 0 {
+			continue
+		}
+		layers++
+		root := g.centralSwitch(dstSw)
+		n.cdg = newTopoCDG(nch)
+		n.tree = g.bfsTree(root)
+		for _, d := range dstSw {
+			n.escape(d)
+			if !n.markEscape() {
+				return nil, &Failure{Engine: "nue", Reason: "escape paths of a spanning tree induced a cycle (internal error)"}
+			}
+		}
+		for i, lid := range g.dests {
+			dst := g.hcaSwitch[int(g.destNode[i])-g.S]
+			if part[dst] != L {
+				continue
+			}
+			total++
+			if !n.route(dst) {
+				fallbacks++
+				n.escape(dst)
+				copy(n.next, n.esc)
+			}
+			for u := 0; u < g.S; u++ {
+				if int32(u) != dst && n.next[u] >= 0 {
+					t.SetPort(u, lid, int(g.chFromPrt[n.next[u]]))
+					if g.numHCAs(u) > 0 {
+						t.SetSL(u, lid, uint8(L))
+					}
+				}
+			}
+			n.addLoad(dst)
+		}
+	}
+	g.routeSwitchLIDs(t, g.hopDistances())
+	t.VLsNeeded, t.VLsUsed = max(layers, 1), max(layers, 1)
+	t.Notes = append(t.Notes, fmt.Sprintf("fell back to escape paths for %d of %d destinations (%.3f %%)", fallbacks, total,
+		100*float64(fallbacks)/float64(max(total, 1))))
+	t.Fallbacks, t.Destinations = fallbacks, total
+	return t, nil
+}
+
+// nueState is the per-run work space.
+type nueState struct {
+	g      *graph
+	t      *Tables
+	st     *ssspState
+	nch    int
+	cdg    *topoCDG
+	tree   []int32 // BFS tree: parent switch per switch (-1 at the root)
+	esc    []int32 // escape next channel per switch for the current destination
+	next   []int32 // chosen next channel per switch, -1 none
+	dep    []int32 // the dependency target of next[u] (next of its head), -1 none
+	dist   []int64
+	final  []bool
+	heap   minHeap
+	order  []int32
+	in     [][]inArc
+	treeCh [][]int32 // per switch: channels to its tree neighbours
+}
+
+func (n *nueState) alloc() {
+	S := n.g.S
+	n.esc, n.next, n.dep = make([]int32, S), make([]int32, S), make([]int32, S)
+	n.dist, n.final = make([]int64, S), make([]bool, S)
+	n.in = n.g.incoming()
+}
+
+// escape computes the spanning-tree next channel of every switch toward dst.
+func (n *nueState) escape(dst int32) {
+	g := n.g
+	for i := range n.esc {
+		n.esc[i] = -1
+	}
+	// BFS over tree edges from dst; a switch's escape channel leads to the
+	// tree neighbour it was discovered from.
+	seen := n.final // reuse as scratch
+	for i := range seen {
+		seen[i] = false
+	}
+	seen[dst] = true
+	q := append(n.order[:0], dst)
+	for h := 0; h < len(q); h++ {
+		v := q[h]
+		for _, ia := range n.in[v] {
+			u := ia.from
+			if seen[u] || !(n.tree[u] == v || n.tree[v] == u) {
+				continue
+			}
+			// Among parallel tree cables take the lowest port (the first arc).
+			seen[u] = true
+			n.esc[u] = g.out[u][ia.idx].ch
+			q = append(q, u)
+		}
+	}
+	n.order = q
+	for i := range seen {
+		seen[i] = false
+	}
+}
+
+// markEscape adds the dependencies of the current escape paths.
+func (n *nueState) markEscape() bool {
+	for u := range n.esc {
+		c := n.esc[u]
+		if c < 0 {
+			continue
+		}
+		to, _ := n.g.chTo(c)
+		if nx := n.esc[to]; nx >= 0 {
+			if !n.cdg.add(c, nx) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// route runs the modified Dijkstra toward dst; it reports false when an
+// HCA-carrying switch stays unreachable (the caller falls back). On success
+// the dependencies of the chosen paths stay in the layer's CDG.
+func (n *nueState) route(dst int32) bool {
+	g := n.g
+	const inf = int64(1) << 62
+	for i := range n.next {
+		n.next[i], n.dep[i], n.dist[i], n.final[i] = -1, -1, inf, false
+	}
+	n.heap.reset()
+	n.dist[dst] = 0
+	n.heap.push(0, dst)
+	n.dijkstra(dst)
+	for {
+		island := int32(-1)
+		for s := 0; s < g.S; s++ {
+			if int32(s) != dst && n.next[s] < 0 && g.numHCAs(s) > 0 {
+				island = int32(s)
+				break
+			}
+		}
+		if island < 0 {
+			return true
+		}
+		if !n.backtrack(dst, island) {
+			// Undo this destination's dependencies; use the escape paths.
+			for u := range n.next {
+				if n.next[u] >= 0 && n.dep[u] >= 0 {
+					n.cdg.remove(n.next[u], n.dep[u])
+				}
+			}
+			return false
+		}
+		n.dijkstra(dst)
+	}
+}
+
+// setNext gives switch u the channel c (toward switch v), replacing its
+// previous choice; it reports false (changing nothing) if the dependency
+// would close a cycle.
+func (n *nueState) setNext(u int32, c int32, v, dst int32) bool {
+	dep := int32(-1)
+	if v != dst {
+		dep = n.next[v]
+		if !n.cdg.add(c, dep) {
+			return false
+		}
+	}
+	if n.next[u] >= 0 && n.dep[u] >= 0 {
+		n.cdg.remove(n.next[u], n.dep[u])
+	}
+	n.next[u], n.dep[u] = c, dep
+	return true
+}
+
+func (n *nueState) dijkstra(dst int32) {
+	g := n.g
+	for n.heap.len() > 0 {
+		d, v := n.heap.pop()
+		if d != n.dist[v] || n.final[v] {
+			continue
+		}
+		n.final[v] = true
+		for _, ia := range n.in[v] {
+			u := ia.from
+			if n.final[u] {
+				continue
+			}
+			a := g.out[u][ia.idx]
+			nd := d + hopUnit + n.st.weight[a.ch]
+			if nd > n.dist[u] || (nd == n.dist[u] && a.port >= int32(g.chFromPrt[n.next[u]])) {
+				continue
+			}
+			if !n.setNext(u, a.ch, v, dst) {
+				continue // blocked: the dependency would close a cycle
+			}
+			n.dist[u] = nd
+			n.heap.push(nd, u)
+		}
+	}
+}
+
+// backtrack tries to reach island x through a reached neighbour y that
+// switches to another of its channels (Alg. 6.5), keeping every dependency
+// already built on y valid.
+func (n *nueState) backtrack(dst, x int32) bool {
+	g := n.g
+	type cand struct {
+		y, alt, via int32
+		dist      int64
+	}
+	var cands []cand
+	for _, a := range g.out[x] {
+		y := a.to
+		if y == dst || n.next[y] < 0 {
+			continue
+		}
+		for _, b := range g.out[y] {
+			w := b.to
+			if b.ch == n.next[y] || (w != dst && n.next[w] < 0) || w == x || n.leadsThrough(w, y, dst) {
+				continue
+			}
+			cands = append(cands, cand{y: y, alt: b.ch, via: a.ch, dist: n.dist[w] + hopUnit + n.st.weight[b.ch]})
+		}
+	}
+	sort.Slice(cands, func(i, j int) bool {
+		if cands[i].dist != cands[j].dist {
+			return cands[i].dist < cands[j].dist
+		}
+		return cands[i].alt < cands[j].alt
+	})
+	for _, c := range cands {
+		if n.switchNext(c.y, c.alt, dst) {
+			if n.setNext(x, c.via, c.y, dst) {
+				n.dist[x] = n.dist[c.y] + hopUnit + n.st.weight[c.via]
+				n.final[x] = false
+				n.heap.push(n.dist[x], x)
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// leadsThrough reports whether the current path from w to dst passes y.
+func (n *nueState) leadsThrough(w, y, dst int32) bool {
+	for steps := 0; w != dst && steps <= n.g.S; steps++ {
+		if w == y {
+			return true
+		}
+		c := n.next[w]
+		if c < 0 {
+			return true // unreachable: not usable
+		}
+		to, _ := n.g.chTo(c)
+		w = to
+	}
+	return w != dst
+}
+
+// switchNext moves reached switch y to channel alt, re-pointing the
+// dependencies of every switch routed through y; all or nothing.
+func (n *nueState) switchNext(y, alt, dst int32) bool {
+	g := n.g
+	old, oldDep := n.next[y], n.dep[y]
+	w, _ := g.chTo(alt)
+	newDep := int32(-1)
+	if w != dst {
+		newDep = n.next[w]
+		if !n.cdg.add(alt, newDep) {
+			return false
+		}
+	}
+	var moved []int32
+	ok := true
+	for u := 0; u < g.S; u++ {
+		c := n.next[u]
+		if c < 0 || int32(u) == y {
+			continue
+		}
+		if h, _ := g.chTo(c); h == y {
+			if !n.cdg.add(c, alt) {
+				ok = false
+				break
+			}
+			moved = append(moved, int32(u))
+		}
+	}
+	if !ok {
+		for _, u := range moved {
+			n.cdg.remove(n.next[u], alt)
+		}
+		if newDep >= 0 {
+			n.cdg.remove(alt, newDep)
+		}
+		return false
+	}
+	for _, u := range moved {
+		n.cdg.remove(n.next[u], old)
+		n.dep[u] = alt
+	}
+	if oldDep >= 0 {
+		n.cdg.remove(old, oldDep)
+	}
+	n.next[y], n.dep[y] = alt, newDep
+	n.dist[y] = n.dist[w] + hopUnit + n.st.weight[alt]
+	return true
+}
+
+// addLoad adds the HCA paths to dst to the channel weights (as SSSP does).
+func (n *nueState) addLoad(dst int32) {
+	g := n.g
+	// Count sources through each switch by walking every HCA switch's path.
+	for s := 0; s < g.S; s++ {
+		k := int64(g.numHCAs(s))
+		if k == 0 || int32(s) == dst {
+			continue
+		}
+		u := int32(s)
+		for steps := 0; u != dst && steps <= g.S; steps++ {
+			c := n.next[u]
+			if c < 0 {
+				break
+			}
+			n.st.weight[c] += k
+			u, _ = g.chTo(c)
+		}
+	}
+}
+
+// bfsTree returns the BFS spanning tree of the switch graph from root as a
+// parent array (lowest port first).
+func (g *graph) bfsTree(root int32) []int32 {
+	parent := make([]int32, g.S)
+	for i := range parent {
+		parent[i] = -2
+	}
+	parent[root] = -1
+	q := []int32{root}
+	for h := 0; h < len(q); h++ {
+		u := q[h]
+		for _, a := range g.out[u] {
+			if parent[a.to] == -2 {
+				parent[a.to] = u
+				q = append(q, a.to)
+			}
+		}
+	}
+	return parent
+}
+
+// centralSwitch returns the switch of highest betweenness centrality
+// (Brandes) within the convex subgraph of the given switches (Alg. 6.1).
+func (g *graph) centralSwitch(set []int32) int32 {
+	if len(set) == 1 {
+		return set[0]
+	}
+	// Convex subgraph: every switch on a shortest path between two of set.
+	in := make([]bool, g.S)
+	for _, s := range set {
+		in[s] = true
+	}
+	dist := make([]int32, g.S)
+	done := make([]bool, g.S)
+	var q []int32
+	for _, x := range set {
+		for i := range dist {
+			dist[i], done[i] = -1, false
+		}
+		dist[x] = 0
+		q = append(q[:0], x)
+		for h := 0; h < len(q); h++ {
+			u := q[h]
+			for _, a := range g.out[u] {
+				if dist[a.to] < 0 {
+					dist[a.to] = dist[u] + 1
+					q = append(q, a.to)
+				}
+			}
+		}
+		for _, y := range set {
+			if done[y] {
+				continue
+			}
+			done[y] = true
+			q = append(q[:0], y)
+			for h := 0; h < len(q); h++ {
+				u := q[h]
+				for _, a := range g.out[u] {
+					v := a.to
+					if !done[v] && dist[v] == dist[u]-1 {
+						in[v] = true
+						done[v] = true
+						q = append(q, v)
+					}
+				}
+			}
+		}
+	}
+	// Brandes' algorithm on the convex subgraph (unweighted).
+	var nodes []int32
+	for s := 0; s < g.S; s++ {
+		if in[s] {
+			nodes = append(nodes, int32(s))
+		}
+	}
+	cb := make([]float64, g.S)
+	sigma := make([]float64, g.S)
+	delta := make([]float64, g.S)
+	var stack []int32
+	preds := make([][]int32, g.S)
+	for _, s := range nodes {
+		for _, v := range nodes {
+			sigma[v], delta[v], dist[v], preds[v] = 0, 0, -1, preds[v][:0]
+		}
+		sigma[s], dist[s] = 1, 0
+		q = append(q[:0], s)
+		stack = stack[:0]
+		for h := 0; h < len(q); h++ {
+			v := q[h]
+			stack = append(stack, v)
+			for _, a := range g.out[v] {
+				w := a.to
+				if !in[w] {
+					continue
+				}
+				if dist[w] < 0 {
+					dist[w] = dist[v] + 1
+					q = append(q, w)
+				}
+				if dist[w] == dist[v]+1 && (len(preds[w]) == 0 || preds[w][len(preds[w])-1] != v) {
+					sigma[w] += sigma[v]
+					preds[w] = append(preds[w], v)
+				}
+			}
+		}
+		for i := len(stack) - 1; i >= 0; i-- {
+			w := stack[i]
+			for _, v := range preds[w] {
+				delta[v] += sigma[v] / sigma[w] * (1 + delta[w])
+			}
+			if w != s {
+				cb[w] += delta[w]
+			}
+		}
+	}
+	best := nodes[0]
+	for _, v := range nodes {
+		if cb[v] > cb[best]+1e-9 {
+			best = v
+		}
+	}
+	return best
+}

@@ -1,0 +1,204 @@
+package routing
+
+import "sort"
+
+// partition splits the HCA-carrying switches into k parts of about equal
+// HCA count with few cables between parts: a multilevel k-way scheme in the
+// spirit of Karypis and Kumar (§6.2.5). The switch graph (vertex weight =
+// HCAs, edge weight = cables) is coarsened by heavy-edge matching, the
+// coarsest graph is split by greedy graph growing, and every level on the
+// way back is refined by moving boundary vertices that cut fewer cables
+// without unbalancing the parts. Switches without HCAs get part -1.
+func (g *graph) partition(k int) []int {
+	part := make([]int, g.S)
+	if k <= 1 {
+		for s := range part {
+			part[s] = 0
+			if g.numHCAs(s) == 0 {
+				part[s] = -1
+			}
+		}
+		return part
+	}
+	type cgraph struct {
+		w   []int         // vertex weights
+		adj []map[int]int // neighbour → edge weight
+		up  []int         // vertex of the finer level → vertex here
+	}
+	// Level 0: the switch graph.
+	base := cgraph{w: make([]int, g.S), adj: make([]map[int]int, g.S)}
+	for s := 0; s < g.S; s++ {
+		base.w[s] = g.numHCAs(s)
+		base.adj[s] = map[int]int{}
+		for _, a := range g.out[s] {
+			base.adj[s][int(a.to)]++
+		}
+	}
+	levels := []cgraph{base}
+	for len(levels[len(levels)-1].w) > 8*k && len(levels) < 40 {
+		cur := levels[len(levels)-1]
+		n := len(cur.w)
+		match := make([]int, n)
+		for i := range match {
+			match[i] = -1
+		}
+		for v := 0; v < n; v++ {
+			if match[v] >= 0 {
+				continue
+			}
+			best, bw := -1, 0
+			for _, u := range sortedKeys(cur.adj[v]) {
+				if w := cur.adj[v][u]; match[u] < 0 && u != v && w > bw {
+					best, bw = u, w
+				}
+			}
+			match[v] = v
+			if best >= 0 {
+				match[v], match[best] = best, v
+			}
+		}
+		up := make([]int, n)
+		for i := range up {
+			up[i] = -1
+		}
+		next := cgraph{}
+		for v := 0; v < n; v++ {
+			if up[v] >= 0 {
+				continue
+			}
+			id := len(next.w)
+			next.w = append(next.w, 0)
+			up[v] = id
+			if m := match[v]; m != v {
+				up[m] = id
+			}
+		}
+		next.adj = make([]map[int]int, len(next.w))
+		for i := range next.adj {
+			next.adj[i] = map[int]int{}
+		}
+		for v := 0; v < n; v++ {
+			next.w[up[v]] += cur.w[v]
+			for u, w := range cur.adj[v] {
+				if up[u] != up[v] {
+					next.adj[up[v]][up[u]] += w
+				}
+			}
+		}
+		if len(next.w) == n {
+			break // nothing left to match
+		}
+		levels[len(levels)-1].up = up
+		levels = append(levels, next)
+	}
+	// Initial partition of the coarsest graph: grow parts one by one from
+	// the heaviest unassigned vertex, breadth first.
+	top := levels[len(levels)-1]
+	total := 0
+	for _, w := range top.w {
+		total += w
+	}
+	p := make([]int, len(top.w))
+	for i := range p {
+		p[i] = -1
+	}
+	for q := 0; q < k; q++ {
+		target := (total*(q+1))/k - (total*q)/k
+		start := -1
+		for v := range top.w {
+			if p[v] < 0 && (start < 0 || top.w[v] > top.w[start]) {
+				start = v
+			}
+		}
+		if start < 0 {
+			break
+		}
+		got := 0
+		queue := []int{start}
+		p[start] = q
+		got += top.w[start]
+		for h := 0; h < len(queue) && got < target; h++ {
+			for _, u := range sortedKeys(top.adj[queue[h]]) {
+				if p[u] < 0 && got < target {
+					p[u] = q
+					got += top.w[u]
+					queue = append(queue, u)
+				}
+			}
+		}
+	}
+	for v := range p {
+		if p[v] < 0 {
+			p[v] = k - 1
+		}
+	}
+	// Project back, refining each level.
+	for lv := len(levels) - 1; lv >= 0; lv-- {
+		cur := levels[lv]
+		refine(p, cur.w, cur.adj, k)
+		if lv == 0 {
+			break
+		}
+		finer := levels[lv-1]
+		fp := make([]int, len(finer.w))
+		for v := range fp {
+			fp[v] = p[finer.up[v]]
+		}
+		p = fp
+	}
+	for s := range part {
+		part[s] = p[s]
+		if g.numHCAs(s) == 0 {
+			part[s] = -1
+		}
+	}
+	return part
+}
+
+// refine moves boundary vertices to the neighbouring part they share the
+// most cable weight with, when that lowers the cut and keeps every part
+// within 10 % of the average weight.
+func refine(p []int, w []int, adj []map[int]int, k int) {
+	total := 0
+	size := make([]int, k)
+	for v := range p {
+		total += w[v]
+		size[p[v]] += w[v]
+	}
+	limit := total/k + total/(10*k) + 1
+	for pass := 0; pass < 4; pass++ {
+		moved := false
+		for v := range p {
+			conn := make(map[int]int)
+			for u, ew := range adj[v] {
+				conn[p[u]] += ew
+			}
+			best, gain := p[v], 0
+			for _, q := range sortedKeys(conn) {
+				if q != p[v] {
+					if d := conn[q] - conn[p[v]]; d > gain && size[q]+w[v] <= limit && size[p[v]]-w[v] > 0 {
+						best, gain = q, d
+					}
+				}
+			}
+			if best != p[v] {
+				size[p[v]] -= w[v]
+				size[best] += w[v]
+				p[v] = best
+				moved = true
+			}
+		}
+		if !moved {
+			break
+		}
+	}
+}
+
+func sortedKeys(m map[int]int) []int {
+	keys := make([]int, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Ints(keys)
+	return keys
+}
