@@ -248,7 +248,7 @@ func (n *nueState) backtrack(dst, x int32) bool {
 	g := n.g
 	type cand struct {
 		y, alt, via int32
-		dist      int64
+		dist        int64
 	}
 	var cands []cand
 	for _, a := range g.out[x] {
