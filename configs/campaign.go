@@ -88,7 +88,8 @@ type TrafficEntry struct {
 	MsgBytes any     `toml:"msg_bytes" json:"msg_bytes,omitempty"`
 	Load     float64 `toml:"load" json:"load,omitempty"`
 	Distance int     `toml:"distance" json:"distance,omitempty"`
-	// MaxTime bounds each simulation, e.g. "10ms" (default 10 ms).
+	// MaxTime bounds each simulation, e.g. "10ms" (default 10 ms for
+	// infinite traffic, 10 s for the exchange, which ends by itself).
 	MaxTime string `toml:"max_time" json:"max_time,omitempty"`
 	// Seeds overrides the campaign's seeds for this pattern.
 	Seeds []uint64 `toml:"seeds" json:"seeds,omitempty"`
@@ -452,6 +453,9 @@ func (t TrafficEntry) bytes(mtu int) (int, error) {
 
 func (t TrafficEntry) maxTime() (int64, error) {
 	if t.MaxTime == "" {
+		if t.Kind == string(traffic.Exchange) {
+			return 10 * 1000 * 1000 * fabric.Microsecond, nil // 10 s: finite traffic ends by itself
+		}
 		return 10 * 1000 * fabric.Microsecond, nil
 	}
 	return parseDuration(t.MaxTime)
