@@ -1,11 +1,14 @@
 package routing
 
 import (
+	"errors"
 	"fmt"
 	"os"
+	"strconv"
 	"testing"
 
 	"flitsim/fabric"
+	"flitsim/faults"
 )
 
 // The reference fabric: 128 switches, 1,024 HCAs, 8 switch cables
@@ -84,5 +87,123 @@ func TestDFSSSPLayersOnRandom(t *testing.T) {
 			}
 			t.Logf("links=%d %-6s layers min %d avg %.2f max %d (%d topologies)", links, eng, lo, float64(sum)/float64(perPoint), hi, perPoint)
 		}
+	}
+}
+
+// BenchmarkRouteTorus10 routes the largest case of Fig. 6.12: a 10×10×10
+// torus with 4 HCAs per switch and 1 % failed links. Engines that cannot
+// route it (VL shortage) are timed until they give up.
+func BenchmarkRouteTorus10(b *testing.B) {
+	base, err := fabric.Build("torus:dims=10x10x10,hcas=4000")
+	if err != nil {
+		b.Fatal(err)
+	}
+	net, _, err := faults.Inject(base, faults.Spec{LinkPercent: 1, Seed: 1})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, name := range []string{"minhop", "sssp", "dfsssp", "updn", "dor", "torus-2qos", "lash", "nue"} {
+		e, _ := Lookup(name)
+		for _, vls := range []int{1, 8} {
+			if vls == 1 && name != "nue" {
+				continue
+			}
+			b.Run(fmt.Sprintf("%s-%dvl", name, vls), func(b *testing.B) {
+				for i := 0; i < b.N; i++ {
+					if _, err := e.Route(net, Options{VLs: vls}); err != nil {
+						var f *Failure
+						if !errors.As(err, &f) {
+							b.Fatal(err)
+						}
+						b.ReportMetric(1, "failed")
+					}
+				}
+			})
+		}
+	}
+}
+
+// BenchmarkRouteNue is Nue on the random 128-switch fabric (OpenSM 3.3.23:
+// about 130 ms with 1 VL, 205 ms with 8).
+func BenchmarkRouteNue(b *testing.B) {
+	net, err := fabric.Build(benchFabric)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, vls := range []int{1, 8} {
+		b.Run(fmt.Sprintf("%dvl", vls), func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				if _, err := Compute("nue", net, Options{VLs: vls}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// TestNueEFIRandom reproduces Fig. 6.10: random topologies with 125
+// switches, 8 HCAs each and 1,000 switch cables; the edge forwarding index
+// (min, mean, sdv, max over inter-switch channels) averaged over the
+// topologies for Nue with 1..8 layers, DFSSSP and LASH, with Nue's
+// fall-back share and the longest path. CI runs 2 topologies;
+// FLITSIM_LONG=N runs N (the thesis: 1,000).
+func TestNueEFIRandom(t *testing.T) {
+	n := 2
+	if v := os.Getenv("FLITSIM_LONG"); v != "" {
+		n = 20
+		if x, err := strconv.Atoi(v); err == nil && x > 1 {
+			n = x
+		}
+	} else if testing.Short() {
+		t.Skip("short")
+	}
+	type acc struct{ min, mean, sdv, max, longest, fb, dests, worstLongest float64 }
+	sums := map[string]*acc{}
+	var names []string
+	for i := 1; i <= n; i++ {
+		net, err := fabric.Build(fmt.Sprintf("random:switches=125,hcas=1000,links=1000,seed=%d", i))
+		if err != nil {
+			t.Fatal(err)
+		}
+		run := func(label, engine string, vls int) {
+			tb, err := Compute(engine, net, Options{VLs: vls})
+			if err != nil {
+				t.Logf("%s on topology %d: %v", label, i, err)
+				return
+			}
+			m, err := Measure(net, tb)
+			if err != nil {
+				t.Fatal(err)
+			}
+			a := sums[label]
+			if a == nil {
+				a = &acc{}
+				sums[label] = a
+				names = append(names, label)
+			}
+			a.min += float64(m.EFIMin)
+			a.mean += m.EFIMean
+			a.sdv += m.EFISdv
+			a.max += float64(m.EFIMax)
+			a.longest += float64(m.PathLenMax)
+			a.worstLongest = max(a.worstLongest, float64(m.PathLenMax))
+			a.fb += float64(tb.Fallbacks)
+			a.dests += float64(tb.Destinations)
+		}
+		for k := 1; k <= 8; k++ {
+			run(fmt.Sprintf("nue-%d", k), "nue", k)
+		}
+		run("dfsssp", "dfsssp", 8)
+		run("lash", "lash", 8)
+	}
+	for _, name := range names {
+		a := sums[name]
+		f := float64(n)
+		fb := ""
+		if a.dests > 0 {
+			fb = fmt.Sprintf(" fall-back %.3f %%", 100*a.fb/a.dests)
+		}
+		t.Logf("%-7s EFI min %7.1f mean %7.1f sdv %6.1f max %7.1f; longest path avg %.2f worst %.0f%s (%d topologies)",
+			name, a.min/f, a.mean/f, a.sdv/f, a.max/f, a.longest/f, a.worstLongest, fb, n)
 	}
 }
