@@ -25,6 +25,7 @@ import (
 
 	"flitsim/fabric"
 	"flitsim/routing"
+	"flitsim/routing/opensm"
 	"flitsim/sim"
 	"flitsim/traffic"
 )
@@ -381,8 +382,8 @@ func (c *Campaign) validate(lines keyIndex) error {
 	labels := map[string]bool{}
 	for i := range c.Routings {
 		r := &c.Routings[i]
-		if _, ok := routing.Lookup(r.Engine); !ok {
-			return c.errAt(lines, "routing.engine", i, "unknown routing engine %q (known: %s)", r.Engine, strings.Join(routing.Names(), ", "))
+		if !opensm.Known(r.Engine) {
+			return c.errAt(lines, "routing.engine", i, "unknown routing engine %q (known: %s, and opensm:<engine>)", r.Engine, strings.Join(routing.Names(), ", "))
 		}
 		if r.VLs < 0 || r.VLs > routing.MaxVLs {
 			return c.errAt(lines, "routing.vls", i, "%d VLs: want 1..%d", r.VLs, routing.MaxVLs)

@@ -1,6 +1,10 @@
 package routing
 
-import "fmt"
+import (
+	"fmt"
+
+	"flitsim/fabric"
+)
 
 // maxLayers bounds the virtual layers cycle breaking may open while it
 // counts how many an engine needs (more than the 16 SLs cannot be used,
@@ -281,4 +285,35 @@ func balanceLayers(ps *pathSet, layer []uint8, n, k int) int {
 		}
 	}
 	return max(c, 1)
+}
+
+// AssignLayers gives tables computed elsewhere (an OpenSM dump, say) a
+// deadlock-free virtual layering of their paths with DFSSSP's cycle
+// breaking, balanced over the vls available, and records the VLs needed
+// and used. Tables whose CDG is acyclic stay on one VL.
+func AssignLayers(net *fabric.Network, t *Tables, vls int) error {
+	if err := t.check(net); err != nil {
+		return err
+	}
+	g := newGraph(net)
+	ps := collectPaths(g, t)
+	layer, n, err := breakCycles(ps, maxLayers)
+	if err != nil {
+		return &Failure{Engine: t.Engine, Reason: err.Error()}
+	}
+	t.VLsNeeded = n
+	if n > vls {
+		return needsVLs(t.Engine, n, vls)
+	}
+	t.VLsUsed = balanceLayers(ps, layer, n, vls)
+	t.sl = nil
+	t.sl2vl = nil
+	ps.apply(t, layer)
+	return nil
+}
+
+// AutoRoots returns the root switches Up*/Down* (reverse=false) or
+// Down*/Up* (reverse=true) chooses when none are given.
+func AutoRoots(net *fabric.Network, reverse bool) []int {
+	return newGraph(net).autoRoots(reverse)
 }

@@ -19,6 +19,7 @@ import (
 	"flitsim/faults"
 	"flitsim/results"
 	"flitsim/routing"
+	"flitsim/routing/opensm"
 	"flitsim/sim"
 )
 
@@ -227,7 +228,7 @@ func evaluate(p configs.Point, hash string, cache *netCache) results.Record {
 	}
 	r.Switches, r.HCAs = net.NumSwitches, net.NumHCAs()
 	r.FailedLinks, r.FailedSwitch, r.Redrawn = len(rec.Links), len(rec.Switches), rec.Redrawn
-	tb, err := routing.Compute(p.Routing.Engine, net, p.Options)
+	tb, err := opensm.Compute(p.Routing.Engine, net, p.Options)
 	if err != nil {
 		r.Verdict, r.RoutingError = "routing_failed", err.Error()
 		var f *routing.Failure

@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"flitsim/results"
+	"flitsim/routing/opensm"
 )
 
 // TestMain lets the test binary act as the flitsim CLI for child-process
@@ -140,4 +141,41 @@ func TestCheckAndBadCampaign(t *testing.T) {
 		code, _, errs = run("check", name)
 		assert.Equal(t, 0, code, "%s: %s", name, errs)
 	}
+}
+
+// opensm:<engine> works inside a campaign file.
+func TestCampaignWithOpenSM(t *testing.T) {
+	if err := opensm.Available(); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal(err)
+		}
+		t.Skip(err)
+	}
+	path := filepath.Join(t.TempDir(), "osm.toml")
+	require.NoError(t, os.WriteFile(path, []byte(`
+name = "osm"
+[[topology]]
+spec = "kary-ntree:k=4,n=2"
+[faults]
+percent = [0, 10]
+[[routing]]
+engine = "opensm:dfsssp"
+[[routing]]
+engine = "opensm:updn"
+[[routing]]
+engine = "dfsssp"
+[[traffic]]
+kind = "exchange"
+`), 0o644))
+	dir := filepath.Join(t.TempDir(), "out")
+	code, _, errs := run("run", path, "-o", dir, "-q", "-j", "1")
+	require.Equal(t, 0, code, errs)
+	recs, err := results.ReadDir(dir)
+	require.NoError(t, err)
+	require.Len(t, recs, 6)
+	for _, r := range recs {
+		assert.True(t, r.RoutingOK, "%s: %s", r.Key, r.RoutingError)
+		assert.Equal(t, "completed", r.Verdict, r.Key)
+	}
+	assert.Equal(t, "opensm:dfsssp", recs[0].Routing)
 }

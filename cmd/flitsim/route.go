@@ -12,6 +12,7 @@ import (
 	"flitsim/fabric"
 	"flitsim/faults"
 	"flitsim/routing"
+	"flitsim/routing/opensm"
 )
 
 // routeReport is what `flitsim route` prints for one engine.
@@ -42,7 +43,9 @@ func routeCmd(args []string, stdout, stderr io.Writer) error {
 		"Routes the network with each engine, verifies the tables (every HCA pair reachable, no loop,\n"+
 			"per-VL channel dependency graph acyclic or one cycle shown) and prints routing metrics.\n"+
 			"Failure flags (--links, --switches, …) inject faults first, as `flitsim topo faults` does.", stderr)
-	engines := fs.String("routing", "dfsssp", "engine(s), comma separated; see --list")
+	engines := &setString{v: "dfsssp"}
+	fs.Var(engines, "routing", "engine(s), comma separated; see --list; opensm:<engine> runs the real OpenSM")
+	compare := fs.String("compare", "", "opensm: route with flitsim's and OpenSM's implementation side by side (default: all ten engines)")
 	list := fs.Bool("list", false, "list the engines and their parameters")
 	vls := fs.Int("vls", 8, "virtual lanes available")
 	roots := fs.String("roots", "", "root switches for updn/dnup, comma separated names or 0x GUIDs")
@@ -69,10 +72,18 @@ func routeCmd(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	names := strings.Split(*engines, ",")
+	names := strings.Split(engines.v, ",")
+	if *compare != "" {
+		if *compare != "opensm" {
+			return badInput("--compare takes opensm, not %q", *compare)
+		}
+		if !fs.Lookup("routing").Value.(interface{ IsSet() bool }).IsSet() {
+			names = opensm.Engines()
+		}
+	}
 	for _, n := range names {
-		if _, ok := routing.Lookup(n); !ok {
-			return badInput("unknown routing engine %q (known: %s)", n, strings.Join(routing.Names(), ", "))
+		if !opensm.Known(n) || (*compare != "" && strings.HasPrefix(n, opensm.Prefix)) {
+			return badInput("unknown routing engine %q (known: %s, and opensm:<engine>)", n, strings.Join(routing.Names(), ", "))
 		}
 	}
 	if *dump != "" && len(names) != 1 {
@@ -94,6 +105,17 @@ func routeCmd(args []string, stdout, stderr io.Writer) error {
 	opts := routing.Options{VLs: *vls, File: *lftFile}
 	if *roots != "" {
 		opts.Roots = strings.Split(*roots, ",")
+	}
+	if *compare != "" {
+		cmp, err := opensm.Compare(net, names, opts)
+		if err != nil {
+			return err
+		}
+		if *asJSON {
+			return writeJSON(stdout, cmp)
+		}
+		printComparison(stdout, net, cmp)
+		return nil
 	}
 	var reports []routeReport
 	for _, name := range names {
@@ -129,14 +151,16 @@ func routeCmd(args []string, stdout, stderr io.Writer) error {
 // routeOne routes, verifies and measures; an engine's failure to route is
 // a result (ok=false), not an error.
 func routeOne(net *fabric.Network, name string, opts routing.Options, ebbPatterns int) (routeReport, *routing.Tables, error) {
-	e, _ := routing.Lookup(name)
 	r := routeReport{Routing: name}
 	start := time.Now()
-	tb, err := e.Route(net, opts)
+	tb, err := opensm.Compute(name, net, opts)
 	r.RouteMS = float64(time.Since(start).Microseconds()) / 1000
 	if err != nil {
 		var f *routing.Failure
 		if !errors.As(err, &f) && name != "file" {
+			if errors.Is(err, opensm.ErrMissing) {
+				return r, nil, inputError{err}
+			}
 			return r, nil, err
 		}
 		r.Error = err.Error()
@@ -203,6 +227,48 @@ func printRouteReports(w io.Writer, net *fabric.Network, reports []routeReport) 
 		}
 		for _, n := range r.Notes {
 			fmt.Fprintf(w, "%s: %s\n", r.Routing, n)
+		}
+	}
+}
+
+// setString is a string flag that knows whether it was given.
+type setString struct {
+	v   string
+	set bool
+}
+
+func (s *setString) String() string { return s.v }
+func (s *setString) Set(v string) error {
+	s.v, s.set = v, true
+	return nil
+}
+func (s *setString) IsSet() bool { return s.set }
+
+func printComparison(w io.Writer, net *fabric.Network, cmp []opensm.Comparison) {
+	fmt.Fprintln(w, net.Describe())
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "engine\tside\tok\tdeadlock-free\tVLs\tEFI min\tmean\tmax\tpath mean\tmax\troute ms\tsame LFT\t")
+	for _, c := range cmp {
+		same := "-"
+		if c.SameLFT >= 0 {
+			same = fmt.Sprintf("%.1f %%", 100*c.SameLFT)
+		}
+		for i, s := range []opensm.Side{c.Flitsim, c.OpenSM} {
+			who := [2]string{"flitsim", "opensm"}[i]
+			if !s.OK {
+				fmt.Fprintf(tw, "%s\t%s\tfailed\t\t%d\t\t\t\t\t\t%.1f\t%s\t\n", c.Engine, who, s.VLsNeeded, s.RouteMS, same)
+				continue
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%v\t%v\t%d\t%d\t%.1f\t%d\t%.2f\t%d\t%.1f\t%s\t\n", c.Engine, who, s.OK, s.DeadlockFree, s.VLsNeeded,
+				s.EFIMin, s.EFIMean, s.EFIMax, s.PathLenMean, s.PathLenMax, s.RouteMS, same)
+		}
+	}
+	tw.Flush()
+	for _, c := range cmp {
+		for i, s := range []opensm.Side{c.Flitsim, c.OpenSM} {
+			if s.Error != "" {
+				fmt.Fprintf(w, "%s (%s): %s\n", c.Engine, [2]string{"flitsim", "opensm"}[i], s.Error)
+			}
 		}
 	}
 }

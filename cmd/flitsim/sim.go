@@ -8,6 +8,7 @@ import (
 
 	"flitsim/faults"
 	"flitsim/routing"
+	"flitsim/routing/opensm"
 	"flitsim/sim"
 	"flitsim/traffic"
 )
@@ -80,15 +81,15 @@ func simCmd(args []string, stdout, stderr io.Writer) error {
 	if *reference {
 		p.Mode = sim.Reference
 	}
-	if _, ok := routing.Lookup(*engine); !ok {
-		return badInput("unknown routing engine %q (known: %s)", *engine, strings.Join(routing.Names(), ", "))
+	if !opensm.Known(*engine) {
+		return badInput("unknown routing engine %q (known: %s, and opensm:<engine>)", *engine, strings.Join(routing.Names(), ", "))
 	}
 	opts := routing.Options{VLs: *vls}
 	if *roots != "" {
 		opts.Roots = strings.Split(*roots, ",")
 	}
 	rep := simReport{Topology: net.Name, Routing: *engine, Traffic: string(k)}
-	tb, err := routing.Compute(*engine, net, opts)
+	tb, err := opensm.Compute(*engine, net, opts)
 	if err != nil {
 		rep.RoutingError = err.Error()
 		if *asJSON {

@@ -13,6 +13,8 @@ import (
 
 	"flitsim/fabric"
 	"flitsim/routing"
+	"flitsim/sim"
+	"flitsim/traffic"
 )
 
 // needTools skips when the InfiniBand tools are missing, except in CI,
@@ -76,4 +78,70 @@ func TestOpenSMEngineFailureIsReported(t *testing.T) {
 	require.True(t, errors.As(err, &f), "%v", err)
 	assert.NotEmpty(t, f.Reason)
 	_ = res
+}
+
+// The cross-check of issue 7 on a small fat tree, a 3×3 torus, a 4×4×4
+// torus and a random 32-switch fabric: every engine succeeds or fails on
+// both sides alike; engines that are the same algorithm with the same tie
+// rules give identical tables; every OpenSM table that exists loads,
+// verifies and simulates.
+func TestCompareWithOpenSM(t *testing.T) {
+	needTools(t)
+	identical := map[string]bool{"minhop": true, "dor": true, "lash": true, "updn": true}
+	for _, spec := range []string{"kary-ntree:k=4,n=3", "torus:dims=3x3", "torus:dims=4x4x4", "random:switches=32,hcas=128,links=64,seed=1"} {
+		net := build(t, spec)
+		cmp, err := Compare(net, Engines(), routing.DefaultOptions())
+		require.NoError(t, err)
+		require.Len(t, cmp, 10)
+		for _, c := range cmp {
+			assert.Equal(t, c.Flitsim.OK, c.OpenSM.OK, "%s %s: flitsim %q, OpenSM %q", spec, c.Engine, c.Flitsim.Error, c.OpenSM.Error)
+			if !c.OpenSM.OK {
+				continue
+			}
+			if identical[c.Engine] {
+				assert.Equal(t, 1.0, c.SameLFT, "%s %s: identical LFTs", spec, c.Engine)
+				assert.Equal(t, c.Flitsim.EFIMax, c.OpenSM.EFIMax)
+			}
+			// OpenSM's LASH layers the paths between all switch pairs;
+			// flitsim's those that carry HCA traffic. Where every switch has
+			// HCAs the two path sets coincide and so must the layer counts.
+			if c.Engine == "lash" && allSwitchesHaveHCAs(net) {
+				assert.InDelta(t, c.Flitsim.VLsNeeded, c.OpenSM.VLsNeeded, 1, "%s lash VLs", spec)
+			}
+			// OpenSM's tables simulate (exchange, completes or deadlocks).
+			tb := c.OpenSM.tables
+			p := sim.DefaultParams()
+			p.Traffic = traffic.Spec{Kind: traffic.Exchange, MessageBytes: 256}
+			res, err := sim.Run(net, tb, p)
+			require.NoError(t, err, "%s %s", spec, c.Engine)
+			if c.OpenSM.DeadlockFree {
+				assert.Equal(t, sim.Completed, res.Verdict, "%s opensm:%s", spec, c.Engine)
+			}
+		}
+	}
+	// DFSSSP and SSSP agree within 10 % on the random fabric, VLs within one.
+	net := build(t, "random:switches=32,hcas=128,links=64,seed=1")
+	cmp, err := Compare(net, []string{"dfsssp", "sssp"}, routing.DefaultOptions())
+	require.NoError(t, err)
+	for _, c := range cmp {
+		assert.InEpsilon(t, c.OpenSM.EFIMax, c.Flitsim.EFIMax, 0.1, c.Engine)
+	}
+	assert.InDelta(t, cmp[0].OpenSM.VLsNeeded, cmp[0].Flitsim.VLsNeeded, 1, "dfsssp VLs")
+}
+
+func TestOpenSMMissingEngine(t *testing.T) {
+	assert.True(t, Known("opensm:dfsssp"))
+	assert.True(t, Known("opensm:torus-2QoS"))
+	assert.False(t, Known("opensm:bogus"))
+	assert.False(t, Known("opensm:file"))
+	assert.True(t, Known("nue"))
+}
+
+func allSwitchesHaveHCAs(net *fabric.Network) bool {
+	for s := 0; s < net.NumSwitches; s++ {
+		if len(net.HCAsOf(s)) == 0 {
+			return false
+		}
+	}
+	return true
 }

@@ -1,0 +1,97 @@
+package opensm
+
+import (
+	"errors"
+	"time"
+
+	"flitsim/fabric"
+	"flitsim/routing"
+)
+
+// Side is one engine's outcome in a comparison.
+type Side struct {
+	OK           bool    `json:"ok"`
+	Error        string  `json:"error,omitempty"`
+	VLsNeeded    int     `json:"vls_needed"`
+	DeadlockFree bool    `json:"deadlock_free"`
+	EFIMin       int     `json:"efi_min"`
+	EFIMean      float64 `json:"efi_mean"`
+	EFIMax       int     `json:"efi_max"`
+	PathLenMean  float64 `json:"path_len_mean"`
+	PathLenMax   int     `json:"path_len_max"`
+	RouteMS      float64 `json:"route_ms"`
+	tables       *routing.Tables
+}
+
+// Comparison sets flitsim's engine beside OpenSM's.
+type Comparison struct {
+	Engine  string `json:"engine"`
+	Flitsim Side   `json:"flitsim"`
+	OpenSM  Side   `json:"opensm"`
+	// SameLFT is the share of HCA-destination LFT entries both engines set
+	// to the same port (-1 when one of them failed).
+	SameLFT float64 `json:"same_lft"`
+}
+
+func side(net *fabric.Network, compute func() (*routing.Tables, error)) Side {
+	start := time.Now()
+	t, err := compute()
+	s := Side{RouteMS: float64(time.Since(start).Microseconds()) / 1000}
+	if err != nil {
+		s.Error = err.Error()
+		var f *routing.Failure
+		if errors.As(err, &f) {
+			s.VLsNeeded = f.VLsNeeded
+		}
+		return s
+	}
+	v, err := routing.Verify(net, t)
+	if err != nil {
+		s.Error = err.Error()
+		return s
+	}
+	m, err := routing.Measure(net, t)
+	if err != nil {
+		s.Error = err.Error()
+		return s
+	}
+	s.OK, s.DeadlockFree, s.VLsNeeded = v.OK(), v.DeadlockFree, t.VLsNeeded
+	if !v.OK() {
+		s.Error = "incomplete tables: " + v.Problem
+	}
+	s.EFIMin, s.EFIMean, s.EFIMax = m.EFIMin, m.EFIMean, m.EFIMax
+	s.PathLenMean, s.PathLenMax = m.PathLenMean, m.PathLenMax
+	s.tables = t
+	return s
+}
+
+// Compare routes net with flitsim's and OpenSM's implementation of each
+// engine and measures both the same way.
+func Compare(net *fabric.Network, names []string, o routing.Options) ([]Comparison, error) {
+	if err := Available(); err != nil {
+		return nil, err
+	}
+	var out []Comparison
+	for _, name := range names {
+		c := Comparison{Engine: name, SameLFT: -1}
+		c.Flitsim = side(net, func() (*routing.Tables, error) { return routing.Compute(name, net, o) })
+		c.OpenSM = side(net, func() (*routing.Tables, error) { return Compute(Prefix+name, net, o) })
+		if a, b := c.Flitsim.tables, c.OpenSM.tables; a != nil && b != nil {
+			same, total := 0, 0
+			for s := 0; s < net.NumSwitches; s++ {
+				for h := net.NumSwitches; h < len(net.Nodes); h++ {
+					lid := net.Nodes[h].LID
+					total++
+					if a.Port(s, lid) == b.Port(s, lid) {
+						same++
+					}
+				}
+			}
+			if total > 0 {
+				c.SameLFT = float64(same) / float64(total)
+			}
+		}
+		out = append(out, c)
+	}
+	return out, nil
+}

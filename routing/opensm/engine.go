@@ -1,0 +1,233 @@
+package opensm
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"flitsim/fabric"
+	"flitsim/routing"
+)
+
+// Prefix marks a routing engine name as OpenSM's: "opensm:dfsssp".
+const Prefix = "opensm:"
+
+// engines maps flitsim's engine names to OpenSM's -R names.
+var engines = []struct{ flitsim, osm string }{
+	{"dfsssp", "dfsssp"}, {"dnup", "dnup"}, {"dor", "dor"}, {"file", "file"}, {"ftree", "ftree"}, {"lash", "lash"},
+	{"minhop", "minhop"}, {"nue", "nue"}, {"sssp", "sssp"}, {"torus-2qos", "torus-2QoS"}, {"updn", "updn"},
+}
+
+// Engines lists the OpenSM engines flitsim can run ("opensm:…" names
+// without the prefix), sorted.
+func Engines() []string {
+	var n []string
+	for _, e := range engines {
+		if e.flitsim != "file" {
+			n = append(n, e.flitsim)
+		}
+	}
+	return n
+}
+
+func osmName(engine string) (string, bool) {
+	for _, e := range engines {
+		if strings.EqualFold(e.flitsim, engine) || strings.EqualFold(e.osm, engine) {
+			return e.osm, true
+		}
+	}
+	return "", false
+}
+
+// Known reports whether name is a flitsim engine or an OpenSM engine
+// ("opensm:<engine>").
+func Known(name string) bool {
+	if e, ok := strings.CutPrefix(name, Prefix); ok {
+		_, ok := osmName(e)
+		return ok && e != "file"
+	}
+	_, ok := routing.Lookup(name)
+	return ok
+}
+
+// Compute routes net with a flitsim engine, or with the real OpenSM for
+// "opensm:<engine>" names.
+func Compute(name string, net *fabric.Network, o routing.Options) (*routing.Tables, error) {
+	if e, ok := strings.CutPrefix(name, Prefix); ok {
+		return Route(context.Background(), net, e, o)
+	}
+	return routing.Compute(name, net, o)
+}
+
+var (
+	reVLsNeeded  = regexp.MustCompile(`(?:Virtual Lanes|Lanes) needed: (\d+)`)
+	reNotEnough  = regexp.MustCompile(`needed=(\d+)`)
+	rootEngines  = map[string]bool{"updn": true}
+	qosEngines   = map[string]bool{"dfsssp": true, "lash": true, "nue": true, "torus-2QoS": true}
+	layerEngines = map[string]bool{"dfsssp": true, "lash": true, "nue": true, "torus-2QoS": true}
+)
+
+// Route runs OpenSM's engine on net and returns its forwarding tables.
+//
+// OpenSM writes no per-path SL dump, so for the engines that layer paths
+// (dfsssp, lash, nue, torus-2QoS) flitsim computes a deadlock-free VL
+// layering of OpenSM's LFTs with its own cycle breaking (noted in the
+// tables); VLsNeeded reports OpenSM's own count where its log gives one.
+// Up*/Down* gets flitsim's automatic roots (or the given ones) as a root
+// GUID file, so both engines start from the same roots; torus-2QoS gets a
+// torus configuration built from the generated dimensions.
+func Route(ctx context.Context, net *fabric.Network, engine string, o routing.Options) (*routing.Tables, error) {
+	name, ok := osmName(engine)
+	if !ok || name == "file" {
+		return nil, fmt.Errorf("unknown OpenSM engine %q (known: %s)", engine, strings.Join(Engines(), ", "))
+	}
+	if o.VLs == 0 {
+		o.VLs = 8
+	}
+	dir, err := os.MkdirTemp("", "flitsim-osmcfg-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	var args []string
+	if qosEngines[name] {
+		args = append(args, "-Q")
+	}
+	if name == "nue" {
+		args = append(args, "--nue_max_num_vls", strconv.Itoa(o.VLs))
+	}
+	if rootEngines[name] {
+		roots, err := rootIndices(net, o.Roots)
+		if err != nil {
+			return nil, err
+		}
+		var b bytes.Buffer
+		for _, r := range roots {
+			fmt.Fprintf(&b, "0x%016x\n", net.Nodes[r].GUID)
+		}
+		path := filepath.Join(dir, "roots")
+		if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+			return nil, err
+		}
+		args = append(args, "-a", path)
+	}
+	if name == "torus-2QoS" {
+		conf, err := torusConfig(net)
+		if err != nil {
+			return nil, &routing.Failure{Engine: Prefix + engine, Reason: err.Error()}
+		}
+		path := filepath.Join(dir, "torus-2QoS.conf")
+		if err := os.WriteFile(path, []byte(conf), 0o644); err != nil {
+			return nil, err
+		}
+		args = append(args, "--torus_config", path)
+	}
+	res, err := Run(ctx, net, Config{Engine: name, Args: args})
+	var needed int
+	if res != nil {
+		if m := reVLsNeeded.FindAllStringSubmatch(res.Log, -1); m != nil {
+			needed, _ = strconv.Atoi(m[len(m)-1][1])
+		}
+		if m := reNotEnough.FindStringSubmatch(res.Log); m != nil {
+			needed, _ = strconv.Atoi(m[1])
+		}
+	}
+	if err != nil {
+		var f *routing.Failure
+		if errors.As(err, &f) {
+			f.VLsNeeded = needed
+		}
+		return nil, err
+	}
+	t := res.Tables
+	t.Engine = Prefix + strings.ToLower(engine)
+	if layerEngines[name] {
+		if err := routing.AssignLayers(net, t, o.VLs); err != nil {
+			return nil, err
+		}
+		t.Notes = append(t.Notes, fmt.Sprintf("VLs assigned by flitsim's cycle breaking of OpenSM's LFTs (needs %d); OpenSM writes no per-path SL dump", t.VLsNeeded))
+	}
+	if needed > 0 {
+		t.Notes = append(t.Notes, fmt.Sprintf("OpenSM's log: %d VLs needed", needed))
+		t.VLsNeeded = needed
+	}
+	return t, nil
+}
+
+func rootIndices(net *fabric.Network, names []string) ([]int, error) {
+	if len(names) == 0 {
+		return routing.AutoRoots(net, false), nil
+	}
+	byName := net.ByName()
+	var out []int
+	for _, n := range names {
+		i, ok := byName[n]
+		if !ok || !net.IsSwitch(i) {
+			return nil, fmt.Errorf("root %q is not a switch", n)
+		}
+		out = append(out, i)
+	}
+	return out, nil
+}
+
+// torusConfig writes a torus-2QoS.conf for a generated 2D/3D mesh or torus:
+// radix and mesh/torus per dimension, and seed links from the switch at
+// the origin (both directions, as radix-4 rings require).
+func torusConfig(net *fabric.Network) (string, error) {
+	if net.Dims == nil || len(net.Dims) < 1 || len(net.Dims) > 3 {
+		return "", fmt.Errorf("torus-2QoS needs a generated 1-3 dimensional mesh or torus")
+	}
+	var b strings.Builder
+	b.WriteString("torus")
+	dims := append([]int(nil), net.Dims...)
+	for len(dims) < 3 {
+		dims = append(dims, 1)
+	}
+	for k, d := range dims {
+		suffix := "m"
+		if k < len(net.Wrap) && net.Wrap[k] {
+			suffix = "t"
+		}
+		if d == 1 {
+			suffix = ""
+		}
+		fmt.Fprintf(&b, " %d%s", d, suffix)
+	}
+	b.WriteString("\n")
+	at := map[string]int{}
+	for s := 0; s < net.NumSwitches; s++ {
+		at[fmt.Sprint(net.Nodes[s].Coord)] = s
+	}
+	origin := make([]int, len(net.Dims))
+	o, ok := at[fmt.Sprint(origin)]
+	if !ok {
+		return "", fmt.Errorf("the switch at the origin failed; torus-2QoS needs it to seed the topology")
+	}
+	for k, d := range net.Dims {
+		if d < 2 {
+			continue
+		}
+		for _, dir := range []struct {
+			name string
+			step int
+		}{{"p", 1}, {"m", -1}} {
+			if dir.step < 0 && !(k < len(net.Wrap) && net.Wrap[k]) {
+				continue
+			}
+			c := append([]int(nil), origin...)
+			c[k] = (c[k] + dir.step + d) % d
+			n, ok := at[fmt.Sprint(c)]
+			if !ok {
+				continue
+			}
+			fmt.Fprintf(&b, "%c%s_link 0x%016x 0x%016x\n", "xyz"[k], dir.name, net.Nodes[o].GUID, net.Nodes[n].GUID)
+		}
+	}
+	return b.String(), nil
+}
