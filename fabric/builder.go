@@ -3,6 +3,7 @@ package fabric
 import (
 	"fmt"
 	"sort"
+	"strconv"
 )
 
 // Default GUID prefixes for generated fabrics. Switch i gets
@@ -25,6 +26,33 @@ type Builder struct {
 }
 
 // NewBuilder starts an empty network called name.
+// MaxLIDs is the number of unicast LIDs (0x0001–0xBFFF): one subnet holds
+// at most this many switches and HCAs together.
+const MaxLIDs = 0xBFFF
+
+// checkLIDs reports a design whose switches and HCAs cannot all get a
+// unicast LID; generators call it before they allocate anything.
+func checkLIDs(switches, hcas int) error {
+	if switches+hcas <= MaxLIDs {
+		return nil
+	}
+	count := func(n int) string {
+		if n > MaxLIDs { // may be a capped product
+			return fmt.Sprintf("more than %d", MaxLIDs)
+		}
+		return strconv.Itoa(n)
+	}
+	return fmt.Errorf("%s switches + %s HCAs exceed the %d unicast LIDs of one subnet", count(switches), count(hcas), MaxLIDs)
+}
+
+// mulCap returns a·b, or cap+1 when the product exceeds cap (no overflow).
+func mulCap(a, b, cap int) int {
+	if a != 0 && b > cap/a {
+		return cap + 1
+	}
+	return a * b
+}
+
 func NewBuilder(name string) *Builder { return &Builder{name: name} }
 
 // AddSwitch adds a switch with radix ports and returns its (provisional) index.
@@ -204,8 +232,8 @@ func (n *Network) assignIDs() error {
 		}
 	}
 	if missingLID {
-		if len(n.Nodes) > 0xBFFF {
-			return fmt.Errorf("%s: %d nodes exceed the %d unicast LIDs", n.Name, len(n.Nodes), 0xBFFF)
+		if len(n.Nodes) > MaxLIDs {
+			return fmt.Errorf("%s: %d nodes exceed the %d unicast LIDs", n.Name, len(n.Nodes), MaxLIDs)
 		}
 		for i := range n.Nodes {
 			n.Nodes[i].LID = uint16(i + 1)

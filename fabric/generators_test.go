@@ -250,6 +250,11 @@ func TestBadSpecs(t *testing.T) {
 		{"dragonfly:a=2,p=1,h=1,g=9", "at most a·h+1"},
 		{"random:switches=10,links=500,radix=8", "do not fit"},
 		{"xgft:m=4x4,w=2", "must match"},
+		{"kary-ntree:k=8,n=6", "32768 switches + more than 49151 HCAs exceed"},
+		{"xgft:m=4096x4096x4096x4096x4096x4096,w=1x1x1x1x1x1", "more than 49151 switches"},
+		{"torus:dims=999x999x999", "exceed the 49151 unicast LIDs"},
+		{"kautz:d=15,k=16", "exceed the 49151 unicast LIDs"},
+		{"random:switches=60000,links=10", "exceed the 49151 unicast LIDs"},
 		{"file:", "needs a path"},
 		{"file:/nonexistent/x.topo", "no such file"},
 	} {

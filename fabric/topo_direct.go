@@ -27,7 +27,7 @@ func kautzGenerator() Generator {
 			var words [][]int
 			var rec func(w []int)
 			rec = func(w []int) {
-				if len(words) > 1<<20 {
+				if len(words) > MaxLIDs {
 					return
 				}
 				if len(w) == k {
@@ -42,13 +42,13 @@ func kautzGenerator() Generator {
 				}
 			}
 			rec(nil)
-			if len(words) > 1<<20 {
-				return nil, fmt.Errorf("d=%d k=%d: too many switches", d, k)
-			}
 			ns := len(words)
-			hcas := a.intOr("hcas", ns, 0, 1<<22)
+			hcas := a.intOr("hcas", ns, 0, MaxLIDs)
 			if a.err != nil {
 				return nil, nil
+			}
+			if err := checkLIDs(ns, hcas); err != nil {
+				return nil, fmt.Errorf("d=%d k=%d: %w", d, k, err)
 			}
 			counts := spread(hcas, ns)
 			if need := 2*d*r + maxOf(counts); need > radix {
@@ -128,7 +128,7 @@ func dragonflyGenerator() Generator {
 			if g > ga*h+1 {
 				return nil, fmt.Errorf("g=%d groups need at least one global cable each to the others: at most a·h+1 = %d", g, ga*h+1)
 			}
-			hcas := a.intOr("hcas", ga*p*g, 0, 1<<22)
+			hcas := a.intOr("hcas", ga*p*g, 0, MaxLIDs)
 			if a.err != nil {
 				return nil, nil
 			}
@@ -169,7 +169,7 @@ func cascadeGenerator() Generator {
 			if g > 96*h+1 {
 				return nil, fmt.Errorf("groups=%d need at most 96·h+1 = %d", g, 96*h+1)
 			}
-			hcas := a.intOr("hcas", 96*p*g, 0, 1<<22)
+			hcas := a.intOr("hcas", 96*p*g, 0, MaxLIDs)
 			if a.err != nil {
 				return nil, nil
 			}
@@ -206,8 +206,8 @@ type groupLayout struct {
 
 func buildGroups(gl groupLayout) (*Network, error) {
 	ns := gl.groups * gl.perGroup
-	if ns > 1<<20 {
-		return nil, fmt.Errorf("too many switches")
+	if err := checkLIDs(ns, gl.hcas); err != nil {
+		return nil, err
 	}
 	counts := spread(gl.hcas, ns)
 	if need := gl.intraPorts*gl.redundancy + gl.global + maxOf(counts); need > gl.radix {

@@ -49,14 +49,14 @@ func buildGrid(a *args, torus bool) (*Network, error) {
 	}
 	ns := 1
 	for _, d := range dims {
-		ns *= d
-		if ns > 1<<20 {
-			return nil, fmt.Errorf("dims %v: too many switches", dims)
-		}
+		ns = mulCap(ns, d, MaxLIDs)
 	}
-	hcas := a.intOr("hcas", ns, 0, 1<<20)
+	hcas := a.intOr("hcas", ns, 0, MaxLIDs)
 	if a.err != nil {
 		return nil, nil
+	}
+	if err := checkLIDs(ns, hcas); err != nil {
+		return nil, fmt.Errorf("dims %v: %w", dims, err)
 	}
 	nd := len(dims)
 	swPorts := 2 * nd * r

@@ -25,9 +25,12 @@ func randomGenerator() Generator {
 			if a.err != nil {
 				return nil, nil
 			}
-			hcas := a.intOr("hcas", ns, 0, 1<<22)
+			hcas := a.intOr("hcas", ns, 0, MaxLIDs)
 			if a.err != nil {
 				return nil, nil
+			}
+			if err := checkLIDs(ns, hcas); err != nil {
+				return nil, err
 			}
 			return buildRandom(ns, hcas, links, radix, uint64(seed))
 		}}

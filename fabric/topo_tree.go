@@ -27,9 +27,9 @@ func xgftGenerator() Generator {
 			}
 			leaves := 1
 			for _, x := range m {
-				leaves *= x
+				leaves = mulCap(leaves, x, MaxLIDs)
 			}
-			hcas := a.intOr("hcas", leaves*w[0], 0, 1<<20)
+			hcas := a.intOr("hcas", mulCap(leaves, w[0], MaxLIDs), 0, MaxLIDs)
 			if a.err != nil {
 				return nil, nil
 			}
@@ -57,12 +57,9 @@ func karyNTreeGenerator() Generator {
 			leaves := 1
 			for i := range m {
 				m[i] = k
-				leaves *= k
+				leaves = mulCap(leaves, k, MaxLIDs)
 			}
-			if leaves > 1<<20 {
-				return nil, fmt.Errorf("k=%d n=%d: too many switches", k, n)
-			}
-			hcas := a.intOr("hcas", leaves*k, 0, 1<<22)
+			hcas := a.intOr("hcas", mulCap(leaves, k, MaxLIDs), 0, MaxLIDs)
 			if a.err != nil {
 				return nil, nil
 			}
@@ -94,10 +91,10 @@ func buildXGFT(m, w []int, r, radix, hcas int) (*Network, error) {
 		base[l] = total
 		cnt := 1
 		for _, x := range radices(l) {
-			cnt *= x
+			cnt = mulCap(cnt, x, MaxLIDs)
 		}
-		if total+cnt > 1<<20 {
-			return nil, fmt.Errorf("too many switches")
+		if err := checkLIDs(total+cnt, hcas); err != nil {
+			return nil, err
 		}
 		for i := 0; i < cnt; i++ {
 			s := b.AddSwitch("l"+strconv.Itoa(l)+"-"+strconv.Itoa(i), radix)
