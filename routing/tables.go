@@ -21,6 +21,12 @@ const NoPath uint8 = 255
 // InfiniBand SL space).
 const MaxVLs = 16
 
+// Values of Tables.SLSource.
+const (
+	SLsFromLog   = "opensm-log"
+	SLsByFlitsim = "flitsim-layering"
+)
+
 // Tables is the result of routing one network.
 //
 // Paths are destination-based: LFT(s, lid) is the output port at switch s
@@ -43,6 +49,10 @@ type Tables struct {
 	// VLsNeeded is how many virtual lanes the engine needed for
 	// deadlock-freedom; VLsUsed how many its tables use after balancing.
 	VLsNeeded, VLsUsed int
+	// SLSource says who chose the service levels when not the engine
+	// itself: "" (the engine), SLsFromLog (OpenSM's own choice, read from
+	// its log) or SLsByFlitsim (flitsim's cycle breaking of the LFTs).
+	SLSource string
 	// Notes are engine remarks worth showing a user (roots chosen,
 	// fall-backs taken, …).
 	Notes []string

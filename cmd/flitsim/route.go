@@ -247,7 +247,7 @@ func (s *setString) IsSet() bool { return s.set }
 func printComparison(w io.Writer, net *fabric.Network, cmp []opensm.Comparison) {
 	fmt.Fprintln(w, net.Describe())
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "engine\tside\tok\tdeadlock-free\tVLs\tEFI min\tmean\tmax\tpath mean\tmax\troute ms\tsame LFT\t")
+	fmt.Fprintln(tw, "engine\tside\tok\tdeadlock-free\tVLs\tVLs by\tEFI min\tmean\tmax\tpath mean\tmax\troute ms\tsame LFT\t")
 	for _, c := range cmp {
 		same := "-"
 		if c.SameLFT >= 0 {
@@ -256,10 +256,17 @@ func printComparison(w io.Writer, net *fabric.Network, cmp []opensm.Comparison) 
 		for i, s := range []opensm.Side{c.Flitsim, c.OpenSM} {
 			who := [2]string{"flitsim", "opensm"}[i]
 			if !s.OK {
-				fmt.Fprintf(tw, "%s\t%s\tfailed\t\t%d\t\t\t\t\t\t%.1f\t%s\t\n", c.Engine, who, s.VLsNeeded, s.RouteMS, same)
+				fmt.Fprintf(tw, "%s\t%s\tfailed\t\t%d\t\t\t\t\t\t\t%.1f\t%s\t\n", c.Engine, who, s.VLsNeeded, s.RouteMS, same)
 				continue
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%v\t%v\t%d\t%d\t%.1f\t%d\t%.2f\t%d\t%.1f\t%s\t\n", c.Engine, who, s.OK, s.DeadlockFree, s.VLsNeeded,
+			by := "engine"
+			switch s.SLSource {
+			case routing.SLsFromLog:
+				by = "opensm log"
+			case routing.SLsByFlitsim:
+				by = "flitsim"
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%v\t%v\t%d\t%s\t%d\t%.1f\t%d\t%.2f\t%d\t%.1f\t%s\t\n", c.Engine, who, s.OK, s.DeadlockFree, s.VLsNeeded, by,
 				s.EFIMin, s.EFIMean, s.EFIMax, s.PathLenMean, s.PathLenMax, s.RouteMS, same)
 		}
 	}

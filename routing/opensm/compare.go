@@ -10,9 +10,11 @@ import (
 
 // Side is one engine's outcome in a comparison.
 type Side struct {
-	OK           bool    `json:"ok"`
-	Error        string  `json:"error,omitempty"`
-	VLsNeeded    int     `json:"vls_needed"`
+	OK        bool   `json:"ok"`
+	Error     string `json:"error,omitempty"`
+	VLsNeeded int    `json:"vls_needed"`
+	// SLSource says who chose the SLs of OpenSM's tables (routing.Tables.SLSource).
+	SLSource     string  `json:"sl_source,omitempty"`
 	DeadlockFree bool    `json:"deadlock_free"`
 	EFIMin       int     `json:"efi_min"`
 	EFIMean      float64 `json:"efi_mean"`
@@ -55,7 +57,7 @@ func side(net *fabric.Network, compute func() (*routing.Tables, error)) Side {
 		s.Error = err.Error()
 		return s
 	}
-	s.OK, s.DeadlockFree, s.VLsNeeded = v.OK(), v.DeadlockFree, t.VLsNeeded
+	s.OK, s.DeadlockFree, s.VLsNeeded, s.SLSource = v.OK(), v.DeadlockFree, t.VLsNeeded, t.SLSource
 	if !v.OK() {
 		s.Error = "incomplete tables: " + v.Problem
 	}

@@ -128,7 +128,8 @@ func Route(ctx context.Context, net *fabric.Network, engine string, o routing.Op
 		}
 		args = append(args, "--torus_config", path)
 	}
-	res, err := Run(ctx, net, Config{Engine: name, Args: args})
+	// DFSSSP and Nue report their VL choice only at debug level.
+	res, err := Run(ctx, net, Config{Engine: name, Args: args, Debug: name == "dfsssp" || name == "nue"})
 	var needed int
 	if res != nil {
 		if m := reVLsNeeded.FindAllStringSubmatch(res.Log, -1); m != nil {
@@ -148,16 +149,101 @@ func Route(ctx context.Context, net *fabric.Network, engine string, o routing.Op
 	t := res.Tables
 	t.Engine = Prefix + strings.ToLower(engine)
 	if layerEngines[name] {
-		if err := routing.AssignLayers(net, t, o.VLs); err != nil {
-			return nil, err
+		switch {
+		case len(res.PathVLs) > 0:
+			moved, total := applyPathVLs(net, t, res.PathVLs)
+			t.SLSource = routing.SLsFromLog
+			t.Notes = append(t.Notes, fmt.Sprintf("VLs: OpenSM's own, from DFSSSP's debug log; HCAs on one switch share the VL most of them got (%d of %d HCA paths moved)", moved, total))
+		case len(res.DestVLs) > 0:
+			applyDestVLs(net, t, res.DestVLs)
+			t.SLSource = routing.SLsFromLog
+			t.Notes = append(t.Notes, "VLs: OpenSM's own, from Nue's destination distribution in its log")
+		default:
+			if err := routing.AssignLayers(net, t, o.VLs); err != nil {
+				return nil, err
+			}
+			t.SLSource = routing.SLsByFlitsim
+			t.Notes = append(t.Notes, fmt.Sprintf("VLs: flitsim's cycle breaking of OpenSM's LFTs (needs %d); OpenSM does not report its %s's SLs", t.VLsNeeded, name))
 		}
-		t.Notes = append(t.Notes, fmt.Sprintf("VLs assigned by flitsim's cycle breaking of OpenSM's LFTs (needs %d); OpenSM writes no per-path SL dump", t.VLsNeeded))
 	}
 	if needed > 0 {
 		t.Notes = append(t.Notes, fmt.Sprintf("OpenSM's log: %d VLs needed", needed))
 		t.VLsNeeded = needed
 	}
 	return t, nil
+}
+
+// applyPathVLs sets the SL of every (source switch, destination HCA) path
+// from OpenSM's per-LID-pair VLs. flitsim's tables keep one SL per source
+// switch, so HCAs on one switch take the VL most of them got (ties: the
+// lowest). That stays deadlock-free: the shared route's dependencies are
+// already in that VL's acyclic graph (put there by the HCAs OpenSM placed
+// on it), and an HCA's injection channel cannot close a cycle. It returns
+// how many HCA paths changed VL, of how many.
+func applyPathVLs(net *fabric.Network, t *routing.Tables, vls map[[2]uint16]uint8) (moved, total int) {
+	used := map[uint8]bool{0: true}
+	var votes [256]int
+	for s := 0; s < net.NumSwitches; s++ {
+		hcas := net.HCAsOf(s)
+		if len(hcas) == 0 {
+			continue
+		}
+		for d := net.NumSwitches; d < len(net.Nodes); d++ {
+			dst := net.Nodes[d].LID
+			clear(votes[:])
+			n := 0
+			for _, h := range hcas {
+				if h == d {
+					continue
+				}
+				if vl, ok := vls[[2]uint16{net.Nodes[h].LID, dst}]; ok {
+					votes[vl]++
+					n++
+				}
+			}
+			if n == 0 {
+				continue
+			}
+			best := 0
+			for v := range votes {
+				if votes[v] > votes[best] {
+					best = v
+				}
+			}
+			t.SetSL(s, dst, uint8(best))
+			used[uint8(best)] = true
+			moved += n - votes[best]
+			total += n
+		}
+	}
+	t.VLsUsed = maxVL(used) + 1
+	return moved, total
+}
+
+// applyDestVLs sets the SL of every path to a destination to the VL Nue
+// routed that destination on.
+func applyDestVLs(net *fabric.Network, t *routing.Tables, vls map[uint16]uint8) {
+	used := map[uint8]bool{0: true}
+	for d := net.NumSwitches; d < len(net.Nodes); d++ {
+		vl, ok := vls[net.Nodes[d].LID]
+		if !ok {
+			continue
+		}
+		used[vl] = true
+		for s := 0; s < net.NumSwitches; s++ {
+			t.SetSL(s, net.Nodes[d].LID, vl)
+		}
+	}
+	t.VLsUsed = maxVL(used) + 1
+	t.VLsNeeded = t.VLsUsed
+}
+
+func maxVL(used map[uint8]bool) int {
+	m := 0
+	for v := range used {
+		m = max(m, int(v))
+	}
+	return m
 }
 
 func rootIndices(net *fabric.Network, names []string) ([]int, error) {

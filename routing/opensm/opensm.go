@@ -57,14 +57,24 @@ type Config struct {
 	Timeout time.Duration
 	// Keep leaves the work directory in place for inspection.
 	Keep bool
+	// Debug raises OpenSM's log level to include debug messages (-D 0x4F
+	// instead of 0x47), which is where DFSSSP reports each path's VL.
+	Debug bool
 }
 
 // Result is what one OpenSM sweep produced.
 type Result struct {
 	Tables *routing.Tables
-	// Log is OpenSM's log; Dir the work directory (removed unless Keep).
+	// Log is OpenSM's log without its debug-level lines; Dir the work
+	// directory (removed unless Keep).
 	Log string
 	Dir string
+	// PathVLs maps (source LID, destination LID) to the VL OpenSM's DFSSSP
+	// put the path on; read from its debug log (Config.Debug), else nil.
+	PathVLs map[[2]uint16]uint8
+	// DestVLs maps a destination LID to the VL OpenSM's Nue routed it on;
+	// nil for other engines.
+	DestVLs map[uint16]uint8
 }
 
 var seq atomic.Int64
@@ -115,7 +125,11 @@ func Run(ctx context.Context, net *fabric.Network, cfg Config) (*Result, error) 
 	rctx, cancel := context.WithTimeout(ctx, cfg.Timeout)
 	defer cancel()
 	logPath := filepath.Join(dir, "osm.log")
-	args := []string{"-o", "-e", "-f", logPath, "-D", "0x47", "--dump_files_dir", dir, "-R", cfg.Engine + ",no_fallback"}
+	level := "0x47" // error, info, verbose, routing (needed for the dumps)
+	if cfg.Debug {
+		level = "0x4F"
+	}
+	args := []string{"-o", "-e", "-f", logPath, "-D", level, "--dump_files_dir", dir, "-R", cfg.Engine + ",no_fallback"}
 	args = append(args, cfg.Args...)
 	cmd := exec.CommandContext(rctx, "opensm", args...)
 	cmd.Dir = dir
@@ -131,13 +145,14 @@ func Run(ctx context.Context, net *fabric.Network, cfg Config) (*Result, error) 
 	// while the engine fails: watch the log and stop it at the first verdict.
 	var runErr error
 	failed := false
+	tail := &logTail{path: logPath, marker: []byte("No routing engine able")}
 wait:
 	for {
 		select {
 		case runErr = <-done:
 			break wait
 		case <-time.After(50 * time.Millisecond):
-			if log, _ := os.ReadFile(logPath); bytes.Contains(log, []byte("No routing engine able")) {
+			if tail.poll() {
 				failed = true
 				_ = cmd.Process.Kill()
 				runErr = <-done
@@ -145,8 +160,14 @@ wait:
 			}
 		}
 	}
-	logText, _ := os.ReadFile(logPath)
-	res.Log = string(logText)
+	if f, err := os.Open(logPath); err == nil {
+		pl, err := parseLog(f)
+		f.Close()
+		if err != nil {
+			return res, fmt.Errorf("reading OpenSM's log: %w", err)
+		}
+		res.Log, res.PathVLs, res.DestVLs = pl.text, pl.pathVLs, pl.destVLs
+	}
 	dump := filepath.Join(dir, "opensm-lfts.dump")
 	used := usedEngine(res.Log)
 	if _, err := os.Stat(dump); err != nil || failed || (used != "" && !strings.EqualFold(used, cfg.Engine)) {

@@ -108,6 +108,12 @@ func TestCompareWithOpenSM(t *testing.T) {
 			if c.Engine == "lash" && allSwitchesHaveHCAs(net) {
 				assert.InDelta(t, c.Flitsim.VLsNeeded, c.OpenSM.VLsNeeded, 1, "%s lash VLs", spec)
 			}
+			// DFSSSP's and Nue's VLs are OpenSM's own, read from its log,
+			// and verified deadlock-free by flitsim.
+			if c.Engine == "dfsssp" || c.Engine == "nue" {
+				assert.Equal(t, routing.SLsFromLog, c.OpenSM.SLSource, "%s %s", spec, c.Engine)
+				assert.True(t, c.OpenSM.DeadlockFree, "%s opensm:%s with OpenSM's VLs", spec, c.Engine)
+			}
 			// OpenSM's tables simulate (exchange, completes or deadlocks).
 			tb := c.OpenSM.tables
 			p := sim.DefaultParams()
@@ -127,6 +133,34 @@ func TestCompareWithOpenSM(t *testing.T) {
 		assert.InEpsilon(t, c.OpenSM.EFIMax, c.Flitsim.EFIMax, 0.1, c.Engine)
 	}
 	assert.InDelta(t, cmp[0].OpenSM.VLsNeeded, cmp[0].Flitsim.VLsNeeded, 1, "dfsssp VLs")
+}
+
+// OpenSM's DFSSSP on a 4×4×4 torus needs 8 VLs (ibsim offers 8); flitsim
+// takes the VL of every path from its debug log, and the SLs it sets are
+// the majority VL of each source switch's HCAs.
+func TestOpenSMDFSSSPVLsFromLog(t *testing.T) {
+	needTools(t)
+	net := build(t, "torus:dims=4x4x4")
+	res, err := Run(context.Background(), net, Config{Engine: "dfsssp", Args: []string{"-Q"}, Debug: true})
+	require.NoError(t, err)
+	// 64 switches + 64 HCAs: every ordered pair of endpoints has a VL.
+	require.Len(t, res.PathVLs, 128*127)
+	tb, err := Route(context.Background(), net, "dfsssp", routing.DefaultOptions())
+	require.NoError(t, err)
+	assert.Equal(t, routing.SLsFromLog, tb.SLSource)
+	assert.Equal(t, 8, tb.VLsNeeded)
+	for s := 0; s < net.NumSwitches; s++ {
+		for _, h := range net.HCAsOf(s) { // one HCA per switch: no majority to take
+			for d := net.NumSwitches; d < len(net.Nodes); d++ {
+				if d != h {
+					assert.Equal(t, res.PathVLs[[2]uint16{net.Nodes[h].LID, net.Nodes[d].LID}], tb.SL(s, net.Nodes[d].LID))
+				}
+			}
+		}
+	}
+	v, err := routing.Verify(net, tb)
+	require.NoError(t, err)
+	assert.True(t, v.OK() && v.DeadlockFree, v.Problem)
 }
 
 func TestOpenSMMissingEngine(t *testing.T) {
