@@ -174,8 +174,9 @@ func abbreviate(s []string, n int) string {
 // HCA-carrying switches, as OpenSM's dnup does, so paths first leave the
 // leaves and then return to them; on a direct network where every switch
 // carries HCAs this leaves only the GUID order and the engine may fail
-// (OpenSM's dnup then allows equal-rank turns and loses deadlock-freedom;
-// flitsim reports the failure instead).
+// (OpenSM's dnup then treats every channel out of a rank-0 switch as down,
+// which makes it exactly MinHop and cyclic on tori; flitsim keeps the GUID
+// order and reports a failure instead).
 func (g *graph) autoRoots(reverse bool) []int {
 	if reverse {
 		var leaves []int
