@@ -2,6 +2,7 @@ package configs
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -137,4 +138,49 @@ func FuzzParse(f *testing.F) {
 			return
 		}
 	})
+}
+
+// Every point of every embedded campaign belongs to exactly one shard, for
+// any number of shards, and Size counts them.
+func TestShardsPartitionCampaign(t *testing.T) {
+	for _, name := range Embedded() {
+		c, err := Load(name)
+		require.NoError(t, err)
+		pts, err := c.Points()
+		require.NoError(t, err)
+		for n := 1; n <= 5; n++ {
+			owner := make([]int, len(pts))
+			for i := range owner {
+				owner[i] = -1
+			}
+			for i := 0; i < n; i++ {
+				sh, err := ParseShard(fmt.Sprintf("%d/%d", i, n))
+				require.NoError(t, err)
+				cnt := 0
+				for _, p := range pts {
+					if sh.Has(p.Index) {
+						require.Equal(t, -1, owner[p.Index], "%s: point %d in shards %d and %d of %d", name, p.Index, owner[p.Index], i, n)
+						owner[p.Index] = i
+						cnt++
+					}
+				}
+				assert.Equal(t, sh.Size(len(pts)), cnt, "%s shard %d/%d", name, i, n)
+			}
+			for i, o := range owner {
+				require.NotEqual(t, -1, o, "%s: point %d in no shard of %d", name, i, n)
+			}
+		}
+	}
+}
+
+func TestParseShardErrors(t *testing.T) {
+	for _, s := range []string{"", "1", "a/2", "2/2", "-1/2", "0/0", "1/x"} {
+		_, err := ParseShard(s)
+		assert.Error(t, err, s)
+	}
+	sh, err := ParseShard(" 3 / 5 ")
+	require.NoError(t, err)
+	assert.Equal(t, Shard{I: 3, N: 5}, sh)
+	assert.Equal(t, 2, Shard{I: 3, N: 5}.Size(13)) // 3, 8
+	assert.Equal(t, 0, Shard{I: 3, N: 5}.Size(3))
 }

@@ -24,14 +24,19 @@ import (
 )
 
 func runCmd(args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("run", "run [FILE|NAME] [-j N] [-o DIR] | run --list",
+	fs := newFlags("run", "run [FILE|NAME] [-j N] [-o DIR] [--shard I/N] | run --list",
 		"Runs a campaign: every point (topology × failure level × seed × routing × traffic) is built, failed,\n"+
 			"routed, verified and simulated; one JSON record per finished point is appended to DIR/results.jsonl and\n"+
 			"synced, so a killed run resumes where it stopped (finished points are skipped). At the end the records\n"+
 			"are sorted by point and DIR gets table.md, table.csv, levels.csv, report.json and SVG/PNG plots.\n"+
-			"Without FILE or NAME the embedded quickstart campaign runs.", stderr)
+			"Without FILE or NAME the embedded quickstart campaign runs.\n\n"+
+			"With --shard I/N only the points whose index is I mod N run (a round-robin split: every shard gets the\n"+
+			"same mix of topologies, levels, seeds and routings), into DIR (default out/NAME/shard-I-of-N) with a\n"+
+			"shard.json; 'flitsim merge' combines the N shard directories into the tables of a whole run. 'flitsim\n"+
+			"slurm' runs the shards as a Slurm job array.", stderr)
 	workers := fs.Int("j", runtime.NumCPU(), "points simulated in parallel")
-	out := fs.String("o", "", "output directory (default out/NAME)")
+	out := fs.String("o", "", "output directory (default out/NAME, or out/NAME/shard-I-of-N)")
+	shardFlag := fs.String("shard", "", "run only shard `I/N` of the campaign (0 ≤ I < N)")
 	list := fs.Bool("list", false, "list the embedded campaigns")
 	quiet := fs.Bool("q", false, "no progress output")
 	pos, err := parseFlags(fs, args)
@@ -59,35 +64,58 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 	if *workers < 1 {
 		return badInput("-j must be at least 1")
 	}
-	c, err := configs.Load(name)
-	if err != nil {
-		return asInput(err)
+	var shard configs.Shard
+	if *shardFlag != "" {
+		if shard, err = configs.ParseShard(*shardFlag); err != nil {
+			return asInput(err)
+		}
 	}
-	pts, err := c.Points()
+	c, pts, err := loadCampaign(name)
 	if err != nil {
-		return asInput(err)
+		return err
 	}
 	dir := *out
 	if dir == "" {
 		dir = filepath.Join("out", c.Name)
+		if !shard.Whole() {
+			dir = filepath.Join(dir, shardDirName(shard))
+		}
+	}
+	if !shard.Whole() {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return err
+		}
+		si := results.ShardInfo{Campaign: c.Name, Hash: c.Hash(), Shard: shard.I, Shards: shard.N, Points: len(pts), Size: shard.Size(len(pts))}
+		if err := results.WriteShardInfo(dir, si); err != nil {
+			return asInput(err)
+		}
+	} else if _, err := results.ReadShardInfo(dir); err == nil {
+		return badInput("%s holds a shard (%s): run it with --shard, or merge the shards with 'flitsim merge'", dir, results.ShardFile)
 	}
 	store, err := results.Open(dir, c.Hash())
 	if err != nil {
 		return err
 	}
 	start := time.Now()
-	todo := 0
+	var todo []int
+	mine := 0
 	for i := range pts {
-		if !store.Done(i) {
-			todo++
+		if shard.Has(i) {
+			mine++
+			if !store.Done(i) {
+				todo = append(todo, i)
+			}
 		}
 	}
 	if !*quiet {
-		fmt.Fprintf(stderr, "campaign %s: %d points, %d already done, %d to run on %d workers → %s\n",
-			c.Name, len(pts), len(pts)-todo, todo, *workers, dir)
+		what := fmt.Sprintf("campaign %s: %d points", c.Name, len(pts))
+		if !shard.Whole() {
+			what += fmt.Sprintf(", shard %s has %d", shard, mine)
+		}
+		fmt.Fprintf(stderr, "%s, %d already done, %d to run on %d workers → %s\n", what, mine-len(todo), len(todo), *workers, dir)
 	}
-	prog := newProgress(stderr, todo, *quiet)
-	err = runPoints(c, pts, store, *workers, prog)
+	prog := newProgress(stderr, len(todo), *quiet)
+	err = runPoints(c, pts, todo, store, *workers, prog)
 	if cerr := store.Close(); err == nil {
 		err = cerr
 	}
@@ -96,6 +124,13 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 	}
 	if err := store.Finalize(); err != nil {
 		return err
+	}
+	if !shard.Whole() {
+		if !*quiet {
+			fmt.Fprintf(stderr, "shard %s done in %.1f s: %d points in %s; merge the %d shards with: flitsim merge -o %s %s\n",
+				shard, time.Since(start).Seconds(), mine, dir, shard.N, filepath.Dir(dir), filepath.Join(filepath.Dir(dir), "shard-*-of-"+fmt.Sprint(shard.N)))
+		}
+		return nil
 	}
 	table, err := writeOutputs(dir)
 	if err != nil {
@@ -141,8 +176,26 @@ func (p *progress) done(r results.Record) {
 	}
 }
 
-// runPoints evaluates every unfinished point on a pool of workers.
-func runPoints(c *configs.Campaign, pts []configs.Point, store *results.Store, workers int, prog *progress) error {
+// loadCampaign loads a campaign file or embedded name and expands its
+// points; any problem is bad input.
+func loadCampaign(name string) (*configs.Campaign, []configs.Point, error) {
+	c, err := configs.Load(name)
+	if err != nil {
+		return nil, nil, asInput(err)
+	}
+	pts, err := c.Points()
+	if err != nil {
+		return nil, nil, asInput(err)
+	}
+	return c, pts, nil
+}
+
+// shardDirName is the default directory of a shard inside the campaign's.
+func shardDirName(s configs.Shard) string { return fmt.Sprintf("shard-%d-of-%d", s.I, s.N) }
+
+// runPoints evaluates the points todo (indices into pts) on a pool of
+// workers.
+func runPoints(c *configs.Campaign, pts []configs.Point, todo []int, store *results.Store, workers int, prog *progress) error {
 	cache := &netCache{nets: map[string]*netEntry{}}
 	hash := c.Hash()
 	work := make(chan int)
@@ -165,10 +218,7 @@ func runPoints(c *configs.Campaign, pts []configs.Point, store *results.Store, w
 	}
 	var err error
 feed:
-	for i := range pts {
-		if store.Done(i) {
-			continue
-		}
+	for _, i := range todo {
 		select {
 		case work <- i:
 		case err = <-errs:
@@ -306,13 +356,9 @@ func checkCmd(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	c, err := configs.Load(name)
+	c, pts, err := loadCampaign(name)
 	if err != nil {
-		return asInput(err)
-	}
-	pts, err := c.Points()
-	if err != nil {
-		return asInput(err)
+		return err
 	}
 	fmt.Fprintf(stdout, "%s: campaign %q is valid: %d topologies, %d failure levels, %d routings, %d traffic patterns → %d points\n",
 		c.Source, c.Name, len(c.Topologies), len(c.Faults.Percent), len(c.Routings), len(c.Traffic), len(pts))

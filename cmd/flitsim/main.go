@@ -28,11 +28,13 @@ type command struct {
 func commands() []command {
 	c := []command{
 		{"check", "validate a campaign file without running it", checkCmd},
+		{"merge", "combine the shard directories of a campaign into its tables and plots", mergeCmd},
 		{"plot", "write SVG/PNG plots of a results directory", plotCmd},
 		{"table", "print the regression and usability tables of a results directory", tableCmd},
 		{"route", "route a network with one or more engines, verify and measure the tables", routeCmd},
 		{"run", "run a campaign (the main job; default: the embedded quickstart)", runCmd},
 		{"sim", "simulate traffic on a routed network at flit level", simCmd},
+		{"slurm", "run a campaign on a Slurm cluster as a job array plus a merge job", slurmCmd},
 		{"topo", "generate, inspect and fail topologies (gen, info, faults, list)", topoCmd},
 	}
 	sort.Slice(c, func(i, j int) bool { return c[i].name < c[j].name })

@@ -1,0 +1,377 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"flitsim/configs"
+	"flitsim/results"
+)
+
+// slurmJob is what the two batch scripts need to know.
+type slurmJob struct {
+	Binary   string // flitsim executable the jobs run (absolute)
+	Campaign string // embedded name or absolute file path
+	Name     string // campaign name
+	Dir      string // output directory (absolute); shards in Dir/shard-I-of-N
+	Workdir  string // working directory of the jobs (absolute)
+	Tasks    int    // N
+	Missing  []int  // shards to run (all of them on a first submission)
+	// Optional sbatch settings; empty means the cluster's default.
+	Partition, Time, Account string
+	CPUsPerTask              int
+}
+
+// arrayScript is the job array: task I runs shard I/N of the campaign.
+func (j slurmJob) arrayScript() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "#!/bin/bash\n# flitsim campaign %s: shard $SLURM_ARRAY_TASK_ID of %d per array task.\n", j.Name, j.Tasks)
+	fmt.Fprintf(&b, "#SBATCH --job-name=flitsim-%s\n", j.Name)
+	fmt.Fprintf(&b, "#SBATCH --array=%s\n", arrayRange(j.Missing))
+	j.common(&b)
+	fmt.Fprintf(&b, "#SBATCH --cpus-per-task=%d\n", max(j.CPUsPerTask, 1))
+	fmt.Fprintf(&b, "#SBATCH --output=%s\n", filepath.Join(j.Dir, "slurm", "shard-%a-job-%A.out"))
+	b.WriteString("set -euo pipefail\n")
+	fmt.Fprintf(&b, "exec %s run %s --shard \"${SLURM_ARRAY_TASK_ID}/%d\" -j \"${SLURM_CPUS_PER_TASK:-1}\" -q -o %s\n",
+		shellQuote(j.Binary), shellQuote(j.Campaign), j.Tasks, shellQuote(filepath.Join(j.Dir, "shard-"))+"\"${SLURM_ARRAY_TASK_ID}\""+shellQuote(fmt.Sprintf("-of-%d", j.Tasks)))
+	return b.String()
+}
+
+// mergeScript merges the shards once the array has succeeded (the
+// dependency is given to sbatch when the array's id is known).
+func (j slurmJob) mergeScript() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "#!/bin/bash\n# flitsim campaign %s: merge the %d shards into tables and plots.\n", j.Name, j.Tasks)
+	fmt.Fprintf(&b, "#SBATCH --job-name=flitsim-%s-merge\n", j.Name)
+	j.common(&b)
+	b.WriteString("#SBATCH --cpus-per-task=1\n")
+	fmt.Fprintf(&b, "#SBATCH --output=%s\n", filepath.Join(j.Dir, "slurm", "merge-job-%j.out"))
+	b.WriteString("set -euo pipefail\n")
+	fmt.Fprintf(&b, "exec %s merge -o %s", shellQuote(j.Binary), shellQuote(j.Dir))
+	for i := 0; i < j.Tasks; i++ {
+		fmt.Fprintf(&b, " %s", shellQuote(j.shardDir(i)))
+	}
+	b.WriteString("\n")
+	return b.String()
+}
+
+func (j slurmJob) common(b *strings.Builder) {
+	b.WriteString("#SBATCH --ntasks=1\n")
+	fmt.Fprintf(b, "#SBATCH --chdir=%s\n", j.Workdir)
+	if j.Partition != "" {
+		fmt.Fprintf(b, "#SBATCH --partition=%s\n", j.Partition)
+	}
+	if j.Time != "" {
+		fmt.Fprintf(b, "#SBATCH --time=%s\n", j.Time)
+	}
+	if j.Account != "" {
+		fmt.Fprintf(b, "#SBATCH --account=%s\n", j.Account)
+	}
+}
+
+func (j slurmJob) shardDir(i int) string {
+	return filepath.Join(j.Dir, shardDirName(configs.Shard{I: i, N: j.Tasks}))
+}
+
+// arrayRange writes sorted task ids as Slurm's --array list: "0-3" or
+// "1,4-5".
+func arrayRange(ids []int) string {
+	var parts []string
+	for k := 0; k < len(ids); {
+		e := k
+		for e+1 < len(ids) && ids[e+1] == ids[e]+1 {
+			e++
+		}
+		if e == k {
+			parts = append(parts, strconv.Itoa(ids[k]))
+		} else {
+			parts = append(parts, fmt.Sprintf("%d-%d", ids[k], ids[e]))
+		}
+		k = e + 1
+	}
+	return strings.Join(parts, ",")
+}
+
+// shellQuote quotes s for bash unless it is made of safe characters.
+func shellQuote(s string) string {
+	safe := s != ""
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:=+@%,", r)) {
+			safe = false
+			break
+		}
+	}
+	if safe {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+func slurmCmd(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("slurm", "slurm FILE|NAME --tasks N [--partition P] [--time T] [--cpus-per-task C] [-o DIR] [--submit [--wait]]",
+		"Runs a campaign on a Slurm cluster: a job array of N tasks, task I running shard I/N ('flitsim run\n"+
+			"--shard'), and a merge job that waits for the array (--dependency=afterok) and writes the tables and\n"+
+			"plots into DIR as a local run would. Without --submit the two batch scripts are printed for\n"+
+			"inspection. With --submit the binary is copied to DIR/slurm/flitsim (so every task runs the same build),\n"+
+			"the scripts go to DIR/slurm/, both jobs are submitted with sbatch and their ids printed. Submitting\n"+
+			"again after a partial failure runs only the shards that are not finished (each resumes its points).\n"+
+			"DIR must be on a filesystem the compute nodes share.", stderr)
+	tasks := fs.Int("tasks", 0, "number of array tasks (shards), N ≥ 1")
+	partition := fs.String("partition", "", "Slurm partition (default: the cluster's)")
+	limit := fs.String("time", "", "time limit per task, e.g. 2:00:00 (default: the partition's)")
+	account := fs.String("account", "", "Slurm account to charge")
+	cpus := fs.Int("cpus-per-task", 1, "CPUs per task; each task simulates that many points in parallel")
+	out := fs.String("o", "", "output directory on a shared filesystem (default out/NAME)")
+	binary := fs.String("binary", "", "flitsim executable the jobs run (default: a copy of this one in DIR/slurm)")
+	submit := fs.Bool("submit", false, "submit the jobs with sbatch")
+	wait := fs.Bool("wait", false, "with --submit: wait for the merge job, show progress, print the table")
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	name, err := oneArg(pos, "campaign FILE or NAME")
+	if err != nil {
+		return err
+	}
+	if *tasks < 1 {
+		return badInput("--tasks must be at least 1")
+	}
+	if *cpus < 1 {
+		return badInput("--cpus-per-task must be at least 1")
+	}
+	if *wait && !*submit {
+		return badInput("--wait needs --submit")
+	}
+	c, pts, err := loadCampaign(name)
+	if err != nil {
+		return err
+	}
+	if *tasks > len(pts) {
+		return badInput("--tasks %d: the campaign has only %d points", *tasks, len(pts))
+	}
+	campaign := name
+	if _, err := os.Stat(name); err == nil {
+		if campaign, err = filepath.Abs(name); err != nil {
+			return err
+		}
+	}
+	dir := *out
+	if dir == "" {
+		dir = filepath.Join("out", c.Name)
+	}
+	if dir, err = filepath.Abs(dir); err != nil {
+		return err
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		return err
+	}
+	j := slurmJob{Campaign: campaign, Name: c.Name, Dir: dir, Workdir: wd, Tasks: *tasks,
+		Partition: *partition, Time: *limit, Account: *account, CPUsPerTask: *cpus}
+	j.Binary = filepath.Join(dir, "slurm", "flitsim")
+	if *binary != "" {
+		if j.Binary, err = filepath.Abs(*binary); err != nil {
+			return err
+		}
+	}
+	// Which shards still have work (all on a first submission).
+	hash := c.Hash()
+	for i := 0; i < *tasks; i++ {
+		done, err := shardDone(j.shardDir(i), hash, configs.Shard{I: i, N: *tasks}, len(pts))
+		if err != nil {
+			return asInput(err)
+		}
+		if !done {
+			j.Missing = append(j.Missing, i)
+		}
+	}
+	if !*submit {
+		if len(j.Missing) > 0 {
+			fmt.Fprintf(stdout, "# ---- array job: %s/slurm/array.sbatch\n%s\n", dir, j.arrayScript())
+		} else {
+			fmt.Fprintf(stdout, "# all %d shards are finished: only the merge job is needed\n\n", *tasks)
+		}
+		fmt.Fprintf(stdout, "# ---- merge job: %s/slurm/merge.sbatch (submit with --dependency=afterok:<array job id>)\n%s", dir, j.mergeScript())
+		if *binary == "" {
+			fmt.Fprintf(stderr, "note: --submit copies this flitsim binary to %s\n", j.Binary)
+		}
+		return nil
+	}
+	if _, err := exec.LookPath("sbatch"); err != nil {
+		return fmt.Errorf("sbatch not found: run this on a Slurm login node (or install slurm-client): %w", err)
+	}
+	sdir := filepath.Join(dir, "slurm")
+	if err := os.MkdirAll(sdir, 0o755); err != nil {
+		return err
+	}
+	if *binary == "" {
+		if err := copyExecutable(j.Binary); err != nil {
+			return err
+		}
+	}
+	mergePath := filepath.Join(sdir, "merge.sbatch")
+	if err := os.WriteFile(mergePath, []byte(j.mergeScript()), 0o644); err != nil {
+		return err
+	}
+	ctx := context.Background()
+	var arrayID string
+	if len(j.Missing) > 0 {
+		arrayPath := filepath.Join(sdir, "array.sbatch")
+		if err := os.WriteFile(arrayPath, []byte(j.arrayScript()), 0o644); err != nil {
+			return err
+		}
+		if arrayID, err = sbatch(ctx, arrayPath); err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "array job %s: shards %s of %d\n", arrayID, arrayRange(j.Missing), *tasks)
+	} else {
+		fmt.Fprintf(stdout, "all %d shards are finished; submitting only the merge\n", *tasks)
+	}
+	var mergeArgs []string
+	if arrayID != "" {
+		mergeArgs = append(mergeArgs, "--dependency=afterok:"+arrayID)
+	}
+	mergeID, err := sbatch(ctx, mergePath, mergeArgs...)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "merge job %s: writes %s\n", mergeID, filepath.Join(dir, "table.md"))
+	if !*wait {
+		return nil
+	}
+	if err := waitJob(ctx, mergeID, func() string { return shardProgress(j, hash, len(pts)) }, stderr); err != nil {
+		return fmt.Errorf("%w (logs in %s)", err, sdir)
+	}
+	table, err := os.ReadFile(filepath.Join(dir, "table.md"))
+	if err != nil {
+		return err
+	}
+	_, err = stdout.Write(table)
+	return err
+}
+
+// shardDone reports whether dir holds every point of shard s; a directory
+// of another campaign or split is an error.
+func shardDone(dir, hash string, s configs.Shard, total int) (bool, error) {
+	si, err := results.ReadShardInfo(dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	if si.Hash != hash || si.Shards != s.N || si.Shard != s.I {
+		return false, fmt.Errorf("%s holds shard %s of campaign %s (%s), not shard %s of this one (%s): choose another -o",
+			dir, si, si.Campaign, si.Hash, s, hash)
+	}
+	recs, err := results.ReadDir(dir)
+	if err != nil {
+		return false, err
+	}
+	return len(recs) == s.Size(total), nil
+}
+
+// shardProgress counts the finished points of all shards.
+func shardProgress(j slurmJob, hash string, total int) string {
+	n := 0
+	for i := 0; i < j.Tasks; i++ {
+		if recs, err := results.ReadDir(j.shardDir(i)); err == nil {
+			n += len(recs)
+		}
+	}
+	return fmt.Sprintf("%d/%d points", n, total)
+}
+
+// copyExecutable copies the running flitsim to dst (atomically).
+func copyExecutable(dst string) error {
+	self, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	data, err := os.ReadFile(self)
+	if err != nil {
+		return err
+	}
+	tmp := dst + ".tmp"
+	if err := os.WriteFile(tmp, data, 0o755); err != nil {
+		return err
+	}
+	return os.Rename(tmp, dst)
+}
+
+// sbatch submits a script and returns the job id.
+func sbatch(ctx context.Context, script string, args ...string) (string, error) {
+	cmd := exec.CommandContext(ctx, "sbatch", append(append([]string{"--parsable"}, args...), script)...)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		return "", fmt.Errorf("sbatch %s: %v: %s", script, err, strings.TrimSpace(errb.String()))
+	}
+	id, _, _ := strings.Cut(strings.TrimSpace(out.String()), ";")
+	if _, err := strconv.Atoi(id); err != nil {
+		return "", fmt.Errorf("sbatch %s: unexpected output %q", script, out.String())
+	}
+	return id, nil
+}
+
+// jobState reads a job's state, reason and exit code from scontrol.
+func jobState(ctx context.Context, id string) (state, reason, exit string, err error) {
+	out, err := exec.CommandContext(ctx, "scontrol", "show", "job", "-o", id).CombinedOutput()
+	if err != nil {
+		return "", "", "", fmt.Errorf("scontrol show job %s: %v: %s", id, err, strings.TrimSpace(string(out)))
+	}
+	for _, f := range strings.Fields(string(out)) {
+		k, v, _ := strings.Cut(f, "=")
+		switch k {
+		case "JobState":
+			state = v
+		case "Reason":
+			reason = v
+		case "ExitCode":
+			exit = v
+		}
+	}
+	return state, reason, exit, nil
+}
+
+// waitJob polls a job until it ends; it reports progress every 10 s.
+func waitJob(ctx context.Context, id string, progress func() string, w io.Writer) error {
+	last := time.Time{}
+	for {
+		state, reason, exit, err := jobState(ctx, id)
+		if err != nil {
+			return err
+		}
+		switch state {
+		case "COMPLETED":
+			if exit != "0:0" {
+				return fmt.Errorf("job %s completed with exit code %s", id, exit)
+			}
+			fmt.Fprintf(w, "job %s completed: %s\n", id, progress())
+			return nil
+		case "FAILED", "CANCELLED", "TIMEOUT", "NODE_FAIL", "OUT_OF_MEMORY", "PREEMPTED", "BOOT_FAIL", "DEADLINE":
+			return fmt.Errorf("job %s ended %s (reason %s, exit code %s)", id, state, reason, exit)
+		}
+		if reason == "DependencyNeverSatisfied" {
+			return fmt.Errorf("job %s can never start: a shard task failed (scancel %s, then submit again to rerun what is missing)", id, id)
+		}
+		if time.Since(last) >= 10*time.Second {
+			fmt.Fprintf(w, "job %s %s (%s): %s\n", id, strings.ToLower(state), reason, progress())
+			last = time.Now()
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(time.Second):
+		}
+	}
+}

@@ -1,0 +1,109 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// slurmTools finds start-slurm.sh/stop-slurm.sh: $FLITSIM_SLURM_TOOLS, or
+// shared/tools/slurm in a parent of the working directory (the workspace
+// layout: the repository next to shared/).
+func slurmTools(t *testing.T) string {
+	t.Helper()
+	if d := os.Getenv("FLITSIM_SLURM_TOOLS"); d != "" {
+		return d
+	}
+	wd, err := os.Getwd()
+	require.NoError(t, err)
+	for d := wd; ; d = filepath.Dir(d) {
+		cand := filepath.Join(d, "shared", "tools", "slurm")
+		if _, err := os.Stat(filepath.Join(cand, "start-slurm.sh")); err == nil {
+			return cand
+		}
+		if filepath.Dir(d) == d {
+			return ""
+		}
+	}
+}
+
+// The quickstart campaign as a 2-task Slurm job array plus the merge job,
+// on a one-node cluster brought up on localhost, gives the table of a local
+// -j 1 run byte for byte; a failing array makes the wait fail. Runs in CI
+// (CI is set by .ci/run) or with FLITSIM_SLURM=1, as root: it installs and
+// starts slurmctld, slurmd and munged, and stops them at the end.
+func TestSlurmEndToEnd(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short")
+	}
+	if os.Getenv("CI") == "" && os.Getenv("FLITSIM_SLURM") == "" {
+		t.Skip("brings up a Slurm cluster on this machine: set FLITSIM_SLURM=1 (root) to run it; CI runs it")
+	}
+	if os.Getuid() != 0 {
+		t.Fatal("the Slurm end-to-end test needs root (it starts slurmctld, slurmd and munged)")
+	}
+	tools := slurmTools(t)
+	require.NotEmpty(t, tools, "start-slurm.sh not found: set FLITSIM_SLURM_TOOLS to the folder with start-slurm.sh and stop-slurm.sh")
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
+	defer cancel()
+	start := exec.CommandContext(ctx, "bash", filepath.Join(tools, "start-slurm.sh"))
+	out, err := start.CombinedOutput()
+	require.NoError(t, err, "start-slurm.sh: %s", out)
+	t.Cleanup(func() {
+		if out, err := exec.Command("bash", filepath.Join(tools, "stop-slurm.sh")).CombinedOutput(); err != nil {
+			t.Errorf("stop-slurm.sh: %v: %s", err, out)
+		}
+	})
+
+	tmp := t.TempDir()
+	bin := filepath.Join(tmp, "flitsim")
+	build := exec.CommandContext(ctx, "go", "build", "-o", bin, ".")
+	out, err = build.CombinedOutput()
+	require.NoError(t, err, "go build: %s", out)
+
+	// On the cluster: 2 shards and the merge, waited for.
+	dir := filepath.Join(tmp, "slurm-run")
+	cmd := exec.CommandContext(ctx, bin, "slurm", "quickstart", "--tasks", "2", "--time", "0:20:00", "-o", dir, "--submit", "--wait")
+	cmd.Dir = tmp
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err = cmd.Run()
+	require.NoError(t, err, "flitsim slurm: %s\n%s", stdout.String(), stderr.String())
+	t.Logf("flitsim slurm --submit --wait:\n%s", stderr.String())
+	got, err := os.ReadFile(filepath.Join(dir, "table.md"))
+	require.NoError(t, err)
+	assert.Contains(t, stdout.String(), string(got), "--wait prints the merged table")
+
+	// Locally, one worker.
+	local := filepath.Join(tmp, "local")
+	code, _, errs := run("run", "quickstart", "-j", "1", "-q", "-o", local)
+	require.Equal(t, 0, code, errs)
+	for _, f := range []string{"table.md", "results.jsonl", "report.json"} {
+		want, err := os.ReadFile(filepath.Join(local, f))
+		require.NoError(t, err)
+		have, err := os.ReadFile(filepath.Join(dir, f))
+		require.NoError(t, err)
+		assert.Equal(t, string(want), string(have), "%s: Slurm run differs from the local -j 1 run", f)
+	}
+
+	// Submitting again with everything finished runs only the merge.
+	cmd = exec.CommandContext(ctx, bin, "slurm", "quickstart", "--tasks", "2", "-o", dir, "--submit", "--wait")
+	out, err = cmd.CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	assert.Contains(t, string(out), "submitting only the merge")
+
+	// A failing task: the merge job can never run and --wait says so.
+	fail := filepath.Join(tmp, "fail")
+	require.NoError(t, os.WriteFile(fail, []byte("#!/bin/sh\nexit 3\n"), 0o755))
+	cmd = exec.CommandContext(ctx, bin, "slurm", "quickstart", "--tasks", "2", "-o", filepath.Join(tmp, "failing"), "--binary", fail, "--submit", "--wait")
+	out, err = cmd.CombinedOutput()
+	require.Error(t, err, "%s", out)
+	assert.Regexp(t, `ended CANCELLED|can never start|ended FAILED`, string(out))
+}
