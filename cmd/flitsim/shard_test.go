@@ -148,7 +148,7 @@ func TestSlurmScripts(t *testing.T) {
 	require.Equal(t, 0, code, errs)
 	assert.Contains(t, script, "#SBATCH --array=0,2\n")
 	assert.Contains(t, script, "merge -o "+out)
-	for _, bad := range [][]string{{"slurm", camp}, {"slurm", camp, "--tasks", "0"}, {"slurm", camp, "--tasks", "2", "--wait"}, {"slurm", camp, "--tasks", "1000"}} {
+	for _, bad := range [][]string{{"slurm", camp}, {"slurm", camp, "--tasks", "0"}, {"slurm", camp, "--tasks", "2", "--wait"}, {"slurm", camp, "--tasks", "1000"}, {"slurm", camp, "--tasks", "2", "-o", filepath.Join(out, "a b")}} {
 		code, _, _ := run(bad...)
 		assert.Equal(t, 2, code, "%v", bad)
 	}

@@ -175,6 +175,11 @@ func slurmCmd(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	for _, p := range []string{dir, wd} {
+		if strings.ContainsAny(p, " \t\n\"'") {
+			return badInput("%q: #SBATCH directives cannot take a path with spaces or quotes; use another -o or working directory", p)
+		}
+	}
 	j := slurmJob{Campaign: campaign, Name: c.Name, Dir: dir, Workdir: wd, Tasks: *tasks,
 		Partition: *partition, Time: *limit, Account: *account, CPUsPerTask: *cpus}
 	j.Binary = filepath.Join(dir, "slurm", "flitsim")
