@@ -155,7 +155,25 @@ func routeFatTree(g *graph, o Options) (*Tables, error) {
 		}
 	}
 	g.routeSwitchLIDs(t, g.hopDistances())
+	spreadVLs(g, t, o.VLs)
 	return t, nil
+}
+
+// spreadVLs deals the HCA paths of deadlock-free single-layer tables over
+// the vls available, as DFSSSP balances its layers: every subset of an
+// acyclic CDG is acyclic, and flows on different VLs no longer block each
+// other at a shared buffer.
+func spreadVLs(g *graph, t *Tables, vls int) {
+	if vls <= 1 {
+		return
+	}
+	ps := collectPaths(g, t)
+	layer := make([]uint8, ps.len())
+	t.VLsUsed = balanceLayers(ps, layer, 1, vls)
+	ps.apply(t, layer)
+	if t.VLsUsed > 1 {
+		t.Notes = append(t.Notes, fmt.Sprintf("needs 1 VL, paths spread over %d", t.VLsUsed))
+	}
 }
 
 // routeDOR is OpenSM's dimension-order routing: MinHop where a switch

@@ -45,6 +45,22 @@ func TestFatTreeOptimalEFI(t *testing.T) {
 	assert.Equal(t, 240, m.EFIMin)
 }
 
+// ftree needs one VL; with more it deals its paths over all of them and
+// stays deadlock-free, and vls = 1 keeps every path on VL 0.
+func TestFatTreeSpreadsVLs(t *testing.T) {
+	net := build(t, "kary-ntree:k=8,n=3")
+	for _, vls := range []int{1, 4, 8} {
+		tb, err := Compute("ftree", net, Options{VLs: vls})
+		require.NoError(t, err)
+		v, err := Verify(net, tb)
+		require.NoError(t, err)
+		assert.True(t, v.OK() && v.DeadlockFree, "vls=%d: %s", vls, v.Problem)
+		assert.Equal(t, 1, tb.VLsNeeded)
+		assert.Equal(t, vls, tb.VLsUsed)
+		assert.Equal(t, vls, v.VLsUsed)
+	}
+}
+
 // ftree survives link failures that keep the tree a tree.
 func TestFatTreeWithFaults(t *testing.T) {
 	base := build(t, "kary-ntree:k=4,n=3")

@@ -66,8 +66,8 @@ func Engines() []Engine {
 				}
 				return LoadLFTs(o.File, g.net)
 			}},
-		{Name: "ftree", Help: "fat-tree routing (Zahavi, Alg. 3.2-3.4): destinations leaf by leaf, down-going paths chosen on the least loaded ports while ascending, everything else routed up; fails on networks that are not fat trees",
-			Params: []Param{paramRoots}, DeadlockFree: true, route: routeFatTree},
+		{Name: "ftree", Help: "fat-tree routing (Zahavi, Alg. 3.2-3.4): destinations leaf by leaf, down-going paths chosen on the least loaded ports while ascending, everything else routed up; fails on networks that are not fat trees. Deadlock-free on one VL; with vls > 1 the paths are dealt over the VLs as DFSSSP balances its layers (vls = 1 keeps OpenSM's single VL)",
+			Params: []Param{paramRoots, paramVLs}, DeadlockFree: true, route: routeFatTree},
 		{Name: "dor", Help: "dimension-order routing as OpenSM does it: shortest paths taking the lowest port (ports in dimension order), balancing parallel cables; deadlock-free on meshes only",
 			route: routeDOR},
 		{Name: "torus-2qos", Help: "Torus-2QoS-style routing for generated 1-3D meshes and tori: dimension order with datelines (SL bit per dimension, VL = that bit on each hop), rerouting the other way round a ring with one failed link; fails on two failures in a ring or failed switches",

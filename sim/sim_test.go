@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"fmt"
 	"sort"
 	"testing"
 
@@ -329,4 +330,30 @@ func TestDORDeadlocksOnTorus(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, Deadlock, r.Verdict)
 	assert.Len(t, r.DeadlockCycle, 5, "one ring of the torus")
+}
+
+// Issue 6: on the full 16-ary 2-tree, fat-tree routing (EFI at the
+// optimum, paths dealt over the VLs) completes the 10-MTU exchange at least
+// as fast as DFSSSP, and on one VL it still equals the other single-VL
+// routings.
+func TestFatTreeExchangeFtreeVsDFSSSP(t *testing.T) {
+	net, err := fabric.Build("kary-ntree:k=16,n=2")
+	require.NoError(t, err)
+	p := DefaultParams()
+	p.Traffic = traffic.Spec{Kind: traffic.Exchange, MessageBytes: 10 * p.HW.MTU}
+	thr := map[string]float64{}
+	for _, c := range []struct {
+		engine string
+		vls    int
+	}{{"ftree", 8}, {"dfsssp", 8}, {"ftree", 1}, {"sssp", 1}} {
+		tb, err := routing.Compute(c.engine, net, routing.Options{VLs: c.vls})
+		require.NoError(t, err)
+		r, err := Run(net, tb, p)
+		require.NoError(t, err)
+		require.Equal(t, Completed, r.Verdict, c.engine)
+		thr[fmt.Sprintf("%s/%d", c.engine, c.vls)] = r.ThroughputGBs
+	}
+	t.Log(thr)
+	assert.GreaterOrEqual(t, thr["ftree/8"], thr["dfsssp/8"])
+	assert.InDelta(t, thr["ftree/1"], thr["sssp/1"], 0.01*thr["sssp/1"])
 }
