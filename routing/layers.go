@@ -36,37 +36,43 @@ func collectPaths(g *graph, t *Tables) *pathSet {
 		dn := int(g.destNode[i])
 		dst := int(g.hcaSwitch[dn-g.S])
 		for s := 0; s < g.S; s++ {
-			w := int64(g.numHCAs(s))
-			if s == dst || w == 0 {
-				continue
+			if w := int64(g.numHCAs(s)); s != dst && w > 0 {
+				ps.add(g, t, s, dst, lid, w)
 			}
-			start := len(ps.ch)
-			u, ok := s, true
-			for steps := 0; u != dst; steps++ {
-				p := t.Port(u, lid)
-				ch := int32(-1)
-				if p != NoPath && p != 0 {
-					ch = g.channelAt(u, int(p))
-				}
-				if ch < 0 || steps > g.S || !g.isSwitchChannel(ch) {
-					ok = false
-					break
-				}
-				ps.ch = append(ps.ch, ch)
-				to, _ := g.chTo(ch)
-				u = int(to)
-			}
-			if !ok || len(ps.ch)-start < 2 {
-				ps.ch = ps.ch[:start]
-				continue
-			}
-			ps.off = append(ps.off, int32(len(ps.ch)))
-			ps.weight = append(ps.weight, w)
-			ps.src = append(ps.src, int32(s))
-			ps.lid = append(ps.lid, lid)
 		}
 	}
 	return ps
+}
+
+// add appends the path from switch s to lid (on switch dst) standing for w
+// HCA pairs, and reports whether it did: a broken path, or one crossing
+// fewer than two inter-switch channels, is left out.
+func (ps *pathSet) add(g *graph, t *Tables, s, dst int, lid uint16, w int64) bool {
+	start := len(ps.ch)
+	u := s
+	for steps := 0; u != dst; steps++ {
+		p := t.Port(u, lid)
+		ch := int32(-1)
+		if p != NoPath && p != 0 {
+			ch = g.channelAt(u, int(p))
+		}
+		if ch < 0 || steps > g.S || !g.isSwitchChannel(ch) {
+			ps.ch = ps.ch[:start]
+			return false
+		}
+		ps.ch = append(ps.ch, ch)
+		to, _ := g.chTo(ch)
+		u = int(to)
+	}
+	if len(ps.ch)-start < 2 {
+		ps.ch = ps.ch[:start]
+		return false
+	}
+	ps.off = append(ps.off, int32(len(ps.ch)))
+	ps.weight = append(ps.weight, w)
+	ps.src = append(ps.src, int32(s))
+	ps.lid = append(ps.lid, lid)
+	return true
 }
 
 // apply writes each path's layer as its service level.

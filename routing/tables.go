@@ -45,6 +45,7 @@ type Tables struct {
 	lft      []uint8   // [switch*NumLIDs + lid]
 	sl       []uint8   // [switch*NumLIDs + lid]; nil = SL 0 everywhere
 	sl2vl    [][]uint8 // per switch [(in*(radix+1)+out)*MaxVLs + sl]; nil = identity
+	injectVL []uint8   // HCA ports' SL→VL [sl]; nil = identity
 	radix    []int
 	// VLsNeeded is how many virtual lanes the engine needed for
 	// deadlock-freedom; VLsUsed how many its tables use after balancing.
@@ -136,6 +137,67 @@ func (t *Tables) SetVL(s, inPort, outPort int, sl, vl uint8) {
 		t.sl2vl[s] = m
 	}
 	t.sl2vl[s][(inPort*(t.radix[s]+1)+outPort)*MaxVLs+int(sl)] = vl
+}
+
+// InjectVL returns the virtual lane an HCA sends a packet of service
+// level sl on (its port's SL→VL table; the same on every HCA).
+func (t *Tables) InjectVL(sl uint8) uint8 {
+	if t.injectVL == nil {
+		return sl
+	}
+	return t.injectVL[sl]
+}
+
+// SetInjectVL maps service level sl to virtual lane vl on every HCA port.
+// The cable from an HCA to its switch closes no dependency cycle, so any
+// mapping is deadlock-free; it lets an engine use more SLs than the HCAs
+// have VLs.
+func (t *Tables) SetInjectVL(sl, vl uint8) {
+	if t.injectVL == nil {
+		t.injectVL = make([]uint8, MaxVLs)
+		for i := range t.injectVL {
+			t.injectVL[i] = uint8(i)
+		}
+	}
+	t.injectVL[sl] = vl
+}
+
+// MaxVL returns the highest virtual lane a packet of an SL in use can be
+// put on in net: on an HCA's cable, or out of any connected switch port.
+func (t *Tables) MaxVL(net *fabric.Network) int {
+	used := make([]bool, MaxVLs)
+	used[0] = true
+	if t.sl != nil {
+		for _, sl := range t.sl {
+			used[sl] = true
+		}
+	}
+	m := 0
+	for sl, u := range used {
+		if !u {
+			continue
+		}
+		m = max(m, int(t.InjectVL(uint8(sl))))
+		if t.sl2vl == nil {
+			m = max(m, sl)
+			continue
+		}
+		for s, tab := range t.sl2vl {
+			if tab == nil {
+				m = max(m, sl)
+				continue
+			}
+			r := t.radix[s] + 1
+			for in := 0; in < r; in++ {
+				for out := 1; out < r; out++ { // nothing leaves through port 0
+					if net.LinkAt(s, out) >= 0 {
+						m = max(m, int(tab[(in*r+out)*MaxVLs+sl]))
+					}
+				}
+			}
+		}
+	}
+	return m
 }
 
 // HasSL2VL reports whether any switch maps SLs to other VLs.

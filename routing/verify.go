@@ -170,7 +170,7 @@ func Verify(net *fabric.Network, t *Tables) (Verdict, error) {
 				u, in = int(to), int(tp)
 			}
 			if g.numHCAs(s) > 0 {
-				vlUsed[sl] = true
+				vlUsed[t.InjectVL(sl)] = true
 			}
 		}
 	}

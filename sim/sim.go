@@ -215,12 +215,8 @@ func newSimulator(net *fabric.Network, t *routing.Tables, p Params) (*simulator,
 		}
 	}
 	// Every VL the tables can put a packet on must exist in the hardware.
-	for sw := 0; sw < net.NumSwitches; sw++ {
-		for lid := 1; lid < t.NumLIDs; lid++ {
-			if sl := t.SL(sw, uint16(lid)); int(sl) >= s.nVL {
-				return nil, fmt.Errorf("routing %s uses SL %d but the hardware has %d VLs", t.Engine, sl, s.nVL)
-			}
-		}
+	if m := t.MaxVL(net); m >= s.nVL {
+		return nil, fmt.Errorf("routing %s uses VL %d but the hardware has %d VLs", t.Engine, m, s.nVL)
 	}
 	return s, nil
 }
@@ -350,7 +346,7 @@ func (s *simulator) nextPacket(hc *hca) int32 {
 	sw := s.chTo[hc.ch]
 	sl := s.t.SL(int(sw), dn.LID)
 	hc.pktSeq++
-	s.pkts[i] = packet{seq: hc.pktSeq, src: hc.node, dst: hc.msgDst, dstLID: dn.LID, sl: sl, vl: sl,
+	s.pkts[i] = packet{seq: hc.pktSeq, src: hc.node, dst: hc.msgDst, dstLID: dn.LID, sl: sl, vl: s.t.InjectVL(sl),
 		flits: int32(s.p.HW.PacketFlits(int(payload))), payload: payload, last: hc.msgLeft == 0, next: -1}
 	hc.pending = i
 	return i
