@@ -19,9 +19,11 @@ import (
 // dependencies are reached by local backtracking (Alg. 6.5: a neighbour
 // switches to another of its valid channels); if that fails, the
 // destination falls back to the escape paths. Channel weights start and
-// grow as DFSSSP's. The acyclicity checks use a dynamic topological order
-// instead of the ω numbering of Alg. 6.4; shortcuts through former islands
-// (Alg. 6.6) are not implemented.
+// grow as DFSSSP's. Former islands then serve as shortcuts for their
+// reached neighbours (Alg. 6.6). The acyclicity checks use a dynamic
+// topological order (Pearce-Kelly) instead of the ω numbering of Alg. 6.4:
+// both exist to skip most cycle searches, and the order answers every
+// query exactly, searching only the affected region.
 func routeNue(g *graph, o Options) (*Tables, error) {
 	k := o.VLs
 	t := NewTables(g.net, "nue")
@@ -77,9 +79,9 @@ func routeNue(g *graph, o Options) (*Tables, error) {
 	}
 	g.routeSwitchLIDs(t, g.hopDistances())
 	t.VLsNeeded, t.VLsUsed = max(layers, 1), max(layers, 1)
-	t.Notes = append(t.Notes, fmt.Sprintf("fell back to escape paths for %d of %d destinations (%.3f %%)", fallbacks, total,
-		100*float64(fallbacks)/float64(max(total, 1))))
-	t.Fallbacks, t.Destinations = fallbacks, total
+	t.Notes = append(t.Notes, fmt.Sprintf("fell back to escape paths for %d of %d destinations (%.3f %%); %d shortcuts through former islands", fallbacks, total,
+		100*float64(fallbacks)/float64(max(total, 1)), n.Shortcuts))
+	t.Fallbacks, t.Destinations, t.Shortcuts = fallbacks, total, n.Shortcuts
 	return t, nil
 }
 
@@ -100,12 +102,16 @@ type nueState struct {
 	order  []int32
 	in     [][]inArc
 	treeCh [][]int32 // per switch: channels to its tree neighbours
+	former []bool    // switches reached by backtracking (former islands)
+	// Shortcuts counts the switches that moved onto a shorter path
+	// through a former island (Alg. 6.6).
+	Shortcuts int
 }
 
 func (n *nueState) alloc() {
 	S := n.g.S
 	n.esc, n.next, n.dep = make([]int32, S), make([]int32, S), make([]int32, S)
-	n.dist, n.final = make([]int64, S), make([]bool, S)
+	n.dist, n.final, n.former = make([]int64, S), make([]bool, S), make([]bool, S)
 	n.in = n.g.incoming()
 }
 
@@ -166,7 +172,7 @@ func (n *nueState) route(dst int32) bool {
 	g := n.g
 	const inf = int64(1) << 62
 	for i := range n.next {
-		n.next[i], n.dep[i], n.dist[i], n.final[i] = -1, -1, inf, false
+		n.next[i], n.dep[i], n.dist[i], n.final[i], n.former[i] = -1, -1, inf, false, false
 	}
 	n.heap.reset()
 	n.dist[dst] = 0
@@ -222,6 +228,9 @@ func (n *nueState) dijkstra(dst int32) {
 			continue
 		}
 		n.final[v] = true
+		if n.former[v] {
+			n.shortcuts(v, dst)
+		}
 		for _, ia := range n.in[v] {
 			u := ia.from
 			if n.final[u] {
@@ -274,13 +283,35 @@ func (n *nueState) backtrack(dst, x int32) bool {
 		if n.switchNext(c.y, c.alt, dst) {
 			if n.setNext(x, c.via, c.y, dst) {
 				n.dist[x] = n.dist[c.y] + hopUnit + n.st.weight[c.via]
-				n.final[x] = false
+				n.final[x], n.former[x] = false, true
 				n.heap.push(n.dist[x], x)
 				return true
 			}
 		}
 	}
 	return false
+}
+
+// shortcuts lets reached neighbours of the former island x, now final,
+// route through it where that is shorter (Alg. 6.6): a neighbour u moves
+// onto u→x only if that dependency and the re-pointed dependencies of every
+// switch routed through u keep the layer acyclic (switchNext, all or
+// nothing), and x's own path does not pass u.
+func (n *nueState) shortcuts(x, dst int32) {
+	g := n.g
+	for _, ia := range n.in[x] {
+		u := ia.from
+		if u == dst || n.next[u] < 0 {
+			continue // unreached switches get x through the Dijkstra
+		}
+		a := g.out[u][ia.idx]
+		if n.dist[x]+hopUnit+n.st.weight[a.ch] >= n.dist[u] || n.leadsThrough(x, u, dst) {
+			continue
+		}
+		if n.switchNext(u, a.ch, dst) {
+			n.Shortcuts++
+		}
+	}
 }
 
 // leadsThrough reports whether the current path from w to dst passes y.

@@ -28,7 +28,7 @@ func TestNueProperties(t *testing.T) {
 		}
 	}
 	nets = append(nets, build(t, "torus:dims=5,hcas=5"))
-	fallbacks, dests := 0, 0
+	fallbacks, dests, shortcuts := 0, 0, 0
 	for _, net := range nets {
 		for k := 1; k <= 8; k++ {
 			tb, err := Compute("nue", net, Options{VLs: k})
@@ -40,9 +40,10 @@ func TestNueProperties(t *testing.T) {
 			require.LessOrEqual(t, v.VLsUsed, k)
 			fallbacks += tb.Fallbacks
 			dests += tb.Destinations
+			shortcuts += tb.Shortcuts
 		}
 	}
-	t.Logf("%d networks × k=1..8: %d of %d destinations fell back to escape paths", len(nets), fallbacks, dests)
+	t.Logf("%d networks × k=1..8: %d of %d destinations fell back to escape paths; %d shortcuts", len(nets), fallbacks, dests, shortcuts)
 }
 
 // The 5-switch ring, which no shortest-path routing can route without two
@@ -55,4 +56,20 @@ func TestNueRingOneLayer(t *testing.T) {
 	require.NoError(t, err)
 	require.True(t, v.OK() && v.DeadlockFree)
 	require.Equal(t, 1, v.VLsUsed)
+}
+
+// Former islands serve as shortcuts (Alg. 6.6) on the Fig. 6.10 networks
+// with one layer, and the tables stay deadlock-free.
+func TestNueShortcuts(t *testing.T) {
+	taken := 0
+	for seed := 1; seed <= 3; seed++ {
+		net := build(t, fmt.Sprintf("random:switches=125,hcas=1000,links=1000,seed=%d", seed))
+		tb, err := Compute("nue", net, Options{VLs: 1})
+		require.NoError(t, err)
+		v, err := Verify(net, tb)
+		require.NoError(t, err)
+		require.True(t, v.OK() && v.DeadlockFree, "%s: %s %v", net.Name, v.Problem, v.Cycle)
+		taken += tb.Shortcuts
+	}
+	require.Positive(t, taken, "no switch took a shortcut through a former island")
 }

@@ -58,8 +58,9 @@ type Tables struct {
 	// fall-backs taken, …).
 	Notes []string
 	// Fallbacks counts the destinations Nue routed on its escape paths, of
-	// Destinations routed.
-	Fallbacks, Destinations int
+	// Destinations routed; Shortcuts the switches it moved onto a shorter
+	// path through a former island.
+	Fallbacks, Destinations, Shortcuts int
 }
 
 // NewTables returns empty tables for net: every entry NoPath except each
