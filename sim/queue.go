@@ -100,51 +100,105 @@ func (h *qheap) pop() qent {
 }
 
 // eventQueue is a calendar queue ordered by (time, phase, sequence), a
-// total order, so runs are bit-for-bit reproducible. Time is cut into
-// buckets of 2^bucketShift ps held in a ring that covers ringSize buckets
-// ahead of the current one; a bitmap finds the next busy bucket. The
-// current bucket is sorted once when it is reached and consumed in order;
-// an event pushed into it is inserted in place. Events beyond the ring's
-// horizon wait in a heap until the ring reaches them. The events
-// themselves stay in a slab; the structure moves 16-byte entries.
+// total order, so runs are bit-for-bit reproducible whatever the queue's
+// shape. Time is cut into buckets of 2^shift ps held in a ring of R buckets
+// ahead of the current one; a bitmap finds the next busy bucket. A future
+// bucket is a singly linked list through the node pool (a push writes the
+// node and the bucket's head); the current bucket is gathered into an array
+// of 16-byte sort entries, sorted once, and consumed in order, and an event
+// pushed into it is inserted in place. Events beyond the ring's horizon
+// wait in a heap until the ring reaches them.
+//
+// The width and the ring adapt to the load (Brown's calendar queue): the
+// queue tracks the mean distance of pushed events ahead of the current
+// time, mu, and with n events in flight aims at width ≈ 2·mu/n (about two
+// events per bucket near the front) and R ≈ 2n buckets, rebuilding when the
+// shape is off by more than a factor of four.
 type eventQueue struct {
 	seq    uint64
 	n      int
+	nodes  []qnode
+	free   []int32
+	shift  uint  // bucket width 2^shift ps
 	cur    int64 // bucket being consumed
+	last   int64 // time of the last event popped
 	curBuf []qent
 	pos    int
-	ring   [ringSize][]qent
-	bits   [ringSize / 64]uint64
+	heads  []int32 // per ring slot: first node, -1 empty
+	bits   []uint64
+	mask   int64
 	over   qheap
-	slab   []event
-	free   []uint32
+	mu     int64 // moving mean of (at − last) of pushed events
+	since  int   // pushes since the shape was last checked
+}
+
+// qnode holds a queued event and links it into its bucket.
+type qnode struct {
+	ev   event
+	key  uint64
+	sid  uint64
+	next int32
 }
 
 const (
-	bucketShift = 10      // 1.024 ns
-	ringSize    = 1 << 16 // 67 µs ahead
-	ringMask    = ringSize - 1
+	minRing  = 1 << 10
+	maxRing  = 1 << 20
+	maxShift = 40
 )
 
 func (q *eventQueue) len() int { return q.n }
 
+// init gives an unused queue its first shape: 1 ns buckets, minRing slots.
+func (q *eventQueue) init() {
+	q.shift = 10
+	q.reshape(minRing)
+	q.mu = 1 << 20
+}
+
+// reshape allocates an empty ring of r slots.
+func (q *eventQueue) reshape(r int) {
+	q.heads = make([]int32, r)
+	for i := range q.heads {
+		q.heads[i] = -1
+	}
+	q.bits = make([]uint64, r/64)
+	q.mask = int64(r - 1)
+}
+
 func (q *eventQueue) push(e event) {
+	if q.heads == nil {
+		q.init()
+	}
 	q.seq++
-	var slot uint32
+	var idx int32
 	if n := len(q.free); n > 0 {
-		slot = q.free[n-1]
+		idx = q.free[n-1]
 		q.free = q.free[:n-1]
 	} else {
-		slot = uint32(len(q.slab))
-		q.slab = append(q.slab, event{})
+		idx = int32(len(q.nodes))
+		q.nodes = append(q.nodes, qnode{})
 	}
-	q.slab[slot] = e
-	ent := qent{key: uint64(e.at)<<2 | uint64(e.phase), sid: q.seq<<slotBits | uint64(slot)}
+	nd := &q.nodes[idx]
+	nd.ev = e
+	nd.key = uint64(e.at)<<2 | uint64(e.phase)
+	nd.sid = q.seq<<slotBits | uint64(idx)
 	q.n++
-	b := e.at >> bucketShift
+	q.place(idx)
+	q.mu += (max(e.at-q.last, 0) - q.mu) >> 6
+	if q.since++; q.since >= max(q.n, 4096) {
+		q.since = 0
+		q.adapt()
+	}
+}
+
+// place files node idx into the current bucket, the ring or the overflow
+// heap.
+func (q *eventQueue) place(idx int32) {
+	nd := &q.nodes[idx]
+	b := nd.ev.at >> q.shift
 	switch {
 	case b <= q.cur:
-		// Into the current bucket, after every event that precedes it.
+		ent := qent{key: nd.key, sid: nd.sid}
 		i := len(q.curBuf)
 		q.curBuf = append(q.curBuf, ent)
 		for i > q.pos && ent.before(q.curBuf[i-1]) {
@@ -152,12 +206,57 @@ func (q *eventQueue) push(e event) {
 			i--
 		}
 		q.curBuf[i] = ent
-	case b < q.cur+ringSize:
-		k := b & ringMask
-		q.ring[k] = append(q.ring[k], ent)
+	case b <= q.cur+q.mask:
+		k := b & q.mask
+		nd.next = q.heads[k]
+		q.heads[k] = idx
 		q.bits[k>>6] |= 1 << (k & 63)
 	default:
-		q.over.push(ent)
+		q.over.push(qent{key: nd.key, sid: nd.sid})
+	}
+}
+
+// adapt rebuilds the ring when its width or size is off by more than a
+// factor of four from what the load calls for.
+func (q *eventQueue) adapt() {
+	want := uint(0)
+	if w := 2 * q.mu / int64(max(q.n, 1)); w > 1 {
+		want = uint(63 - bits.LeadingZeros64(uint64(w)))
+	}
+	want = min(want, maxShift)
+	r := minRing
+	for r < 2*q.n && r < maxRing {
+		r <<= 1
+	}
+	ring := len(q.heads)
+	if want+2 > q.shift && want < q.shift+2 && r < 4*ring && 4*r > ring {
+		return
+	}
+	// Collect everything, then refile under the new shape.
+	pending := make([]int32, 0, q.n)
+	for _, e := range q.curBuf[q.pos:] {
+		pending = append(pending, int32(e.sid&(1<<slotBits-1)))
+	}
+	for k, h := range q.heads {
+		for i := h; i >= 0; i = q.nodes[i].next {
+			pending = append(pending, i)
+		}
+		q.heads[k] = -1
+	}
+	for _, e := range q.over {
+		pending = append(pending, int32(e.sid&(1<<slotBits-1)))
+	}
+	q.over = q.over[:0]
+	q.curBuf, q.pos = q.curBuf[:0], 0
+	q.shift = want
+	if r != ring {
+		q.reshape(r)
+	} else {
+		clear(q.bits)
+	}
+	q.cur = q.last >> q.shift
+	for _, i := range pending {
+		q.place(i)
 	}
 }
 
@@ -167,23 +266,24 @@ func (q *eventQueue) fill() {
 		return
 	}
 	q.curBuf, q.pos = q.curBuf[:0], 0
+	ring := q.mask + 1
 	for {
 		next := int64(-1)
-		for d := int64(1); d < ringSize; {
-			k := (q.cur + d) & ringMask
+		for d := int64(1); d < ring; {
+			k := (q.cur + d) & q.mask
 			w := q.bits[k>>6] >> (k & 63)
 			if w == 0 {
 				d += 64 - (k & 63)
 				continue
 			}
 			d += int64(bits.TrailingZeros64(w))
-			if d < ringSize {
+			if d < ring {
 				next = q.cur + d
 			}
 			break
 		}
 		if len(q.over) > 0 {
-			if ob := int64(q.over[0].key>>2) >> bucketShift; next < 0 || ob < next {
+			if ob := int64(q.over[0].key>>2) >> q.shift; next < 0 || ob < next {
 				next = ob
 			}
 		}
@@ -191,17 +291,19 @@ func (q *eventQueue) fill() {
 			return
 		}
 		q.cur = next
-		for len(q.over) > 0 && int64(q.over[0].key>>2)>>bucketShift < q.cur+ringSize {
+		for len(q.over) > 0 && int64(q.over[0].key>>2)>>q.shift <= q.cur+q.mask {
 			e := q.over.pop()
-			k := (int64(e.key>>2) >> bucketShift) & ringMask
-			q.ring[k] = append(q.ring[k], e)
-			q.bits[k>>6] |= 1 << (k & 63)
+			q.place(int32(e.sid & (1<<slotBits - 1)))
 		}
-		k := q.cur & ringMask
-		if len(q.ring[k]) == 0 {
+		k := q.cur & q.mask
+		h := q.heads[k]
+		if h < 0 {
 			continue
 		}
-		q.curBuf, q.ring[k] = q.ring[k], q.curBuf[:0]
+		for i := h; i >= 0; i = q.nodes[i].next {
+			q.curBuf = append(q.curBuf, qent{key: q.nodes[i].key, sid: q.nodes[i].sid})
+		}
+		q.heads[k] = -1
 		q.bits[k>>6] &^= 1 << (k & 63)
 		sortEntries(q.curBuf)
 		return
@@ -213,28 +315,31 @@ func (q *eventQueue) pop() event {
 	ent := q.curBuf[q.pos]
 	q.pos++
 	q.n--
-	slot := uint32(ent.sid & (1<<slotBits - 1))
-	q.free = append(q.free, slot)
-	return q.slab[slot]
+	idx := int32(ent.sid & (1<<slotBits - 1))
+	q.free = append(q.free, idx)
+	e := q.nodes[idx].ev
+	q.last = e.at
+	return e
 }
 
 func (q *eventQueue) peek() *event {
 	q.fill()
-	return &q.slab[q.curBuf[q.pos].sid&(1<<slotBits-1)]
+	return &q.nodes[q.curBuf[q.pos].sid&(1<<slotBits-1)].ev
 }
 
 // each calls fn for every queued event (in no particular order).
 func (q *eventQueue) each(fn func(*event)) {
-	visit := func(es []qent) {
-		for _, e := range es {
-			fn(&q.slab[e.sid&(1<<slotBits-1)])
+	for _, e := range q.curBuf[q.pos:] {
+		fn(&q.nodes[e.sid&(1<<slotBits-1)].ev)
+	}
+	for _, h := range q.heads {
+		for i := h; i >= 0; i = q.nodes[i].next {
+			fn(&q.nodes[i].ev)
 		}
 	}
-	visit(q.curBuf[q.pos:])
-	for k := range q.ring {
-		visit(q.ring[k])
+	for _, e := range q.over {
+		fn(&q.nodes[e.sid&(1<<slotBits-1)].ev)
 	}
-	visit(q.over)
 }
 
 // sortEntries sorts a bucket: insertion sort when small, else the standard
