@@ -19,7 +19,6 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"flitsim/fabric"
@@ -76,8 +75,6 @@ type Result struct {
 	// nil for other engines.
 	DestVLs map[uint16]uint8
 }
-
-var seq atomic.Int64
 
 // Run routes net with OpenSM.
 func Run(ctx context.Context, net *fabric.Network, cfg Config) (*Result, error) {
@@ -229,9 +226,13 @@ type IBSim struct {
 }
 
 // StartIBSim starts ibsim on a netlist, with dir as working directory and a
-// socket name of its own, and waits until it is ready.
+// socket name of its own, and waits until it is ready. dir must belong to
+// this ibsim alone (a fresh temporary directory): its name makes the socket
+// name unique.
 func StartIBSim(ctx context.Context, dir, netlist string) (*IBSim, error) {
-	sock := fmt.Sprintf("flitsim%d-%d", os.Getpid(), seq.Add(1))
+	// The work directory's random suffix makes the socket name unique.
+	base := filepath.Base(dir)
+	sock := fmt.Sprintf("flitsim%d-%s", os.Getpid(), base[strings.LastIndexByte(base, '-')+1:])
 	cmd := exec.CommandContext(ctx, "ibsim", "-s", "-n", netlist)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "IBSIM_SOCKNAME="+sock)
