@@ -105,6 +105,7 @@ type HardwareEntry struct {
 	CableMeters       float64 `toml:"cable_m" json:"cable_m,omitempty"`
 	InputBufferFlits  int     `toml:"input_buffer_flits" json:"input_buffer_flits,omitempty"`
 	OutputBufferFlits int     `toml:"output_buffer_flits" json:"output_buffer_flits,omitempty"`
+	CrossbarGbps      float64 `toml:"crossbar_gbps" json:"crossbar_gbps,omitempty"`
 	HCABufferFlits    int     `toml:"hca_buffer_flits" json:"hca_buffer_flits,omitempty"`
 	VLs               int     `toml:"vls" json:"vls,omitempty"`
 	PCIeGbps          float64 `toml:"pcie_gbps" json:"pcie_gbps,omitempty"`
@@ -490,6 +491,7 @@ func (c *Campaign) hardware() (fabric.Hardware, error) {
 	setf(&hw.CableMeters, h.CableMeters)
 	set(&hw.InputBufferFlits, h.InputBufferFlits)
 	set(&hw.OutputBufferFlits, h.OutputBufferFlits)
+	setf(&hw.CrossbarGbps, h.CrossbarGbps)
 	set(&hw.HCABufferFlits, h.HCABufferFlits)
 	set(&hw.VLs, h.VLs)
 	setf(&hw.PCIeGbps, h.PCIeGbps)

@@ -26,9 +26,17 @@ type Hardware struct {
 	CableMeters           float64 `toml:"cable_m" json:"cable_m"`
 	PropagationPsPerMeter int64   `toml:"propagation_ps_per_m" json:"propagation_ps_per_m"`
 	// InputBufferFlits is each switch input buffer per VL; OutputBufferFlits
-	// each switch output buffer.
+	// each switch output port's buffer between crossbar and cable. The
+	// crossbar moves a packet into the output buffer only when the buffer
+	// has room for all of it.
 	InputBufferFlits  int `toml:"input_buffer_flits" json:"input_buffer_flits"`
 	OutputBufferFlits int `toml:"output_buffer_flits" json:"output_buffer_flits"`
+	// CrossbarGbps is the rate at which a switch moves a packet from an input
+	// buffer into an output buffer. The default, 230.4 Gbit/s (28.8 GB/s), is
+	// the switch arbiter of the Mellanox OMNeT++ InfiniBand model the thesis
+	// simulated with (1,200 MHz × 24-byte bus); at LinkGbps the crossbar has
+	// no speedup and the output buffer never holds more than it sends.
+	CrossbarGbps float64 `toml:"crossbar_gbps" json:"crossbar_gbps"`
 	// HCABufferFlits is an HCA's receive buffer per VL.
 	HCABufferFlits int `toml:"hca_buffer_flits" json:"hca_buffer_flits"`
 	// VLs is the number of data virtual lanes available.
@@ -53,6 +61,7 @@ func DefaultHardware() Hardware {
 		PropagationPsPerMeter: 6100,
 		InputBufferFlits:      128,
 		OutputBufferFlits:     78,
+		CrossbarGbps:          230.4,
 		HCABufferFlits:        128,
 		VLs:                   8,
 		PCIeGbps:              32,
@@ -71,6 +80,12 @@ func (h Hardware) FlitPs() int64 {
 // PCIeFlitPs returns the time the sink's host bus needs per flit, in ps.
 func (h Hardware) PCIeFlitPs() int64 {
 	return int64(float64(h.FlitBytes*8)*1000/h.PCIeGbps + 0.5)
+}
+
+// CrossbarFlitPs returns the time a switch crossbar needs per flit, in ps
+// (64 B at 230.4 Gbit/s ≈ 2.2 ns).
+func (h Hardware) CrossbarFlitPs() int64 {
+	return int64(float64(h.FlitBytes*8)*1000/h.CrossbarGbps + 0.5)
 }
 
 // CablePs returns the propagation delay of one cable, in ps (7 m → 42.7 ns).
@@ -109,8 +124,13 @@ func (h Hardware) Validate() error {
 		return fmt.Errorf("a full packet is %d flits but input buffers hold %d (switch) and %d (HCA): credits for a whole packet could never be granted",
 			pf, h.InputBufferFlits, h.HCABufferFlits)
 	}
-	if h.OutputBufferFlits < 0 {
-		return fmt.Errorf("output_buffer_flits must not be negative")
+	if pf := h.PacketFlits(h.MTU); h.OutputBufferFlits < pf {
+		return fmt.Errorf("a full packet is %d flits but output buffers hold %d: the crossbar could never start one",
+			pf, h.OutputBufferFlits)
+	}
+	if h.CrossbarGbps < h.LinkGbps {
+		return fmt.Errorf("crossbar_gbps %g is below link_gbps %g: a cut-through switch needs a crossbar at least as fast as its links",
+			h.CrossbarGbps, h.LinkGbps)
 	}
 	return nil
 }

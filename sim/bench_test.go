@@ -74,9 +74,9 @@ func benchRun(b *testing.B, spec, engine string, p Params) {
 
 // BenchmarkTorus16x16 is the end-to-end target: a 16×16 torus with
 // one HCA per switch, Up*/Down*, uniform random traffic at half of its
-// saturation load (saturation measured by TestTorusSaturation: 0.029 of the
+// saturation load (saturation measured by TestTorusSaturation: 0.036 of the
 // link rate per HCA at load 1 — Up*/Down* with one root funnels the torus
-// through the root — so half saturation offers 0.0146).
+// through the root — so half saturation offers 0.0181).
 func BenchmarkTorus16x16(b *testing.B) {
 	p := DefaultParams()
 	p.Traffic = traffic.Spec{Kind: traffic.Uniform, MessageBytes: 2048, Load: halfSaturation}

@@ -7,19 +7,26 @@
 //   - Credit flow control per VL in flit units: a packet starts onto a link
 //     only when the receiver's VL buffer has credits for the whole packet.
 //     Credits return when flits leave the receiving buffer.
-//   - Switches: an input buffer per port and VL; forwarding by the LFT on the
-//     head flit; SL→VL per hop; cut-through crossbar with speedup 1, so a
-//     packet holds its output port until its tail has passed, and its flits
-//     leave the input buffer at link rate while it is sent; fair-share
-//     arbitration among VLs with an eligible packet, round-robin among inputs.
-//     (With speedup 1 the crossbar never runs ahead of the link, so the output
-//     buffer of the thesis' model never holds more than the flit in flight.)
+//   - Switches, as in the Mellanox OMNeT++ InfiniBand model the thesis used:
+//     an input buffer per port and VL; forwarding by the LFT on the head
+//     flit; SL→VL per hop; per output port an arbiter that starts a packet
+//     only with credits downstream and room in the port's output buffer for
+//     the whole packet (fair share among VLs with an eligible packet,
+//     round robin among inputs); a cut-through crossbar that then moves the
+//     packet into the output buffer at CrossbarGbps, a flit no earlier than
+//     it has arrived, and holds the output until the tail has crossed; the
+//     cable sends the output buffer at link rate. A flit leaves the input
+//     buffer, and its credit heads upstream, when it crosses, so a crossbar
+//     faster than the links drains input buffers early and relieves
+//     head-of-line blocking. (The model's limit on how many outputs one input
+//     port feeds at once is not modelled: VL buffers cross independently.)
 //   - HCAs split messages into MTU packets and inject them under credits in
 //     message order; the sink consumes flit by flit at the PCIe rate and
 //     stalls during PCIe hiccups, so its buffer backs up and credits slow
 //     the sender.
 //
-// Because a packet occupies a link as one uninterrupted train of flits, every
+// Because a packet occupies a link as one uninterrupted train of flits (its
+// flits reach the output buffer no later than the cable needs them), every
 // flit time, credit return and consumption is arithmetic from a few instants
 // per packet and hop (the fast mode). The reference mode simulates the same
 // semantics with one event per flit per hop; tests hold the two to identical

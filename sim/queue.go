@@ -13,7 +13,8 @@ const (
 	evSample                  // steady-state controller samples the sinks
 	// reference mode (per flit)
 	evFlitArrive
-	evFlitLeave
+	evXbar // a switch crossbar moves a flit from an input buffer into an output buffer
+	evWire // a switch output buffer starts its next flit onto the cable
 	evCredit
 	evConsume
 )
@@ -23,7 +24,7 @@ const (
 // then the controllers.
 const (
 	phaseArrive uint8 = 0
-	phaseLeave  uint8 = 1 // reference mode: a flit leaving a buffer it entered at the same instant
+	phaseLeave  uint8 = 1 // reference mode: a flit leaving a buffer it entered at the same instant (crossbar, cable)
 	phaseArb    uint8 = 2
 	phaseCtl    uint8 = 3
 )

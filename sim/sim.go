@@ -66,6 +66,8 @@ type simulator struct {
 	prop   int64 // ps per cable
 	pcieFt int64
 	lat    int64 // switch latency
+	fx     int64 // ps per flit through a switch crossbar
+	obuf   int64 // flits per switch output buffer
 
 	// channels: 2·link (A→B), 2·link+1 (B→A)
 	chFrom, chTo   []int32
@@ -79,9 +81,10 @@ type simulator struct {
 	qFree          []int64 // when the FIFO's previous packet has left
 	reqNext        []int32 // request list link per (channel, VL) slot
 	reqHead        []int32 // per output channel: requesting input slots
-	linkFree       []int64 // per channel
+	linkFree       []int64 // per channel: when the cable has sent everything granted to it
+	xbarFree       []int64 // per switch output channel: when the crossbar may start the next packet
 	tryAt          []int64 // per channel (switch outputs) pending try time
-	blockedNeed    []int32 // per (channel, VL): credits a blocked sender waits for
+	blockedNeed    []int32 // per (channel, VL): credits the smallest blocked packet waits for
 	lastVL         []uint8 // per output channel
 	lastIn         []int16 // per (output channel, VL): last granted input port
 	hcas           []hca
@@ -137,7 +140,8 @@ func newSimulator(net *fabric.Network, t *routing.Tables, p Params) (*simulator,
 		return nil, fmt.Errorf("simulation needs at least two HCAs, the network has %d", net.NumHCAs())
 	}
 	s := &simulator{p: p, net: net, t: t, nVL: p.HW.VLs, ft: p.HW.FlitPs(), prop: p.HW.CablePs(),
-		pcieFt: p.HW.PCIeFlitPs(), lat: p.HW.SwitchLatencyPs, free: -1, firstInject: -1}
+		pcieFt: p.HW.PCIeFlitPs(), lat: p.HW.SwitchLatencyPs, fx: p.HW.CrossbarFlitPs(),
+		obuf: int64(p.HW.OutputBufferFlits), free: -1, firstInject: -1}
 	nch := 2 * len(net.Links)
 	s.chFrom, s.chTo = make([]int32, nch), make([]int32, nch)
 	s.chFromP, s.chToP = make([]int16, nch), make([]int16, nch)
@@ -174,6 +178,7 @@ func newSimulator(net *fabric.Network, t *routing.Tables, p Params) (*simulator,
 		s.qHead[i], s.qTail[i], s.reqNext[i] = -1, -1, -1
 	}
 	s.reqHead, s.linkFree, s.tryAt = make([]int32, nch), make([]int64, nch), make([]int64, nch)
+	s.xbarFree = make([]int64, nch)
 	s.lastVL = make([]uint8, nch)
 	for i := range s.reqHead {
 		s.reqHead[i] = -1
@@ -277,7 +282,7 @@ func (s *simulator) loop() {
 			s.tryHCA(e.node)
 		case evSample:
 			s.sample()
-		case evFlitArrive, evFlitLeave, evCredit, evConsume:
+		case evFlitArrive, evXbar, evWire, evCredit, evConsume:
 			s.ref.handle(e)
 		}
 		if s.modelEvents == 0 && s.inNetwork > 0 {
@@ -549,12 +554,15 @@ func (s *simulator) requestTry(out int32, t int64) {
 }
 
 // tryOut arbitrates output channel out: among the input buffers whose head
-// packet waits for it, ready and with credits downstream, the next VL after
-// the last one served (fair share), then the next input port after the last
-// one served on that VL (round robin).
+// packet waits for it, ready, with credits downstream and with room for the
+// whole packet in the output buffer, the next VL after the last one served
+// (fair share), then the next input port after the last one served on that
+// VL (round robin).
 func (s *simulator) tryOut(out int32) {
-	if s.now < s.linkFree[out] {
-		s.requestTry(out, s.linkFree[out])
+	if s.now < s.xbarFree[out] {
+		if s.xbarFree[out] != never { // reference mode: the last move re-requests
+			s.requestTry(out, s.xbarFree[out])
+		}
 		return
 	}
 	sw := s.chFrom[out]
@@ -572,6 +580,10 @@ func (s *simulator) tryOut(out int32) {
 			wake = min(wake, rt)
 			continue
 		}
+		if rt := s.roomAt(out, pk.flits); rt > s.now {
+			wake = min(wake, rt)
+			continue
+		}
 		inPort := int(s.chToP[pk.ch])
 		ovl := s.t.VL(int(sw), inPort, outPort, pk.sl)
 		oslot := int(out)*s.nVL + int(ovl)
@@ -580,7 +592,11 @@ func (s *simulator) tryOut(out int32) {
 			if t := s.cr.when(oslot, pk.flits, s.now); t != never {
 				wake = min(wake, t)
 			} else {
-				s.blockedNeed[oslot] = max(s.blockedNeed[oslot], pk.flits)
+				// Wake when the smallest waiting packet fits: a short
+				// packet need not wait for a long one's credits.
+				if b := s.blockedNeed[oslot]; b == 0 || pk.flits < b {
+					s.blockedNeed[oslot] = pk.flits
+				}
 			}
 			continue
 		}
@@ -603,9 +619,21 @@ func (s *simulator) tryOut(out int32) {
 		s.reqHead[out] = s.reqNext[best]
 	}
 	s.grant(out, int(best), uint8(bestVL))
-	if s.reqHead[out] >= 0 {
-		s.requestTry(out, s.linkFree[out])
+	if s.reqHead[out] >= 0 && s.xbarFree[out] != never {
+		s.requestTry(out, s.xbarFree[out])
 	}
+}
+
+// roomAt returns the earliest time from now on at which the output buffer of
+// channel out has room for n flits. The crossbar has finished filling it
+// (now ≥ xbarFree), and a flit leaves it when it starts onto the cable, so
+// what it holds leaves back to back and the cable's last flit starts at
+// linkFree−ft: at time t it holds ⌈(linkFree−t)/ft⌉−1 flits.
+func (s *simulator) roomAt(out int32, n int32) int64 {
+	if s.ref != nil {
+		return s.ref.roomAt(out, n)
+	}
+	return max(s.now, s.linkFree[out]-(s.obuf-int64(n)+1)*s.ft)
 }
 
 // grant sends the head packet of input slot in through output channel out
@@ -622,19 +650,33 @@ func (s *simulator) grant(out int32, in int, ovl uint8) {
 	}
 	s.cr.avail[oslot] -= pk.flits
 	checkf(s.cr.avail[oslot] >= 0, "negative credits at %d", out)
-	d := int64(pk.flits) * s.ft
-	s.linkFree[out] = s.now + d
 	s.res.FlitHops += int64(pk.flits)
-	// The flits leave the input buffer as they are sent: credits upstream.
+	// Flit k crosses into the output buffer when it has arrived (cut-through:
+	// head + k·ft) and the crossbar has moved its predecessor (now + k·fx);
+	// it leaves the input buffer then, and its credit goes upstream. The
+	// earlier flits are crossbar-bound, the later ones arrival-bound.
+	g, h, n := s.now, pk.headAt, int64(pk.flits)
+	k1 := n
+	if s.fx < s.ft {
+		k1 = min(n, (g-h)/(s.ft-s.fx)+1)
+	}
 	inCh := pk.ch
-	s.cr.push(in, s.now+s.prop, s.ft, pk.flits)
-	s.qFree[in] = s.now + d
+	s.cr.push(in, g+s.prop, s.fx, int32(k1))
+	s.cr.push(in, h+k1*s.ft+s.prop, s.ft, int32(n-k1))
+	last := max(g+(n-1)*s.fx, h+(n-1)*s.ft)
+	s.xbarFree[out] = last + s.fx
+	s.qFree[in] = last + s.fx
+	// The cable sends the output buffer back to back: the packet starts when
+	// the cable has sent what is ahead of it, as one train (its flits reach
+	// the buffer no later than the cable needs them).
+	d0 := max(g, s.linkFree[out])
+	s.linkFree[out] = d0 + n*s.ft
 	s.qHead[in] = pk.next
 	if pk.next < 0 {
 		s.qTail[in] = -1
 	}
 	pk.ch, pk.vl, pk.next = out, ovl, -1
-	s.schedule(event{at: s.now + s.ft + s.prop, phase: phaseArrive, kind: evHeadArrive, node: s.chTo[out], port: s.chToP[out], vl: ovl, ref: pi})
+	s.schedule(event{at: d0 + s.ft + s.prop, phase: phaseArrive, kind: evHeadArrive, node: s.chTo[out], port: s.chToP[out], vl: ovl, ref: pi})
 	if s.qHead[in] >= 0 {
 		s.becomeHead(in)
 	}
@@ -823,11 +865,22 @@ func (s *simulator) checkConservation() {
 		case evFlitArrive:
 			committed[int(e.ch)*s.nVL+int(e.vl)]++
 			around++
-		case evFlitLeave:
-			// Granted downstream, still in the upstream buffer.
-			committed[int(e.ch)*s.nVL+int(e.vl)]++
 		}
 	})
+	if r := s.ref; r != nil {
+		for out := range r.mover {
+			// Granted downstream: flits still in the input buffer or not
+			// yet arrived there, and flits in the output buffer.
+			if m := &r.mover[out]; m.active {
+				pk := &s.pkts[m.pi]
+				committed[out*s.nVL+int(pk.vl)] += pk.flits - m.k
+			}
+			for _, f := range r.obufQ[out] {
+				committed[out*s.nVL+int(s.pkts[f.pkt].vl)]++
+				around++
+			}
+		}
+	}
 	consumed := s.res.FlitsConsumed
 	if s.ref != nil {
 		consumed = s.ref.consumed
