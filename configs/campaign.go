@@ -38,11 +38,14 @@ type Campaign struct {
 	// a traffic entry may override them.
 	Seeds      []uint64        `toml:"seeds" json:"seeds"`
 	Topologies []TopologyEntry `toml:"topology" json:"topologies"`
-	Faults     FaultsEntry     `toml:"faults" json:"faults"`
-	Routings   []RoutingEntry  `toml:"routing" json:"routings"`
-	Traffic    []TrafficEntry  `toml:"traffic" json:"traffic"`
-	Hardware   HardwareEntry   `toml:"hardware" json:"hardware"`
-	Sim        SimEntry        `toml:"sim" json:"sim"`
+	// Faults are one [faults] table or several [[faults]] tables (say
+	// link-only, switch-only and mixed failures of one system); every
+	// entry is swept over every topology.
+	Faults   []FaultsEntry  `toml:"-" json:"faults"`
+	Routings []RoutingEntry `toml:"routing" json:"routings"`
+	Traffic  []TrafficEntry `toml:"traffic" json:"traffic"`
+	Hardware HardwareEntry  `toml:"hardware" json:"hardware"`
+	Sim      SimEntry       `toml:"sim" json:"sim"`
 
 	// Source is the file (or embedded name) the campaign came from.
 	Source string `toml:"-" json:"-"`
@@ -62,6 +65,9 @@ type TopologyEntry struct {
 type FaultsEntry struct {
 	// Kind is links, switches or mixed.
 	Kind string `toml:"kind" json:"kind"`
+	// Label names the entry in keys and tables (default: the kind, with
+	// the ratio for mixed failures, e.g. "mixed 1:13").
+	Label string `toml:"label" json:"label,omitempty"`
 	// Percent lists the failure levels.
 	Percent []float64 `toml:"percent" json:"percent"`
 	// Ratio is the switch:link ratio of mixed failures, e.g. "1:13".
@@ -174,9 +180,17 @@ func Load(nameOrPath string) (*Campaign, error) {
 // Parse decodes and validates campaign text; file names it in errors and
 // dir resolves relative paths.
 func Parse(data []byte, file, dir string) (*Campaign, error) {
-	var c Campaign
-	md, err := toml.NewDecoder(bytes.NewReader(data)).Decode(&c)
+	var f campaignFile
+	md, err := toml.NewDecoder(bytes.NewReader(data)).Decode(&f)
+	if err == nil {
+		err = f.decodeFaults(&md)
+	}
 	if err != nil {
+		var ce *Error
+		if errors.As(err, &ce) {
+			ce.File, ce.Line = file, keyLines(data).find(ce.Key)
+			return nil, ce
+		}
 		var pe toml.ParseError
 		if errors.As(err, &pe) {
 			return nil, &Error{File: file, Line: pe.Position.Line, Key: pe.LastKey, Msg: pe.Message}
@@ -188,6 +202,7 @@ func Parse(data []byte, file, dir string) (*Campaign, error) {
 		}
 		return nil, &Error{File: file, Msg: err.Error()}
 	}
+	c := f.Campaign
 	lines := keyLines(data)
 	if und := md.Undecoded(); len(und) > 0 {
 		k := und[0].String()
@@ -198,6 +213,27 @@ func Parse(data []byte, file, dir string) (*Campaign, error) {
 		return nil, err
 	}
 	return &c, nil
+}
+
+// campaignFile is what a file decodes into: the campaign, with its
+// failures as one [faults] table or an array of [[faults]] tables.
+type campaignFile struct {
+	Campaign
+	FaultsTOML toml.Primitive `toml:"faults"`
+}
+
+func (f *campaignFile) decodeFaults(md *toml.MetaData) error {
+	switch t := md.Type("faults"); t {
+	case "":
+		return nil
+	case "Hash":
+		f.Faults = []FaultsEntry{{}}
+		return md.PrimitiveDecode(f.FaultsTOML, &f.Faults[0])
+	case "ArrayHash":
+		return md.PrimitiveDecode(f.FaultsTOML, &f.Faults)
+	default:
+		return &Error{Key: "faults", Msg: fmt.Sprintf("want a [faults] table or [[faults]] tables, not a TOML %s", t)}
+	}
 }
 
 var reTOMLErr = regexp.MustCompile(`^toml: line (\d+) \(last key "([^"]*)"\): (.*)$`)
@@ -260,11 +296,11 @@ func (k keyIndex) nth(key string, n int) int {
 	return k.find(key)
 }
 
-var knownKeys = []string{"name", "description", "seeds", "topology.spec", "topology.label", "faults.kind", "faults.percent",
+var knownKeys = []string{"name", "description", "seeds", "topology.spec", "topology.label", "faults.kind", "faults.label", "faults.percent",
 	"faults.ratio", "faults.take_hcas", "faults.fixed", "routing.engine", "routing.vls", "routing.roots", "routing.label",
 	"traffic.kind", "traffic.msg_bytes", "traffic.load", "traffic.distance", "traffic.max_time", "traffic.seeds",
 	"hardware.link_gbps", "hardware.flit_bytes", "hardware.mtu", "hardware.cable_m", "hardware.input_buffer_flits",
-	"hardware.output_buffer_flits", "hardware.hca_buffer_flits", "hardware.vls", "hardware.pcie_gbps",
+	"hardware.output_buffer_flits", "hardware.crossbar_gbps", "hardware.hca_buffer_flits", "hardware.vls", "hardware.pcie_gbps",
 	"hardware.hiccup_period", "hardware.hiccup", "hardware.switch_latency", "sim.sample_window", "sim.warmup",
 	"sim.min_samples", "sim.ci_rel", "sim.steady_fraction"}
 
@@ -354,28 +390,48 @@ func (c *Campaign) validate(lines keyIndex) error {
 			}
 		}
 	}
-	switch c.Faults.Kind {
-	case "":
-		c.Faults.Kind = "links"
-	case "links", "switches", "mixed":
-	default:
-		return c.errAt(lines, "faults.kind", -1, "%q: want links, switches or mixed", c.Faults.Kind)
+	if len(c.Faults) == 0 {
+		c.Faults = []FaultsEntry{{}}
 	}
-	if len(c.Faults.Percent) == 0 {
-		c.Faults.Percent = []float64{0}
-	}
-	for _, p := range c.Faults.Percent {
-		if p < 0 || p > 100 {
-			return c.errAt(lines, "faults.percent", -1, "%g %% is outside 0..100", p)
+	faultLabels := map[string]bool{}
+	for i := range c.Faults {
+		f := &c.Faults[i]
+		switch f.Kind {
+		case "":
+			f.Kind = "links"
+		case "links", "switches", "mixed":
+		default:
+			return c.errAt(lines, "faults.kind", i, "%q: want links, switches or mixed", f.Kind)
 		}
-	}
-	if c.Faults.Kind == "mixed" {
-		if _, _, err := c.Faults.ratio(); err != nil {
-			return c.errAt(lines, "faults.ratio", -1, "%v", err)
+		if len(f.Percent) == 0 {
+			f.Percent = []float64{0}
 		}
-	}
-	if c.Faults.Fixed != "" && !filepath.IsAbs(c.Faults.Fixed) {
-		c.Faults.Fixed = filepath.Join(c.dir, c.Faults.Fixed)
+		for _, p := range f.Percent {
+			if p < 0 || p > 100 {
+				return c.errAt(lines, "faults.percent", i, "%g %% is outside 0..100", p)
+			}
+		}
+		if f.Kind == "mixed" {
+			if _, _, err := f.ratio(); err != nil {
+				return c.errAt(lines, "faults.ratio", i, "%v", err)
+			}
+		} else if f.Ratio != "" {
+			return c.errAt(lines, "faults.ratio", i, "a ratio only applies to mixed failures, not %s", f.Kind)
+		}
+		if f.Fixed != "" && !filepath.IsAbs(f.Fixed) {
+			f.Fixed = filepath.Join(c.dir, f.Fixed)
+		}
+		if f.Label == "" {
+			f.Label = f.Kind
+			if f.Kind == "mixed" {
+				x, y, _ := f.ratio()
+				f.Label = fmt.Sprintf("mixed %d:%d", x, y)
+			}
+		}
+		if faultLabels[f.Label] {
+			return c.errAt(lines, "faults.label", i, "failures %q listed twice (give each [[faults]] a label)", f.Label)
+		}
+		faultLabels[f.Label] = true
 	}
 	if len(c.Routings) == 0 {
 		return c.errAt(lines, "routing", -1, "no [[routing]] given")

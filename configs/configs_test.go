@@ -106,6 +106,78 @@ func TestStrictErrors(t *testing.T) {
 	}
 }
 
+const severalFaults = `
+name = "f"
+seeds = [1, 2]
+
+[[topology]]
+spec = "tsubame2"
+
+[[faults]]
+kind = "links"
+percent = [0, 1]
+
+[[faults]]
+kind = "switches"
+percent = [1]
+
+[[faults]]
+kind = "mixed"
+ratio = "1:13"
+percent = [2]
+
+[[routing]]
+engine = "dfsssp"
+
+[[traffic]]
+kind = "exchange"
+`
+
+// [[faults]] entries sweep link-only, switch-only and mixed failures of one
+// system in one campaign (Fig. 4.7a-c), in file order, each labelled.
+func TestSeveralFaultEntries(t *testing.T) {
+	c, err := Parse([]byte(severalFaults), "f.toml", ".")
+	require.NoError(t, err)
+	require.Len(t, c.Faults, 3)
+	assert.Equal(t, []string{"links", "switches", "mixed 1:13"}, []string{c.Faults[0].Label, c.Faults[1].Label, c.Faults[2].Label})
+	pts, err := c.Points()
+	require.NoError(t, err)
+	require.Len(t, pts, (2+1+1)*2)
+	assert.Equal(t, "tsubame2|exchange#0|links=1%|seed=2|dfsssp", pts[3].Key)
+	assert.Equal(t, "tsubame2|exchange#0|switches=1%|seed=1|dfsssp", pts[4].Key)
+	assert.Equal(t, 1.0, pts[4].Faults.SwitchPercent)
+	assert.Equal(t, "tsubame2|exchange#0|mixed 1:13=2%|seed=2|dfsssp", pts[7].Key)
+	assert.Equal(t, 13, pts[7].Faults.RatioLinks)
+	assert.Equal(t, "mixed 1:13", pts[7].FaultLabel)
+
+	for _, tc := range []struct {
+		name, edit, with string
+		line             int
+		key, want        string
+	}{
+		{"bad kind in the second entry", `kind = "switches"`, `kind = "nodes"`, 13, "faults.kind", "want links, switches or mixed"},
+		{"ratio without mixed", "kind = \"switches\"\n", "kind = \"switches\"\nratio = \"1:2\"\n", 14, "faults.ratio", "only applies to mixed"},
+		{"same failures twice", `kind = "switches"`, `kind = "links"`, 12, "faults.label", "listed twice"},
+		{"unknown key in an entry", `ratio = "1:13"`, "ratio = \"1:13\"\nrate = 2", 19, "faults.rate", "unknown key"},
+		{"faults not a table", "[[faults]]\nkind = \"links\"\npercent = [0, 1]\n", "faults = 3\n[[faults]]\nkind = \"links\"\npercent = [0, 1]\n", 0, "", "toml"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			text := strings.Replace(severalFaults, tc.edit, tc.with, 1)
+			require.NotEqual(t, severalFaults, text, "edit did not apply")
+			_, err := Parse([]byte(text), "f.toml", ".")
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tc.want)
+			assert.True(t, strings.HasPrefix(err.Error(), "f.toml:"), err.Error())
+			if tc.line > 0 {
+				var ce *Error
+				require.True(t, errors.As(err, &ce), "%T %v", err, err)
+				assert.Equal(t, tc.line, ce.Line, err.Error())
+				assert.Equal(t, tc.key, ce.Key, err.Error())
+			}
+		})
+	}
+}
+
 // Every embedded campaign loads, validates and expands.
 func TestEmbeddedCampaigns(t *testing.T) {
 	names := Embedded()
@@ -124,6 +196,7 @@ func TestEmbeddedCampaigns(t *testing.T) {
 
 func FuzzParse(f *testing.F) {
 	f.Add([]byte(good))
+	f.Add([]byte(severalFaults))
 	f.Add([]byte("name = \"x\"\n[[topology]]\nspec = \"torus:dims=3\"\n[[routing]]\nengine = \"minhop\"\n[[traffic]]\nkind = \"uniform\"\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		c, err := Parse(data, "fuzz.toml", ".")

@@ -20,26 +20,30 @@ type Point struct {
 	// TrafficIndex is the traffic entry's position (patterns may repeat).
 	TrafficIndex int
 	FaultKind    string
-	Percent      float64
-	Seed         uint64
-	Faults       faults.Spec
-	Routing      RoutingEntry
-	Options      routing.Options
-	Params       sim.Params
+	// FaultLabel names the failures entry (the kind, or e.g. "mixed 1:13").
+	FaultLabel string
+	Percent    float64
+	Seed       uint64
+	Faults     faults.Spec
+	Routing    RoutingEntry
+	Options    routing.Options
+	Params     sim.Params
 }
 
-// Points expands the campaign in a fixed order: topology, traffic, failure
-// level, seed, routing. Points that share a topology, level and seed share
+// Points expands the campaign in a fixed order: topology, traffic, failures
+// entry, failure level, seed, routing. Points that share a topology, level and seed share
 // the failure draw, so routings are compared on the same faulty network.
 func (c *Campaign) Points() ([]Point, error) {
 	hw, err := c.hardware()
 	if err != nil {
 		return nil, err
 	}
-	var fixed []faults.Fixed
-	if c.Faults.Fixed != "" {
-		if fixed, err = faults.LoadFixed(c.Faults.Fixed); err != nil {
-			return nil, err
+	fixed := map[string][]faults.Fixed{}
+	for _, f := range c.Faults {
+		if f.Fixed != "" && fixed[f.Fixed] == nil {
+			if fixed[f.Fixed], err = faults.LoadFixed(f.Fixed); err != nil {
+				return nil, err
+			}
 		}
 	}
 	var pts []Point
@@ -53,39 +57,42 @@ func (c *Campaign) Points() ([]Point, error) {
 			if len(tr.Seeds) > 0 {
 				seeds = tr.Seeds
 			}
-			for _, pct := range c.Faults.Percent {
-				for _, seed := range seeds {
-					fs := faults.Spec{Seed: seed, TakeHCAs: c.Faults.TakeHCAs, Fixed: fixed}
-					switch c.Faults.Kind {
-					case "links":
-						fs.LinkPercent = pct
-					case "switches":
-						fs.SwitchPercent = pct
-					case "mixed":
-						fs.MixedPercent = pct
-						fs.RatioSwitches, fs.RatioLinks, _ = c.Faults.ratio()
-					}
-					for _, r := range c.Routings {
-						p := params
-						p.Seed = seed
-						vls := r.VLs
-						if vls == 0 {
-							vls = hw.VLs
+			for _, f := range c.Faults {
+				for _, pct := range f.Percent {
+					for _, seed := range seeds {
+						fs := faults.Spec{Seed: seed, TakeHCAs: f.TakeHCAs, Fixed: fixed[f.Fixed]}
+						switch f.Kind {
+						case "links":
+							fs.LinkPercent = pct
+						case "switches":
+							fs.SwitchPercent = pct
+						case "mixed":
+							fs.MixedPercent = pct
+							fs.RatioSwitches, fs.RatioLinks, _ = f.ratio()
 						}
-						pts = append(pts, Point{
-							Index:        len(pts),
-							Key:          fmt.Sprintf("%s|%s#%d|%s=%g%%|seed=%d|%s", topo.Spec, tr.Kind, ti, c.Faults.Kind, pct, seed, r.Label),
-							Topology:     topo,
-							Traffic:      tr,
-							TrafficIndex: ti,
-							FaultKind:    c.Faults.Kind,
-							Percent:      pct,
-							Seed:         seed,
-							Faults:       fs,
-							Routing:      r,
-							Options:      routing.Options{VLs: vls, Roots: r.Roots},
-							Params:       p,
-						})
+						for _, r := range c.Routings {
+							p := params
+							p.Seed = seed
+							vls := r.VLs
+							if vls == 0 {
+								vls = hw.VLs
+							}
+							pts = append(pts, Point{
+								Index:        len(pts),
+								Key:          fmt.Sprintf("%s|%s#%d|%s=%g%%|seed=%d|%s", topo.Spec, tr.Kind, ti, f.Label, pct, seed, r.Label),
+								Topology:     topo,
+								Traffic:      tr,
+								TrafficIndex: ti,
+								FaultKind:    f.Kind,
+								FaultLabel:   f.Label,
+								Percent:      pct,
+								Seed:         seed,
+								Faults:       fs,
+								Routing:      r,
+								Options:      routing.Options{VLs: vls, Roots: r.Roots},
+								Params:       p,
+							})
+						}
 					}
 				}
 			}

@@ -13,10 +13,13 @@ type Group struct {
 	Topology string `json:"topology"`
 	Routing  string `json:"routing"`
 	Traffic  string `json:"traffic"`
+	// Faults is the failures entry: links, switches, or e.g. "mixed 1:13".
+	Faults string `json:"faults"`
 }
 
 // Regression is the linear fit of throughput on the number of failed
-// components for one (topology, routing, traffic) (seeds/001 §4.4.2): the
+// components for one (topology, routing, traffic, failures) (seeds/001
+// §4.4.2): the
 // intercept estimates the fault-free throughput, the slope the loss per
 // failure left in place, R² how much the failures explain.
 type Regression struct {
@@ -58,13 +61,22 @@ func groups(recs []Record) ([]Group, map[Group][]*Record) {
 	by := map[Group][]*Record{}
 	for i := range sorted {
 		r := &sorted[i]
-		g := Group{Topology: label(r), Routing: r.Routing, Traffic: r.Traffic}
+		g := Group{Topology: label(r), Routing: r.Routing, Traffic: r.Traffic, Faults: faultLabel(r)}
 		if _, ok := by[g]; !ok {
 			order = append(order, g)
 		}
 		by[g] = append(by[g], r)
 	}
 	return order, by
+}
+
+// faultLabel names a record's failures entry (records written before
+// labels existed carry only the kind).
+func faultLabel(r *Record) string {
+	if r.FaultLabel != "" {
+		return r.FaultLabel
+	}
+	return r.FaultKind
 }
 
 func label(r *Record) string {

@@ -19,8 +19,37 @@ import (
 // into dir: throughput bars with 95 % confidence intervals per failure
 // level and routing (Figs. 4.5-4.8), the scatter of throughput against
 // failed components with the regression lines, and whisker plots of per-HCA
-// consumption bandwidth (Fig. 4.4). It returns the files written.
+// consumption bandwidth (Fig. 4.4). A campaign with several failures
+// entries (links, switches, mixed) gets a set of plots per entry. It returns
+// the files written.
 func Plot(dir string, recs []Record) ([]string, error) {
+	var labels []string
+	by := map[string][]Record{}
+	for _, r := range recs {
+		l := faultLabel(&r)
+		if _, ok := by[l]; !ok {
+			labels = append(labels, l)
+		}
+		by[l] = append(by[l], r)
+	}
+	sort.Strings(labels)
+	if len(labels) == 1 {
+		return plotSet(dir, recs, "")
+	}
+	var files []string
+	for _, l := range labels {
+		f, err := plotSet(dir, by[l], l)
+		files = append(files, f...)
+		if err != nil {
+			return files, err
+		}
+	}
+	return files, nil
+}
+
+// plotSet plots records of one failures entry; faults, when not empty,
+// names it in titles and file names.
+func plotSet(dir string, recs []Record, faults string) ([]string, error) {
 	rep := Summarize(recs)
 	type tt struct{ topo, traffic string }
 	var order []tt
@@ -35,6 +64,11 @@ func Plot(dir string, recs []Record) ([]string, error) {
 	var files []string
 	for _, k := range order {
 		base := slug(k.topo + "-" + k.traffic)
+		title := k.traffic
+		if faults != "" {
+			base = slug(k.topo + "-" + k.traffic + "-" + faults)
+			title = k.traffic + ", " + faults + " failures"
+		}
 		var levels []Level
 		for _, l := range rep.Levels {
 			if l.Topology == k.topo && l.Traffic == k.traffic {
@@ -51,9 +85,9 @@ func Plot(dir string, recs []Record) ([]string, error) {
 			name string
 			fn   func() (*plot.Plot, error)
 		}{
-			{"throughput-" + base, func() (*plot.Plot, error) { return barPlot(k.topo, k.traffic, levels) }},
-			{"regression-" + base, func() (*plot.Plot, error) { return regressionPlot(k.topo, k.traffic, regs, recs) }},
-			{"hca-bw-" + base, func() (*plot.Plot, error) { return whiskerPlot(k.topo, k.traffic, recs) }},
+			{"throughput-" + base, func() (*plot.Plot, error) { return barPlot(k.topo, title, levels) }},
+			{"regression-" + base, func() (*plot.Plot, error) { return regressionPlot(k.topo, k.traffic, title, regs, recs) }},
+			{"hca-bw-" + base, func() (*plot.Plot, error) { return whiskerPlot(k.topo, k.traffic, title, recs) }},
 		} {
 			p, err := mk.fn()
 			if err != nil {
@@ -157,9 +191,9 @@ func barPlot(topo, traffic string, levels []Level) (*plot.Plot, error) {
 	return p, nil
 }
 
-func regressionPlot(topo, traffic string, regs []Regression, recs []Record) (*plot.Plot, error) {
+func regressionPlot(topo, traffic, title string, regs []Regression, recs []Record) (*plot.Plot, error) {
 	p := plot.New()
-	p.Title.Text = fmt.Sprintf("%s, %s: throughput against failed components", topo, traffic)
+	p.Title.Text = fmt.Sprintf("%s, %s: throughput against failed components", topo, title)
 	p.X.Label.Text = "failed components"
 	p.Y.Label.Text = "throughput [GB/s]"
 	p.Y.Min = 0
@@ -233,7 +267,7 @@ func (b statsBox) DataRange() (xmin, xmax, ymin, ymax float64) {
 	return b.x - 0.5, b.x + 0.5, b.s.Min, b.s.Max
 }
 
-func whiskerPlot(topo, traffic string, recs []Record) (*plot.Plot, error) {
+func whiskerPlot(topo, traffic, title string, recs []Record) (*plot.Plot, error) {
 	type key struct {
 		routing string
 		pct     float64
@@ -269,7 +303,7 @@ func whiskerPlot(topo, traffic string, recs []Record) (*plot.Plot, error) {
 	}
 	sort.Float64s(pcts)
 	p := plot.New()
-	p.Title.Text = fmt.Sprintf("%s, %s: per-HCA consumption bandwidth (averaged over seeds)", topo, traffic)
+	p.Title.Text = fmt.Sprintf("%s, %s: per-HCA consumption bandwidth (averaged over seeds)", topo, title)
 	p.Y.Label.Text = "bandwidth [GB/s]"
 	p.X.Label.Text = "failures [%] / routing"
 	p.Y.Min = 0

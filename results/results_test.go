@@ -133,7 +133,7 @@ func TestTablesAndPlots(t *testing.T) {
 	require.NoError(t, WriteTable(&md, rep, "md"))
 	require.NoError(t, WriteTable(&csvb, rep, "csv"))
 	assert.Contains(t, md.String(), "| T | a | exchange |")
-	assert.Contains(t, csvb.String(), "topology,routing,traffic,intercept_gbs")
+	assert.Contains(t, csvb.String(), "topology,routing,traffic,faults,intercept_gbs")
 	assert.Error(t, WriteTable(&md, rep, "xml"))
 	dir := t.TempDir()
 	files, err := Plot(dir, recs)
@@ -144,4 +144,30 @@ func TestTablesAndPlots(t *testing.T) {
 		require.NoError(t, err)
 		assert.Positive(t, st.Size())
 	}
+}
+
+// A campaign with link-only and switch-only failures (Fig. 4.7a/b) gets a
+// regression row and a set of plots per failures entry.
+func TestSeveralFailureKinds(t *testing.T) {
+	var recs []Record
+	for i, kind := range []string{"links", "switches", "links", "switches"} {
+		for f := 0; f < 3; f++ {
+			x := rec(len(recs), "T", "a", f, "completed", 100-float64((i%2+1)*f), true)
+			x.FaultKind, x.FaultLabel = kind, kind
+			recs = append(recs, x)
+		}
+	}
+	regs := Regressions(recs)
+	require.Len(t, regs, 2)
+	assert.Equal(t, "links", regs[0].Faults)
+	assert.InDelta(t, -1, regs[0].Slope, 1e-9)
+	assert.Equal(t, "switches", regs[1].Faults)
+	assert.InDelta(t, -2, regs[1].Slope, 1e-9)
+	var md strings.Builder
+	require.NoError(t, WriteTable(&md, Summarize(recs), "md"))
+	assert.Contains(t, md.String(), "| T | a | exchange | switches | 100.00 | -2.00 |")
+	files, err := Plot(t.TempDir(), recs)
+	require.NoError(t, err)
+	assert.Len(t, files, 12)
+	assert.Contains(t, strings.Join(files, " "), "throughput-T-exchange-switches.svg")
 }

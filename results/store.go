@@ -37,6 +37,7 @@ type Record struct {
 	Switches      int     `json:"switches"`
 	HCAs          int     `json:"hcas"`
 	FaultKind     string  `json:"fault_kind"`
+	FaultLabel    string  `json:"fault_label"`
 	FaultPercent  float64 `json:"fault_percent"`
 	Seed          uint64  `json:"seed"`
 	FailedLinks   int     `json:"failed_links"`

@@ -42,12 +42,12 @@ func f2(x float64) string { return strconv.FormatFloat(x, 'f', 2, 64) }
 func writeMarkdown(w io.Writer, rep Report) error {
 	var b strings.Builder
 	b.WriteString("## Throughput degradation\n\n")
-	b.WriteString("Linear regression of throughput [GB/s] on the number of failed components, per topology, routing and traffic\n")
+	b.WriteString("Linear regression of throughput [GB/s] on the number of failed components, per topology, routing, traffic and failures\n")
 	b.WriteString("(seeds/001 Tables 4.4-4.6). Runs that failed to route, deadlocked or did not converge are left out and counted.\n\n")
-	b.WriteString("| Topology | Routing | Traffic | Intercept | Slope | R² | Points | Routing failed | Deadlock | Not converged |\n")
-	b.WriteString("|---|---|---|---:|---:|---:|---:|---:|---:|---:|\n")
+	b.WriteString("| Topology | Routing | Traffic | Failures | Intercept | Slope | R² | Points | Routing failed | Deadlock | Not converged |\n")
+	b.WriteString("|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|\n")
 	for _, r := range rep.Regressions {
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %d | %d | %d | %d |\n", r.Topology, r.Routing, r.Traffic,
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %d | %d | %d | %d |\n", r.Topology, r.Routing, r.Traffic, r.Faults,
 			f2(r.Intercept), f2(r.Slope), f2(r.R2), r.Points, r.RoutingFailed, r.Deadlocked, r.NotConverged)
 	}
 	u := rep.Usability
@@ -64,9 +64,9 @@ func writeMarkdown(w io.Writer, rep Report) error {
 		b.WriteString("\n")
 	}
 	b.WriteString("\n## Throughput per failure level\n\nMean over seeds with the 95 % confidence interval (Student's t).\n\n")
-	b.WriteString("| Topology | Routing | Traffic | Failures [%] | Mean failed | Mean [GB/s] | 95 % CI | n |\n|---|---|---|---:|---:|---:|---|---:|\n")
+	b.WriteString("| Topology | Routing | Traffic | Failures | Failed [%] | Mean failed | Mean [GB/s] | 95 % CI | n |\n|---|---|---|---|---:|---:|---:|---|---:|\n")
 	for _, l := range rep.Levels {
-		fmt.Fprintf(&b, "| %s | %s | %s | %g | %.1f | %s | %s – %s | %d |\n", l.Topology, l.Routing, l.Traffic, l.Percent, l.Failed,
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %g | %.1f | %s | %s – %s | %d |\n", l.Topology, l.Routing, l.Traffic, l.Faults, l.Percent, l.Failed,
 			f2(l.Mean), f2(l.CILow), f2(l.CIHigh), l.N)
 	}
 	_, err := io.WriteString(w, b.String())
@@ -75,9 +75,9 @@ func writeMarkdown(w io.Writer, rep Report) error {
 
 func writeRegressionCSV(w io.Writer, rep Report) error {
 	cw := csv.NewWriter(w)
-	cw.Write([]string{"topology", "routing", "traffic", "intercept_gbs", "slope_gbs_per_failure", "r2", "points", "routing_failed", "deadlocked", "not_converged"})
+	cw.Write([]string{"topology", "routing", "traffic", "faults", "intercept_gbs", "slope_gbs_per_failure", "r2", "points", "routing_failed", "deadlocked", "not_converged"})
 	for _, r := range rep.Regressions {
-		cw.Write([]string{r.Topology, r.Routing, r.Traffic, strconv.FormatFloat(r.Intercept, 'f', 4, 64),
+		cw.Write([]string{r.Topology, r.Routing, r.Traffic, r.Faults, strconv.FormatFloat(r.Intercept, 'f', 4, 64),
 			strconv.FormatFloat(r.Slope, 'f', 4, 64), strconv.FormatFloat(r.R2, 'f', 4, 64), strconv.Itoa(r.Points),
 			strconv.Itoa(r.RoutingFailed), strconv.Itoa(r.Deadlocked), strconv.Itoa(r.NotConverged)})
 	}
@@ -88,9 +88,9 @@ func writeRegressionCSV(w io.Writer, rep Report) error {
 // WriteLevelsCSV writes the per-level means.
 func WriteLevelsCSV(w io.Writer, rep Report) error {
 	cw := csv.NewWriter(w)
-	cw.Write([]string{"topology", "routing", "traffic", "fault_percent", "mean_failed", "mean_gbs", "ci95_low_gbs", "ci95_high_gbs", "n"})
+	cw.Write([]string{"topology", "routing", "traffic", "faults", "fault_percent", "mean_failed", "mean_gbs", "ci95_low_gbs", "ci95_high_gbs", "n"})
 	for _, l := range rep.Levels {
-		cw.Write([]string{l.Topology, l.Routing, l.Traffic, strconv.FormatFloat(l.Percent, 'g', -1, 64),
+		cw.Write([]string{l.Topology, l.Routing, l.Traffic, l.Faults, strconv.FormatFloat(l.Percent, 'g', -1, 64),
 			strconv.FormatFloat(l.Failed, 'f', 2, 64), strconv.FormatFloat(l.Mean, 'f', 4, 64),
 			strconv.FormatFloat(l.CILow, 'f', 4, 64), strconv.FormatFloat(l.CIHigh, 'f', 4, 64), strconv.Itoa(l.N)})
 	}

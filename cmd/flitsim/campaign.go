@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"sync"
 	"time"
 
@@ -264,7 +265,7 @@ func (c *netCache) get(spec string) (*fabric.Network, error) {
 // record; a routing failure is a result, not an error.
 func evaluate(p configs.Point, hash string, cache *netCache) results.Record {
 	r := results.Record{Campaign: hash, Point: p.Index, Key: p.Key, Topology: p.Topology.Spec, TopologyLabel: p.Topology.Label,
-		FaultKind: p.FaultKind, FaultPercent: p.Percent, Seed: p.Seed, Routing: p.Routing.Label, Engine: p.Routing.Engine,
+		FaultKind: p.FaultKind, FaultLabel: p.FaultLabel, FaultPercent: p.Percent, Seed: p.Seed, Routing: p.Routing.Label, Engine: p.Routing.Engine,
 		Traffic: p.Traffic.Kind, TrafficIndex: p.TrafficIndex, MsgBytes: p.Params.Traffic.MessageBytes}
 	base, err := cache.get(p.Topology.Spec)
 	if err != nil {
@@ -360,8 +361,14 @@ func checkCmd(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "%s: campaign %q is valid: %d topologies, %d failure levels, %d routings, %d traffic patterns → %d points\n",
-		c.Source, c.Name, len(c.Topologies), len(c.Faults.Percent), len(c.Routings), len(c.Traffic), len(pts))
+	levels := 0
+	var kinds []string
+	for _, f := range c.Faults {
+		levels += len(f.Percent)
+		kinds = append(kinds, f.Label)
+	}
+	fmt.Fprintf(stdout, "%s: campaign %q is valid: %d topologies, %d failure levels (%s), %d routings, %d traffic patterns → %d points\n",
+		c.Source, c.Name, len(c.Topologies), levels, strings.Join(kinds, ", "), len(c.Routings), len(c.Traffic), len(pts))
 	return nil
 }
 
