@@ -27,8 +27,10 @@ type Regression struct {
 	Intercept float64 `json:"intercept_gbs"`
 	Slope     float64 `json:"slope_gbs_per_failure"`
 	R2        float64 `json:"r2"`
-	// Points used (completed or steady runs); the others are counted and
-	// left out, as the thesis' missing bars.
+	// Points used (completed or steady runs, and infinite traffic measured
+	// up to the time limit); runs that failed to route or deadlocked are
+	// counted and left out, as the thesis' missing bars. NotConverged counts
+	// every run that hit the time limit, used or not.
 	Points        int `json:"points"`
 	RoutingFailed int `json:"routing_failed"`
 	Deadlocked    int `json:"deadlocked"`
@@ -47,9 +49,22 @@ type Level struct {
 	Failed  float64 `json:"mean_failed"`
 }
 
-// usable reports whether a record's throughput counts.
+// usable reports whether a record's throughput counts: a completed or
+// steady run, or infinite traffic that hit the time limit before every sink
+// was steady (its mean bandwidth up to the limit is still a measurement;
+// the thesis read its sinks at a wall-time limit too). An exchange that hit
+// the limit never finished and has no throughput.
 func usable(r *Record) bool {
-	return r.RoutingOK && (r.Verdict == "completed" || r.Verdict == "steady")
+	if !r.RoutingOK {
+		return false
+	}
+	switch r.Verdict {
+	case "completed", "steady":
+		return true
+	case "not_converged":
+		return !r.Finite && r.ThroughputGBs > 0
+	}
+	return false
 }
 
 // groups returns the groups in the order of their first record (records
@@ -102,6 +117,9 @@ func Regressions(recs []Record) []Regression {
 			case usable(r):
 				x = append(x, float64(r.Failed()))
 				y = append(y, r.ThroughputGBs)
+				if r.Verdict == "not_converged" {
+					reg.NotConverged++
+				}
 			default:
 				reg.NotConverged++
 			}

@@ -41,7 +41,7 @@ func TestFitMatchesGonumAndHand(t *testing.T) {
 
 func rec(point int, topo, routing string, failed int, verdict string, gbs float64, ok bool) Record {
 	return Record{Campaign: "c1", Point: point, Key: topo + routing, Topology: topo, TopologyLabel: topo, Routing: routing,
-		Traffic: "exchange", FailedLinks: failed, FaultPercent: float64(failed), Verdict: verdict, ThroughputGBs: gbs, RoutingOK: ok}
+		Traffic: "exchange", Finite: true, FailedLinks: failed, FaultPercent: float64(failed), Verdict: verdict, ThroughputGBs: gbs, RoutingOK: ok}
 }
 
 func TestRegressionsCountExclusions(t *testing.T) {
@@ -53,8 +53,14 @@ func TestRegressionsCountExclusions(t *testing.T) {
 		rec(4, "T", "a", 6, "completed", 70, true),
 		rec(5, "T", "b", 0, "not_converged", 5, true),
 	}
+	// Uniform traffic at the time limit: measured, so used, and counted.
+	for i, gbs := range []float64{50, 40} {
+		u := rec(6+i, "T", "c", 2*i, "not_converged", gbs, true)
+		u.Traffic, u.Finite = "uniform", false
+		recs = append(recs, u)
+	}
 	regs := Regressions(recs)
-	require.Len(t, regs, 2)
+	require.Len(t, regs, 3)
 	r := regs[0]
 	assert.Equal(t, 3, r.Points)
 	assert.Equal(t, 1, r.Deadlocked)
@@ -62,8 +68,12 @@ func TestRegressionsCountExclusions(t *testing.T) {
 	assert.InDelta(t, 100, r.Intercept, 1e-9) // (0,100), (2,90), (6,70) lie on y = 100 − 5x
 	assert.InDelta(t, -5, r.Slope, 1e-9)
 	assert.Equal(t, 1, regs[1].NotConverged)
+	assert.Equal(t, 0, regs[1].Points, "an unfinished exchange has no throughput")
+	assert.Equal(t, 2, regs[2].NotConverged)
+	assert.Equal(t, 2, regs[2].Points, "infinite traffic counts up to the time limit")
+	assert.InDelta(t, -5, regs[2].Slope, 1e-9)
 	u := UsabilityMatrix(recs)
-	assert.Equal(t, []string{"r", "o"}, u.Cells["T"], "a failed routing dominates")
+	assert.Equal(t, []string{"r", "o", "o"}, u.Cells["T"], "a failed routing dominates")
 	lv := Levels(recs)
 	require.NotEmpty(t, lv)
 	assert.Equal(t, 100.0, lv[0].Mean)

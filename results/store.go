@@ -46,8 +46,11 @@ type Record struct {
 	Routing       string  `json:"routing"`
 	Engine        string  `json:"engine"`
 	Traffic       string  `json:"traffic"`
-	TrafficIndex  int     `json:"traffic_index"`
-	MsgBytes      int     `json:"msg_bytes"`
+	// Finite traffic (the exchange) ends by itself; infinite traffic runs to
+	// steady state or the time limit.
+	Finite       bool `json:"finite"`
+	TrafficIndex int  `json:"traffic_index"`
+	MsgBytes     int  `json:"msg_bytes"`
 
 	RoutingOK    bool    `json:"routing_ok"`
 	RoutingError string  `json:"routing_error,omitempty"`

@@ -43,7 +43,8 @@ func writeMarkdown(w io.Writer, rep Report) error {
 	var b strings.Builder
 	b.WriteString("## Throughput degradation\n\n")
 	b.WriteString("Linear regression of throughput [GB/s] on the number of failed components, per topology, routing, traffic and failures\n")
-	b.WriteString("(seeds/001 Tables 4.4-4.6). Runs that failed to route, deadlocked or did not converge are left out and counted.\n\n")
+	b.WriteString("(seeds/001 Tables 4.4-4.6). Runs that failed to route or deadlocked are left out and counted. Not converged counts runs\n")
+	b.WriteString("that hit the time limit: infinite traffic enters with its mean bandwidth up to the limit, an unfinished exchange is left out.\n\n")
 	b.WriteString("| Topology | Routing | Traffic | Failures | Intercept | Slope | R² | Points | Routing failed | Deadlock | Not converged |\n")
 	b.WriteString("|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|\n")
 	for _, r := range rep.Regressions {

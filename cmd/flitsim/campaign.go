@@ -266,7 +266,7 @@ func (c *netCache) get(spec string) (*fabric.Network, error) {
 func evaluate(p configs.Point, hash string, cache *netCache) results.Record {
 	r := results.Record{Campaign: hash, Point: p.Index, Key: p.Key, Topology: p.Topology.Spec, TopologyLabel: p.Topology.Label,
 		FaultKind: p.FaultKind, FaultLabel: p.FaultLabel, FaultPercent: p.Percent, Seed: p.Seed, Routing: p.Routing.Label, Engine: p.Routing.Engine,
-		Traffic: p.Traffic.Kind, TrafficIndex: p.TrafficIndex, MsgBytes: p.Params.Traffic.MessageBytes}
+		Traffic: p.Traffic.Kind, Finite: p.Params.Traffic.Finite(), TrafficIndex: p.TrafficIndex, MsgBytes: p.Params.Traffic.MessageBytes}
 	base, err := cache.get(p.Topology.Spec)
 	if err != nil {
 		r.Verdict, r.Error = "error", err.Error()
