@@ -69,9 +69,11 @@ func routeNue(g *graph, o Options) (*Tables, error) {
 			for u := 0; u < g.S; u++ {
 				if int32(u) != dst && n.next[u] >= 0 {
 					t.SetPort(u, lid, int(g.chFromPrt[n.next[u]]))
-					if g.numHCAs(u) > 0 {
-						t.SetSL(u, lid, uint8(L))
-					}
+				}
+				// The layer is the destination's SL from every source,
+				// its own switch included.
+				if g.numHCAs(u) > 0 && (int32(u) == dst || n.next[u] >= 0) {
+					t.SetSL(u, lid, uint8(L))
 				}
 			}
 			n.addLoad(dst)

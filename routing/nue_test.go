@@ -12,8 +12,9 @@ import (
 
 // Nue with any number of layers routes every connected network completely
 // and deadlock-free: ≥ 100 seeded random topologies plus faulty tori,
-// dragonflies and Kautz graphs, for every k in 1..8. (Destination-based it
-// is by construction: the tables are LFTs.)
+// dragonflies and Kautz graphs, for every k in 1..8. It is destination-based
+// in routes (the tables are LFTs) and in layers: every path to a
+// destination has the same SL.
 func TestNueProperties(t *testing.T) {
 	var nets []*fabric.Network
 	for seed := 1; seed <= 100; seed++ {
@@ -38,6 +39,7 @@ func TestNueProperties(t *testing.T) {
 			require.True(t, v.OK(), "%s k=%d: %s", net.Name, k, v.Problem)
 			require.True(t, v.DeadlockFree, "%s k=%d: cycle %v", net.Name, k, v.Cycle)
 			require.LessOrEqual(t, v.VLsUsed, k)
+			requireDestinationSL(t, net, tb)
 			fallbacks += tb.Fallbacks
 			dests += tb.Destinations
 			shortcuts += tb.Shortcuts
@@ -72,4 +74,24 @@ func TestNueShortcuts(t *testing.T) {
 		taken += tb.Shortcuts
 	}
 	require.Positive(t, taken, "no switch took a shortcut through a former island")
+}
+
+// requireDestinationSL checks that the SL of a path depends only on its
+// destination: every switch with HCAs uses one SL per destination LID.
+func requireDestinationSL(t *testing.T, net *fabric.Network, tb *Tables) {
+	t.Helper()
+	for h := net.NumSwitches; h < len(net.Nodes); h++ {
+		lid := net.Nodes[h].LID
+		first := -1
+		for s := 0; s < net.NumSwitches; s++ {
+			if len(net.HCAsOf(s)) == 0 {
+				continue
+			}
+			if sl := int(tb.SL(s, lid)); first < 0 {
+				first = sl
+			} else {
+				require.Equal(t, first, sl, "%s: paths to LID %d on different SLs", net.Name, lid)
+			}
+		}
+	}
 }
