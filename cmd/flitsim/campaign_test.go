@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -72,9 +73,41 @@ func TestRunDeterministicAcrossWorkers(t *testing.T) {
 	for f, data := range files[0] {
 		assert.True(t, bytes.Equal(data, files[1][f]), "%s differs between -j 1 and -j 2", f)
 	}
-	recs, err := results.ReadDir(filepath.Dir(filepath.Join(t.TempDir(), "x")))
+}
+
+// The embedded fig6-2 campaign reproduces what seeds/001 says of Fig. 6.2
+// (4x4x3 torus, one failed switch, 4 VLs, exchange of 2 KiB): Torus-2QoS
+// gives the highest throughput within the VL limit; DFSSSP needs more than
+// 4 VLs; Up*/Down* and LASH fall well behind Torus-2QoS; Nue gains with
+// every layer, and on one layer Up*/Down* slightly beats it.
+func TestFig62(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "out")
+	code, _, errs := run("run", "fig6-2", "-j", "2", "-o", dir, "-q")
+	require.Equal(t, 0, code, errs)
+	recs, err := results.ReadDir(dir)
 	require.NoError(t, err)
-	assert.Empty(t, recs)
+	thr := map[string]float64{}
+	for _, r := range recs {
+		require.Equal(t, 188, r.HCAs, "one switch and its four HCAs failed")
+		if r.Verdict == "completed" {
+			thr[r.Routing] = r.ThroughputGBs
+		}
+		if r.Routing == "dfsssp-4vl" {
+			assert.False(t, r.RoutingOK)
+			assert.Greater(t, r.VLsNeeded, 4)
+		}
+	}
+	for name, x := range thr {
+		if name != "dfsssp-8vl" && name != "torus-2qos-4vl" {
+			assert.Less(t, x, thr["torus-2qos-4vl"], name)
+		}
+	}
+	assert.Less(t, thr["updn"], 0.7*thr["torus-2qos-4vl"])
+	assert.Less(t, thr["lash-4vl"], 0.7*thr["torus-2qos-4vl"])
+	assert.Less(t, thr["nue-1vl"], thr["updn"])
+	for k := 2; k <= 4; k++ {
+		assert.Greater(t, thr[fmt.Sprintf("nue-%dvl", k)], thr[fmt.Sprintf("nue-%dvl", k-1)])
+	}
 }
 
 // Killing a run with SIGKILL and running it again completes the campaign
