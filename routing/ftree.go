@@ -10,9 +10,14 @@ import (
 // a down-going path chosen while ascending (at every level the up-link whose
 // far port carries the fewest down-going routes), and every switch below
 // each switch of that path is routed up towards it (the least loaded of its
-// up-ports to it). Levels are distances from the HCA-carrying switches
+// up-ports to it); the other parents on the way get secondary routes, so
+// the switches a failed cable cut off from the main path go up through the
+// least loaded of their parents that route the destination. Levels are distances from the HCA-carrying switches
 // (leaves); a cable between switches of the same level, or one that skips a
-// level, means the network is no fat tree and the engine fails.
+// level, means the network is no fat tree and the engine fails. Unlike
+// OpenSM, which refuses a tree whose switches of one level differ in their
+// number of up-port groups (ERR AB09, so any single-cable tree with a failed
+// cable), flitsim routes trees that lost cables or switches.
 func routeFatTree(g *graph, o Options) (*Tables, error) {
 	fail := func(format string, v ...any) error {
 		return &Failure{Engine: "ftree", Reason: fmt.Sprintf(format, v...)}
@@ -96,28 +101,39 @@ func routeFatTree(g *graph, o Options) (*Tables, error) {
 			upDescend(c, lid)
 		}
 	}
-	// downAscend extends the down-going path of lid from s upwards.
-	var downAscend func(s int32, lid uint16)
-	downAscend = func(s int32, lid uint16) {
-		var best *arc
+	// downAscend extends the down-going routes of lid from s upwards. On the
+	// main path the least loaded up-link carries lid's down-going route and
+	// counts as load, and every switch below it is routed up to it; every
+	// other parent of s that has no route to lid yet gets a secondary route
+	// down to s (not counted, the least loaded of its cables to s, parents
+	// taken least loaded first), as OpenSM's ftree routes secondary paths.
+	var downAscend func(s int32, lid uint16, main bool)
+	var parents []*arc
+	downAscend = func(s int32, lid uint16, main bool) {
+		start := len(parents)
 		for i := range g.out[s] {
 			a := &g.out[s][i]
-			if level[a.to] != level[s]+1 || routed(a.to, lid) {
-				continue
-			}
-			if best == nil || down[a.to][a.in] < down[best.to][best.in] {
-				best = a
+			if level[a.to] == level[s]+1 && !routed(a.to, lid) {
+				parents = append(parents, a)
 			}
 		}
-		if best == nil {
-			return // a root, or every parent already routes lid
+		cand := parents[start:]
+		// Least loaded first; ties by port, so the order is the tables'.
+		sort.SliceStable(cand, func(i, j int) bool { return down[cand[i].to][cand[i].in] < down[cand[j].to][cand[j].in] })
+		for i, a := range cand {
+			p := a.to
+			if routed(p, lid) {
+				continue // reached through another parent meanwhile, or a parallel cable
+			}
+			t.SetPort(int(p), lid, int(a.in))
+			isDown[p] = true
+			if main && i == 0 {
+				down[p][a.in]++
+				upDescend(p, lid)
+			}
+			downAscend(p, lid, main && i == 0)
 		}
-		p := best.to
-		t.SetPort(int(p), lid, int(best.in))
-		down[p][best.in]++
-		isDown[p] = true
-		upDescend(p, lid)
-		downAscend(p, lid)
+		parents = parents[:start]
 	}
 	for s := int32(0); s < int32(g.S); s++ {
 		if level[s] != 0 {
@@ -127,7 +143,7 @@ func routeFatTree(g *graph, o Options) (*Tables, error) {
 			lid := g.net.Nodes[h].LID
 			clear(isDown)
 			isDown[s] = true
-			downAscend(s, lid)
+			downAscend(s, lid, true)
 			// Switches off every path (other roots, and what failures cut
 			// off from the chosen ancestors) go down to a switch that does.
 			for _, u := range byLevel {
@@ -142,6 +158,27 @@ func routeFatTree(g *graph, o Options) (*Tables, error) {
 						isDown[u] = true
 						break
 					}
+				}
+			}
+			// Switches a failed cable cut off from the main path go up
+			// through the least loaded of their parents that route lid
+			// (top down, so parents are routed first); OpenSM sends them
+			// all up the first secondary path instead, which piles a
+			// leaf's orphaned destinations onto one up-link.
+			for i := len(byLevel) - 1; i >= 0; i-- {
+				u := byLevel[i]
+				if routed(u, lid) || u == s {
+					continue
+				}
+				best := int32(-1)
+				for _, a := range g.out[u] {
+					if level[a.to] == level[u]+1 && routed(a.to, lid) && (best < 0 || up[u][a.port] < up[u][best]) {
+						best = a.port
+					}
+				}
+				if best >= 0 {
+					t.SetPort(int(u), lid, int(best))
+					up[u][best]++
 				}
 			}
 		}

@@ -66,7 +66,7 @@ func Engines() []Engine {
 				}
 				return LoadLFTs(o.File, g.net)
 			}},
-		{Name: "ftree", Help: "fat-tree routing (Zahavi, Alg. 3.2-3.4): destinations leaf by leaf, down-going paths chosen on the least loaded ports while ascending, everything else routed up; fails on networks that are not fat trees. Deadlock-free on one VL; with vls > 1 the paths are dealt over the VLs as DFSSSP balances its layers (vls = 1 keeps OpenSM's single VL)",
+		{Name: "ftree", Help: "fat-tree routing (Zahavi, Alg. 3.2-3.4): destinations leaf by leaf, down-going paths chosen on the least loaded ports while ascending, secondary paths through the other parents, everything else routed up; routes trees that lost cables or switches (switches cut off from the main path go up the least loaded parent that routes the destination); fails on networks that are not fat trees. Deadlock-free on one VL; with vls > 1 the paths are dealt over the VLs as DFSSSP balances its layers (vls = 1 keeps OpenSM's single VL)",
 			Params: []Param{paramRoots, paramVLs}, DeadlockFree: true, route: routeFatTree},
 		{Name: "dor", Help: "dimension-order routing as OpenSM does it: shortest paths taking the lowest port (ports in dimension order), balancing parallel cables; deadlock-free on meshes only",
 			route: routeDOR},
