@@ -189,8 +189,11 @@ func Levels(recs []Record) []Level {
 }
 
 // Usability is the matrix of Table 4.3: per topology and routing, "o" if
-// every run routed and none deadlocked, "d" if a run deadlocked, "r" if
-// routing failed.
+// every run routed deadlock-free (acyclic channel dependencies on every VL)
+// and none deadlocked, "c" if the tables have a dependency cycle but no run
+// deadlocked in the time simulated, "d" if a run deadlocked, "r" if routing
+// failed. Table 4.3 knew only o, d and r: its "o" was a simulation that did
+// not deadlock, which flitsim's "c" tells apart from a proof.
 type Usability struct {
 	Topologies []string            `json:"topologies"`
 	Routings   []string            `json:"routings"`
@@ -217,7 +220,7 @@ func UsabilityMatrix(recs []Record) Usability {
 	for _, t := range u.Topologies {
 		u.Cells[t] = make([]string, len(u.Routings))
 	}
-	rank := map[string]int{"": 0, "o": 1, "d": 2, "r": 3}
+	rank := map[string]int{"": 0, "o": 1, "c": 2, "d": 3, "r": 4}
 	for i := range sorted {
 		r := &sorted[i]
 		c := "o"
@@ -226,6 +229,8 @@ func UsabilityMatrix(recs []Record) Usability {
 			c = "r"
 		case r.Verdict == "deadlock":
 			c = "d"
+		case !r.DeadlockFree:
+			c = "c"
 		}
 		row := u.Cells[label(r)]
 		if j := seenR[r.Routing]; rank[c] > rank[row[j]] {

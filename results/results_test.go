@@ -41,7 +41,7 @@ func TestFitMatchesGonumAndHand(t *testing.T) {
 
 func rec(point int, topo, routing string, failed int, verdict string, gbs float64, ok bool) Record {
 	return Record{Campaign: "c1", Point: point, Key: topo + routing, Topology: topo, TopologyLabel: topo, Routing: routing,
-		Traffic: "exchange", Finite: true, FailedLinks: failed, FaultPercent: float64(failed), Verdict: verdict, ThroughputGBs: gbs, RoutingOK: ok}
+		Traffic: "exchange", Finite: true, DeadlockFree: true, FailedLinks: failed, FaultPercent: float64(failed), Verdict: verdict, ThroughputGBs: gbs, RoutingOK: ok}
 }
 
 func TestRegressionsCountExclusions(t *testing.T) {
@@ -74,6 +74,12 @@ func TestRegressionsCountExclusions(t *testing.T) {
 	assert.InDelta(t, -5, regs[2].Slope, 1e-9)
 	u := UsabilityMatrix(recs)
 	assert.Equal(t, []string{"r", "o", "o"}, u.Cells["T"], "a failed routing dominates")
+	// A cyclic CDG that did not deadlock is c; a deadlock dominates it.
+	cyc := rec(9, "U", "a", 0, "steady", 10, true)
+	cyc.DeadlockFree = false
+	dl := rec(10, "U", "b", 0, "deadlock", 0, true)
+	u = UsabilityMatrix([]Record{cyc, dl, rec(11, "U", "b", 1, "steady", 10, true)})
+	assert.Equal(t, []string{"c", "d"}, u.Cells["U"])
 	lv := Levels(recs)
 	require.NotEmpty(t, lv)
 	assert.Equal(t, 100.0, lv[0].Mean)

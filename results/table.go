@@ -52,7 +52,8 @@ func writeMarkdown(w io.Writer, rep Report) error {
 			f2(r.Intercept), f2(r.Slope), f2(r.R2), r.Points, r.RoutingFailed, r.Deadlocked, r.NotConverged)
 	}
 	u := rep.Usability
-	b.WriteString("\n## Usability\n\no = routed, no deadlock; r = routing failed; d = deadlock detected (Table 4.3)\n\n| Topology |")
+	b.WriteString("\n## Usability\n\no = routed deadlock-free (acyclic CDG, no deadlock); c = cyclic CDG, no deadlock in the time simulated;\n")
+	b.WriteString("d = deadlock detected; r = routing failed (Table 4.3, whose o did not tell c apart)\n\n| Topology |")
 	for _, r := range u.Routings {
 		b.WriteString(" " + r + " |")
 	}

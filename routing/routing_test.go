@@ -79,7 +79,8 @@ func propertyNets(t *testing.T) []*fabric.Network {
 		require.NoError(t, err)
 		nets = append(nets, n)
 	}
-	for _, s := range []string{"kary-ntree:k=4,n=3", "xgft:m=4x3,w=2x2", "dragonfly:a=4,p=2,h=2,g=5", "kautz:d=2,k=3", "torus:dims=4x4x4"} {
+	for _, s := range []string{"kary-ntree:k=4,n=3", "xgft:m=4x3,w=2x2", "dragonfly:a=4,p=2,h=2,g=5", "kautz:d=2,k=3", "torus:dims=4x4x4",
+		"kautz:d=2,k=4,hcas=264,redundancy=6"} {
 		nets = append(nets, build(t, s))
 	}
 	return nets
@@ -89,6 +90,9 @@ func TestEngineProperties(t *testing.T) {
 	nets := propertyNets(t)
 	require.GreaterOrEqual(t, len(nets), 50)
 	shortest := map[string]bool{"minhop": true, "sssp": true, "dfsssp": true, "lash": true}
+	// Engines that route every connected network (Up*/Down* and Down*/Up*
+	// with their own roots, Nue with any number of layers).
+	always := map[string]bool{"minhop": true, "sssp": true, "updn": true, "dnup": true, "nue": true}
 	for _, e := range Engines() {
 		if e.Name == "file" {
 			continue
@@ -99,6 +103,7 @@ func TestEngineProperties(t *testing.T) {
 			if err != nil {
 				var f *Failure
 				require.True(t, errors.As(err, &f), "%s on %s: an engine failure must be a *Failure: %v", e.Name, net.Name, err)
+				require.False(t, always[e.Name], "%s must route %s: %v", e.Name, net.Name, err)
 				continue
 			}
 			ok++

@@ -25,10 +25,56 @@ func routeUpDown(g *graph, o Options, reverse bool) (*Tables, error) {
 	if err != nil {
 		return nil, err
 	}
-	auto := len(roots) == 0
-	if auto {
-		roots = g.autoRoots(reverse)
+	if len(roots) > 0 {
+		rank, err := g.bfsRanks(name, roots)
+		if err != nil {
+			return nil, err
+		}
+		t, err := g.upDown(name, reverse, rank, roots)
+		if t != nil {
+			t.Notes = append(t.Notes, fmt.Sprintf("%d roots given: %s", len(roots), abbreviate(g.nodeNames(roots), 8)))
+		}
+		return t, err
 	}
+	roots = g.autoRoots(reverse)
+	rank, err := g.bfsRanks(name, roots)
+	if err != nil {
+		return nil, err
+	}
+	t, err := g.upDown(name, reverse, rank, roots)
+	if err == nil {
+		t.Notes = append(t.Notes, fmt.Sprintf("%d roots chosen: %s", len(roots), abbreviate(g.nodeNames(roots), 8)))
+		return t, nil
+	}
+	// The chosen roots left an HCA pair without a legal path (Down*/Up* on
+	// a direct network, where every switch carries HCAs and only the GUID
+	// order is left). Rank from the most central switch c instead: every
+	// switch climbs to c (Up*/Down*: c is the one root; Down*/Up*: rank is
+	// the distance from c subtracted from the largest, so the path towards
+	// c comes first) and descends from it, so every pair has a legal path.
+	c := g.center()
+	dist := g.hopDistances()[c]
+	far := int16(0)
+	for _, d := range dist {
+		far = max(far, d)
+	}
+	for v := range rank {
+		rank[v] = int32(dist[v])
+		if reverse {
+			rank[v] = int32(far - dist[v])
+		}
+	}
+	t, err2 := g.upDown(name, reverse, rank, []int{c})
+	if err2 != nil {
+		return nil, err // the first reason is the telling one
+	}
+	t.Notes = append(t.Notes, fmt.Sprintf("%d roots chosen (%s) left HCA pairs without a legal path; ranked from the central switch %s instead",
+		len(roots), abbreviate(g.nodeNames(roots), 4), g.net.Nodes[c].Name))
+	return t, nil
+}
+
+// bfsRanks returns every switch's hop distance from the nearest root.
+func (g *graph) bfsRanks(name string, roots []int) ([]int32, error) {
 	rank := make([]int32, g.S)
 	for i := range rank {
 		rank[i] = -1
@@ -54,6 +100,30 @@ func routeUpDown(g *graph, o Options, reverse bool) (*Tables, error) {
 			return nil, &Failure{Engine: name, Reason: fmt.Sprintf("switch %q is not connected to the roots", g.net.Nodes[s].Name)}
 		}
 	}
+	return rank, nil
+}
+
+// center returns the switch with the smallest eccentricity (the lowest
+// index among equals).
+func (g *graph) center() int {
+	dist := g.hopDistances()
+	best, bestEcc := 0, int16(-1)
+	for s := 0; s < g.S; s++ {
+		ecc := int16(0)
+		for _, d := range dist[s] {
+			ecc = max(ecc, d)
+		}
+		if bestEcc < 0 || ecc < bestEcc {
+			best, bestEcc = s, ecc
+		}
+	}
+	return best
+}
+
+// upDown routes with the given ranks: a channel u→v goes up when v has a
+// lower rank, or the same rank and a lower GUID.
+func (g *graph) upDown(name string, reverse bool, rank []int32, roots []int) (*Tables, error) {
+	queue := make([]int32, 0, g.S)
 	guid := func(n int32) uint64 { return g.net.Nodes[n].GUID }
 	isUp := func(u int32, a arc) bool {
 		up := rank[a.to] < rank[u] || (rank[a.to] == rank[u] && guid(a.to) < guid(u))
@@ -143,11 +213,6 @@ func routeUpDown(g *graph, o Options, reverse bool) (*Tables, error) {
 		}
 	}
 	g.routeSwitchLIDs(t, g.hopDistances())
-	how := "given"
-	if auto {
-		how = "chosen"
-	}
-	t.Notes = append(t.Notes, fmt.Sprintf("%d roots %s: %s", len(roots), how, abbreviate(g.nodeNames(roots), 8)))
 	return t, nil
 }
 
@@ -173,10 +238,10 @@ func abbreviate(s []string, n int) string {
 // taken, which makes every pair routable. Down*/Up* ranks from the
 // HCA-carrying switches, as OpenSM's dnup does, so paths first leave the
 // leaves and then return to them; on a direct network where every switch
-// carries HCAs this leaves only the GUID order and the engine may fail
-// (OpenSM's dnup then treats every channel out of a rank-0 switch as down,
-// which makes it exactly MinHop and cyclic on tori; flitsim keeps the GUID
-// order and reports a failure instead).
+// carries HCAs this leaves only the GUID order, which may leave pairs
+// without a legal path, and routeUpDown then ranks from the central switch
+// (OpenSM's dnup instead treats every channel out of a rank-0 switch as
+// down, which makes it exactly MinHop and cyclic on tori).
 func (g *graph) autoRoots(reverse bool) []int {
 	if reverse {
 		var leaves []int
