@@ -240,6 +240,9 @@ func TestNoFalseDeadlocks(t *testing.T) {
 		{"dragonfly:a=4,p=3,h=2,g=5", "dfsssp"},
 		{"kautz:d=2,k=3,hcas=48", "updn"},
 		{"kary-ntree:k=4,n=2", "dnup"},
+		{"kautz:d=2,k=3,hcas=48", "nue"},
+		{"torus:dims=4x4x3,hcas=96", "torus-2qos"},
+		{"kary-ntree:k=4,n=3", "ftree"},
 	} {
 		net, tb := setup(t, tc.spec, tc.engine)
 		v, err := routing.Verify(net, tb)
