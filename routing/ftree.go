@@ -12,9 +12,10 @@ import (
 // each switch of that path is routed up towards it (the least loaded of its
 // up-ports to it); the other parents on the way get secondary routes, so
 // the switches a failed cable cut off from the main path go up through the
-// least loaded of their parents that route the destination. Levels are distances from the HCA-carrying switches
-// (leaves); a cable between switches of the same level, or one that skips a
-// level, means the network is no fat tree and the engine fails. Unlike
+// least loaded of their parents that route the destination. Levels are
+// distances from the HCA-carrying switches (leaves); a cable between
+// switches of the same level, or one that skips a level, means the network
+// is no fat tree and the engine fails. Unlike
 // OpenSM, which refuses a tree whose switches of one level differ in their
 // number of up-port groups (ERR AB09, so any single-cable tree with a failed
 // cable), flitsim routes trees that lost cables or switches.

@@ -25,26 +25,21 @@ func routeUpDown(g *graph, o Options, reverse bool) (*Tables, error) {
 	if err != nil {
 		return nil, err
 	}
-	if len(roots) > 0 {
-		rank, err := g.bfsRanks(name, roots)
-		if err != nil {
-			return nil, err
-		}
-		t, err := g.upDown(name, reverse, rank, roots)
-		if t != nil {
-			t.Notes = append(t.Notes, fmt.Sprintf("%d roots given: %s", len(roots), abbreviate(g.nodeNames(roots), 8)))
-		}
-		return t, err
+	how := "given"
+	if len(roots) == 0 {
+		roots, how = g.autoRoots(reverse), "chosen"
 	}
-	roots = g.autoRoots(reverse)
 	rank, err := g.bfsRanks(name, roots)
 	if err != nil {
 		return nil, err
 	}
 	t, err := g.upDown(name, reverse, rank, roots)
 	if err == nil {
-		t.Notes = append(t.Notes, fmt.Sprintf("%d roots chosen: %s", len(roots), abbreviate(g.nodeNames(roots), 8)))
+		t.Notes = append(t.Notes, fmt.Sprintf("%d roots %s: %s", len(roots), how, abbreviate(g.nodeNames(roots), 8)))
 		return t, nil
+	}
+	if how == "given" {
+		return nil, err
 	}
 	// The chosen roots left an HCA pair without a legal path (Down*/Up* on
 	// a direct network, where every switch carries HCAs and only the GUID
@@ -52,8 +47,7 @@ func routeUpDown(g *graph, o Options, reverse bool) (*Tables, error) {
 	// switch climbs to c (Up*/Down*: c is the one root; Down*/Up*: rank is
 	// the distance from c subtracted from the largest, so the path towards
 	// c comes first) and descends from it, so every pair has a legal path.
-	c := g.center()
-	dist := g.hopDistances()[c]
+	c, dist := g.center()
 	far := int16(0)
 	for _, d := range dist {
 		far = max(far, d)
@@ -104,8 +98,8 @@ func (g *graph) bfsRanks(name string, roots []int) ([]int32, error) {
 }
 
 // center returns the switch with the smallest eccentricity (the lowest
-// index among equals).
-func (g *graph) center() int {
+// index among equals) and its hop distances to every switch.
+func (g *graph) center() (int, []int16) {
 	dist := g.hopDistances()
 	best, bestEcc := 0, int16(-1)
 	for s := 0; s < g.S; s++ {
@@ -117,7 +111,7 @@ func (g *graph) center() int {
 			best, bestEcc = s, ecc
 		}
 	}
-	return best
+	return best, dist[best]
 }
 
 // upDown routes with the given ranks: a channel u→v goes up when v has a
