@@ -1,8 +1,13 @@
 # flitsim — make targets. `make test` is what CI runs (.ci/run).
 GO       ?= go
-FUZZTIME ?= 5s
+# Fuzz budgets are execution counts, never durations: Go 1.26's fuzz
+# coordinator fails at random ("context deadline exceeded") when -fuzztime is
+# a duration (golang/go#75804, fixed in Go 1.27).
+FUZZTIME ?= 20000x
+FUZZLONG ?= 2000000x
 BENCHTIME ?= 1s
-# Fuzz targets as package:Func; `make fuzz` runs each for FUZZTIME and keeps
+# Fuzz targets as package:Func; `make fuzz-short` runs each for FUZZTIME
+# executions, `make fuzz` for FUZZLONG executions and keeps
 # what the fuzzer found in the package's testdata/fuzz corpus.
 FUZZ_TARGETS := ./fabric:FuzzReadIBNetDiscover ./fabric:FuzzParseSpec ./faults:FuzzParseFixed ./routing:FuzzReadLFTs ./configs:FuzzParse
 
@@ -29,7 +34,7 @@ bench:
 fuzz-short:
 	@for t in $(FUZZ_TARGETS); do \
 	  pkg=$${t%%:*}; fn=$${t##*:}; \
-	  echo "fuzz $$pkg $$fn for $(FUZZTIME)"; \
+	  echo "fuzz $$pkg $$fn for $(FUZZTIME) executions"; \
 	  $(GO) test -run '^$$' -fuzz "^$$fn\$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; \
 	done
 
@@ -38,7 +43,7 @@ fuzz:
 	@cache=$$($(GO) env GOCACHE)/fuzz; \
 	for t in $(FUZZ_TARGETS); do \
 	  pkg=$${t%%:*}; fn=$${t##*:}; \
-	  $(GO) test -run '^$$' -fuzz "^$$fn\$$" -fuzztime $${FUZZTIME:-60s} $$pkg || exit 1; \
+	  $(GO) test -run '^$$' -fuzz "^$$fn\$$" -fuzztime $(FUZZLONG) $$pkg || exit 1; \
 	  mod=$$($(GO) list -f '{{.ImportPath}}' $$pkg); \
 	  mkdir -p $$pkg/testdata/fuzz/$$fn; \
 	  cp -n $$cache/$$mod/$$fn/* $$pkg/testdata/fuzz/$$fn/ 2>/dev/null || true; \
