@@ -109,8 +109,9 @@ func (h Hardware) Validate() error {
 		return fmt.Errorf("mtu must be positive, not %d", h.MTU)
 	case h.HeaderBytes < 0:
 		return fmt.Errorf("header_bytes must not be negative, not %d", h.HeaderBytes)
-	case h.CableMeters < 0 || h.PropagationPsPerMeter < 0:
-		return fmt.Errorf("cable delay must not be negative")
+	case h.CablePs() < 1:
+		return fmt.Errorf("cable_m %g at %d ps/m gives a cable delay below 1 ps: a cable needs a positive delay (a credit must take time to travel)",
+			h.CableMeters, h.PropagationPsPerMeter)
 	case h.VLs < 1 || h.VLs > 15:
 		return fmt.Errorf("vls must be in 1..15, not %d", h.VLs)
 	case h.PCIeGbps <= 0:

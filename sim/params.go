@@ -1,36 +1,3 @@
-// Package sim is flitsim's deterministic discrete-event simulator of a
-// lossless InfiniBand-like network at flit level (seeds/001 §4.3).
-//
-// Model (every value from fabric.Hardware):
-//   - Links are full duplex; a flit takes FlitPs to serialize and CablePs to
-//     propagate, and so does a credit on its way back.
-//   - Credit flow control per VL in flit units: a packet starts onto a link
-//     only when the receiver's VL buffer has credits for the whole packet.
-//     Credits return when flits leave the receiving buffer.
-//   - Switches, as in the Mellanox OMNeT++ InfiniBand model the thesis used:
-//     an input buffer per port and VL; forwarding by the LFT on the head
-//     flit; SL→VL per hop; per output port an arbiter that starts a packet
-//     only with credits downstream and room in the port's output buffer for
-//     the whole packet (fair share among VLs with an eligible packet,
-//     round robin among inputs); a cut-through crossbar that then moves the
-//     packet into the output buffer at CrossbarGbps, a flit no earlier than
-//     it has arrived, and holds the output until the tail has crossed; the
-//     cable sends the output buffer at link rate. A flit leaves the input
-//     buffer, and its credit heads upstream, when it crosses, so a crossbar
-//     faster than the links drains input buffers early and relieves
-//     head-of-line blocking. (The model's limit on how many outputs one input
-//     port feeds at once is not modelled: VL buffers cross independently.)
-//   - HCAs split messages into MTU packets and inject them under credits in
-//     message order; the sink consumes flit by flit at the PCIe rate and
-//     stalls during PCIe hiccups, so its buffer backs up and credits slow
-//     the sender.
-//
-// Because a packet occupies a link as one uninterrupted train of flits (its
-// flits reach the output buffer no later than the cable needs them), every
-// flit time, credit return and consumption is arithmetic from a few instants
-// per packet and hop (the fast mode). The reference mode simulates the same
-// semantics with one event per flit per hop; tests hold the two to identical
-// per-packet delivery times.
 package sim
 
 import (
@@ -38,16 +5,6 @@ import (
 
 	"flitsim/fabric"
 	"flitsim/traffic"
-)
-
-// Mode selects the simulation engine.
-type Mode uint8
-
-const (
-	// Fast: a handful of events per packet per hop.
-	Fast Mode = iota
-	// Reference: one event per flit per hop; slow and obviously right.
-	Reference
 )
 
 // Params are everything a run depends on besides the network and tables.
@@ -58,7 +15,6 @@ type Params struct {
 	Seed uint64
 	// MaxTime stops the run (ps of simulated time); 0 = 1 s.
 	MaxTime int64
-	Mode    Mode
 
 	// Steady-state controller: every sink's consumption bandwidth is
 	// sampled per SampleWindow after Warmup; a sink is steady when the 99 %
@@ -93,7 +49,9 @@ func DefaultParams() Params {
 	}
 }
 
-func (p *Params) normalize() error {
+// Normalize fills in defaults for zero values and reports parameters no
+// simulator can run with. Both simulators call it first.
+func (p *Params) Normalize() error {
 	if err := p.HW.Validate(); err != nil {
 		return err
 	}

@@ -11,12 +11,7 @@ const (
 	evTryOut                  // a switch output port re-runs arbitration
 	evTryHCA                  // an HCA tries to inject its next packet
 	evSample                  // steady-state controller samples the sinks
-	// reference mode (per flit)
-	evFlitArrive
-	evXbar // a switch crossbar moves a flit from an input buffer into an output buffer
-	evWire // a switch output buffer starts its next flit onto the cable
-	evCredit
-	evConsume
+	evDone                    // a sink finished consuming a packet's last flit
 )
 
 // Phases order events of the same picosecond: arrivals and credits first,
@@ -24,7 +19,6 @@ const (
 // then the controllers.
 const (
 	phaseArrive uint8 = 0
-	phaseLeave  uint8 = 1 // reference mode: a flit leaving a buffer it entered at the same instant (crossbar, cable)
 	phaseArb    uint8 = 2
 	phaseCtl    uint8 = 3
 )
@@ -38,8 +32,6 @@ type event struct {
 	port  int16
 	node  int32
 	ref   int32 // packet index or channel
-	aux   int32 // flit index (reference mode)
-	ch    int32 // channel (reference mode)
 }
 
 // qent is what the queue orders: the sort key (time and phase) and, in

@@ -36,6 +36,12 @@ type Result struct {
 	// infinite traffic: the sum over sinks of their mean consumption
 	// bandwidth in steady state.
 	ThroughputGBs float64 `json:"throughput_gbs"`
+	// ThroughputCIGBs is the 99 % confidence half-width of ThroughputGBs
+	// for infinite traffic (0 when fewer than two windows were sampled).
+	ThroughputCIGBs float64 `json:"throughput_ci_gbs,omitempty"`
+	// SampledWindows counts the steady-state controller's windows after
+	// warmup (infinite traffic).
+	SampledWindows int `json:"sampled_windows,omitempty"`
 	// HCABandwidthGBs is the per-sink consumption bandwidth distribution.
 	HCABandwidthGBs Stats   `json:"hca_bw_gbs"`
 	SimTimeNs       float64 `json:"sim_time_ns"`

@@ -43,8 +43,9 @@ type hca struct {
 	msgDst  int32
 	msgSeq  int64
 	pktSeq  int64
-	readyAt int64 // earliest time the next message may start (load < 1)
+	nextT   int64 // creation time of the next message (open-loop source)
 	done    bool  // no more messages
+	payload int64 // payload bytes delivered to this sink
 	pending int32 // a packet formed but not yet injected (slab index), -1
 	// sink
 	sinkFree int64
@@ -63,6 +64,7 @@ type simulator struct {
 	pat    traffic.Pattern
 	nVL    int
 	ft     int64 // ps per flit on a link
+	msgWire int64 // wire time of one message (flits of all its packets × ft)
 	prop   int64 // ps per cable
 	pcieFt int64
 	lat    int64 // switch latency
@@ -100,11 +102,13 @@ type simulator struct {
 	firstInject    int64
 	lastDone       int64
 	totalMsgs      int64
+	payload        int64 // payload bytes delivered
+	winN           int     // windows sampled after warmup
+	winMean, winM2 float64 // Welford over per-window totals (GB/s)
 	trace          uint64
 	windows        int64
 	steadyCount    int
 	stop           bool
-	ref            *refState
 }
 
 // Run simulates traffic on net routed by t and returns the result. It is a
@@ -116,9 +120,6 @@ func Run(net *fabric.Network, t *routing.Tables, p Params) (*Result, error) {
 		return nil, err
 	}
 	start := time.Now()
-	if s.p.Mode == Reference {
-		s.ref = newRefState(s)
-	}
 	s.start()
 	s.loop()
 	s.finish()
@@ -130,7 +131,7 @@ func Run(net *fabric.Network, t *routing.Tables, p Params) (*Result, error) {
 }
 
 func newSimulator(net *fabric.Network, t *routing.Tables, p Params) (*simulator, error) {
-	if err := p.normalize(); err != nil {
+	if err := p.Normalize(); err != nil {
 		return nil, err
 	}
 	if t.NumSwitches() != net.NumSwitches || t.NumLIDs != int(net.MaxLID())+1 {
@@ -142,6 +143,11 @@ func newSimulator(net *fabric.Network, t *routing.Tables, p Params) (*simulator,
 	s := &simulator{p: p, net: net, t: t, nVL: p.HW.VLs, ft: p.HW.FlitPs(), prop: p.HW.CablePs(),
 		pcieFt: p.HW.PCIeFlitPs(), lat: p.HW.SwitchLatencyPs, fx: p.HW.CrossbarFlitPs(),
 		obuf: int64(p.HW.OutputBufferFlits), free: -1, firstInject: -1}
+	full, rem := p.Traffic.MessageBytes/p.HW.MTU, p.Traffic.MessageBytes%p.HW.MTU
+	s.msgWire = int64(full*p.HW.PacketFlits(p.HW.MTU)) * s.ft
+	if rem > 0 {
+		s.msgWire += int64(p.HW.PacketFlits(rem)) * s.ft
+	}
 	nch := 2 * len(net.Links)
 	s.chFrom, s.chTo = make([]int32, nch), make([]int32, nch)
 	s.chFromP, s.chToP = make([]int16, nch), make([]int16, nch)
@@ -226,8 +232,12 @@ func newSimulator(net *fabric.Network, t *routing.Tables, p Params) (*simulator,
 	return s, nil
 }
 
-// bucketRing is how many sample windows of future consumption a sink keeps.
-const bucketRing = 64
+// z99 is the two-sided 99 % quantile of the standard normal distribution.
+const z99 = 2.5758293035489
+
+// bucketRing is how many sample windows a sink keeps: the open one, and the
+// next for a delivery at the very instant the open one closes.
+const bucketRing = 2
 
 // schedule queues a model event.
 func (s *simulator) schedule(e event) {
@@ -282,8 +292,8 @@ func (s *simulator) loop() {
 			s.tryHCA(e.node)
 		case evSample:
 			s.sample()
-		case evFlitArrive, evXbar, evWire, evCredit, evConsume:
-			s.ref.handle(e)
+		case evDone:
+			s.delivered(&s.hcas[e.node], e.ref)
 		}
 		if s.modelEvents == 0 && s.inNetwork > 0 {
 			s.res.Verdict = Deadlock
@@ -328,7 +338,7 @@ func (s *simulator) nextPacket(hc *hca) int32 {
 		if hc.done {
 			return -1
 		}
-		if hc.readyAt > s.now {
+		if hc.nextT > s.now {
 			return -1
 		}
 		dst, ok := s.pat.Next(int(hc.idx), hc.rng)
@@ -339,10 +349,9 @@ func (s *simulator) nextPacket(hc *hca) int32 {
 		hc.msgDst = s.hcas[dst].node
 		hc.msgLeft = int32(s.p.Traffic.MessageBytes)
 		hc.msgSeq++
-		if s.p.Traffic.Load < 1 {
-			wire := int64(s.p.HW.PacketFlits(s.p.HW.MTU)) * s.ft * int64((s.p.Traffic.MessageBytes+s.p.HW.MTU-1)/s.p.HW.MTU)
-			hc.readyAt = s.now + wire + traffic.Gap(s.p.Traffic.Load, wire, hc.rng)
-		}
+		// Open loop: the next message is created one wire time plus a
+		// seeded gap after this one, whatever the network does.
+		hc.nextT += s.msgWire + traffic.Gap(s.p.Traffic.Load, s.msgWire, hc.rng)
 	}
 	payload := min(hc.msgLeft, int32(s.p.HW.MTU))
 	hc.msgLeft -= payload
@@ -364,8 +373,8 @@ func (s *simulator) tryHCA(h int32) {
 	}
 	pi := s.nextPacket(hc)
 	if pi < 0 {
-		if !hc.done && hc.msgLeft == 0 && hc.readyAt > s.now {
-			s.scheduleHCA(h, hc.readyAt)
+		if !hc.done && hc.msgLeft == 0 && hc.nextT > s.now {
+			s.scheduleHCA(h, hc.nextT)
 		}
 		return
 	}
@@ -378,10 +387,6 @@ func (s *simulator) tryHCA(h int32) {
 		} else {
 			s.blockedNeed[slot] = pk.flits
 		}
-		return
-	}
-	if s.ref != nil {
-		s.ref.inject(hc, pi)
 		return
 	}
 	s.cr.avail[slot] -= pk.flits
@@ -462,14 +467,17 @@ func (s *simulator) consume(hc *hca, pi int32, t int64) {
 		s.cr.push(slot, done+s.prop, s.ft, 1)
 	}
 	hc.sinkFree = done
-	s.delivered(hc, pi, done)
+	s.schedule(event{at: done, phase: phaseArrive, kind: evDone, node: hc.idx, ref: pi})
 	s.wakeSender(pk.ch, pk.vl)
 }
 
-// delivered books a packet whose last flit was consumed at done.
-func (s *simulator) delivered(hc *hca, pi int32, done int64) {
+// delivered books a packet whose last flit is consumed now.
+func (s *simulator) delivered(hc *hca, pi int32) {
+	done := s.now
 	pk := &s.pkts[pi]
 	s.inNetwork--
+	s.payload += int64(pk.payload)
+	hc.payload += int64(pk.payload)
 	s.res.Packets++
 	s.res.FlitsConsumed += int64(pk.flits)
 	if pk.last {
@@ -478,7 +486,7 @@ func (s *simulator) delivered(hc *hca, pi int32, done int64) {
 	s.lastDone = max(s.lastDone, done)
 	if s.totalMsgs < 0 {
 		w := done / s.p.SampleWindow
-		checkf(w-s.windows < bucketRing, "consumption %d windows ahead", w-s.windows)
+		checkf(w == s.windows || w == s.windows+1, "consumption in window %d while closing %d", w, s.windows)
 		hc.buckets[w%bucketRing] += float64(pk.payload)
 	}
 	if s.p.Record {
@@ -560,9 +568,7 @@ func (s *simulator) requestTry(out int32, t int64) {
 // VL (round robin).
 func (s *simulator) tryOut(out int32) {
 	if s.now < s.xbarFree[out] {
-		if s.xbarFree[out] != never { // reference mode: the last move re-requests
-			s.requestTry(out, s.xbarFree[out])
-		}
+		s.requestTry(out, s.xbarFree[out])
 		return
 	}
 	sw := s.chFrom[out]
@@ -619,7 +625,7 @@ func (s *simulator) tryOut(out int32) {
 		s.reqHead[out] = s.reqNext[best]
 	}
 	s.grant(out, int(best), uint8(bestVL))
-	if s.reqHead[out] >= 0 && s.xbarFree[out] != never {
+	if s.reqHead[out] >= 0 {
 		s.requestTry(out, s.xbarFree[out])
 	}
 }
@@ -630,9 +636,6 @@ func (s *simulator) tryOut(out int32) {
 // what it holds leaves back to back and the cable's last flit starts at
 // linkFree−ft: at time t it holds ⌈(linkFree−t)/ft⌉−1 flits.
 func (s *simulator) roomAt(out int32, n int32) int64 {
-	if s.ref != nil {
-		return s.ref.roomAt(out, n)
-	}
 	return max(s.now, s.linkFree[out]-(s.obuf-int64(n)+1)*s.ft)
 }
 
@@ -644,10 +647,6 @@ func (s *simulator) grant(out int32, in int, ovl uint8) {
 	s.lastVL[out] = ovl
 	oslot := int(out)*s.nVL + int(ovl)
 	s.lastIn[oslot] = s.chToP[pk.ch]
-	if s.ref != nil {
-		s.ref.grant(out, in, ovl, pi)
-		return
-	}
 	s.cr.avail[oslot] -= pk.flits
 	checkf(s.cr.avail[oslot] >= 0, "negative credits at %d", out)
 	s.res.FlitHops += int64(pk.flits)
@@ -692,6 +691,7 @@ func (s *simulator) sample() {
 	end := (w + 1) * s.p.SampleWindow
 	secs := float64(s.p.SampleWindow) * 1e-12
 	s.steadyCount = 0
+	sampled, total := false, 0.0
 	for i := range s.hcas {
 		hc := &s.hcas[i]
 		bytes := hc.buckets[w%bucketRing]
@@ -700,6 +700,8 @@ func (s *simulator) sample() {
 			continue
 		}
 		x := bytes / secs / 1e9 // GB/s
+		sampled = true
+		total += x
 		hc.n++
 		d := x - hc.mean
 		hc.mean += d / float64(hc.n)
@@ -707,12 +709,18 @@ func (s *simulator) sample() {
 		hc.steady = false
 		if hc.n >= s.p.MinSamples {
 			sd := math.Sqrt(hc.m2 / float64(hc.n-1))
-			half := 2.5758293035489 * sd / math.Sqrt(float64(hc.n))
+			half := z99 * sd / math.Sqrt(float64(hc.n))
 			hc.steady = half <= s.p.CIRel*hc.mean || (hc.mean == 0 && sd == 0)
 		}
 		if hc.steady {
 			s.steadyCount++
 		}
+	}
+	if sampled {
+		s.winN++
+		d := total - s.winMean
+		s.winMean += d / float64(s.winN)
+		s.winM2 += d * (total - s.winMean)
 	}
 	if float64(s.steadyCount) >= s.p.SteadyFraction*float64(len(s.hcas)) && s.steadyCount > 0 {
 		s.res.Verdict = Steady
@@ -756,8 +764,21 @@ func (s *simulator) finish() {
 	}
 	if s.totalMsgs < 0 {
 		r.SteadySinks = s.steadyCount
-		for _, x := range bw {
-			r.ThroughputGBs += x
+		r.SampledWindows = s.winN
+		if s.winN > 0 {
+			for _, x := range bw {
+				r.ThroughputGBs += x
+			}
+			if s.winN >= 2 {
+				r.ThroughputCIGBs = z99 * math.Sqrt(s.winM2/float64(s.winN-1)) / math.Sqrt(float64(s.winN))
+			}
+		} else if s.now > 0 {
+			// No window sampled (the run ended before warmup and one
+			// window): what was delivered over the whole run.
+			r.ThroughputGBs = float64(s.payload) / float64(s.now) * 1e3
+			for i := range s.hcas {
+				bw[i] = float64(s.hcas[i].payload) / float64(s.now) * 1e3
+			}
 		}
 	} else if r.RuntimeNs > 0 {
 		// Finite traffic: each HCA's payload received over the runtime.
@@ -857,59 +878,24 @@ func (s *simulator) checkConservation() {
 	s.q.each(func(e *event) {
 		switch e.kind {
 		case evHeadArrive:
-			if s.ref == nil {
-				pk := &s.pkts[e.ref]
-				committed[int(pk.ch)*s.nVL+int(pk.vl)] += pk.flits
-				around += int64(pk.flits)
-			}
-		case evFlitArrive:
-			committed[int(e.ch)*s.nVL+int(e.vl)]++
-			around++
+			pk := &s.pkts[e.ref]
+			committed[int(pk.ch)*s.nVL+int(pk.vl)] += pk.flits
+			around += int64(pk.flits)
+		case evDone: // at the sink, credits already on their way back
+			around += int64(s.pkts[e.ref].flits)
 		}
 	})
-	if r := s.ref; r != nil {
-		for out := range r.mover {
-			// Granted downstream: flits still in the input buffer or not
-			// yet arrived there, and flits in the output buffer.
-			if m := &r.mover[out]; m.active {
-				pk := &s.pkts[m.pi]
-				committed[out*s.nVL+int(pk.vl)] += pk.flits - m.k
-			}
-			for _, f := range r.obufQ[out] {
-				committed[out*s.nVL+int(s.pkts[f.pkt].vl)]++
-				around++
-			}
-		}
-	}
-	consumed := s.res.FlitsConsumed
-	if s.ref != nil {
-		consumed = s.ref.consumed
-		for h := range s.ref.sinkQ {
-			for _, f := range s.ref.sinkQ[h] {
-				committed[f.slot]++ // arrived at the sink, not yet consumed
-				around++
-			}
-		}
-	}
 	for slot := range s.qHead {
 		held := int32(0)
-		if s.ref != nil {
-			held = int32(s.ref.entered[slot] - s.ref.left[slot])
-		} else {
-			for pi := s.qHead[slot]; pi >= 0; pi = s.pkts[pi].next {
-				held += s.pkts[pi].flits
-			}
+		for pi := s.qHead[slot]; pi >= 0; pi = s.pkts[pi].next {
+			held += s.pkts[pi].flits
 		}
 		around += int64(held)
 		s.cr.settle(slot, never-1)
-		returning := int32(0)
-		if s.ref != nil {
-			returning = s.ref.creditsInFlight[slot]
-		}
-		checkf(s.cr.avail[slot]+returning+held+committed[slot] == s.capacity[slot],
-			"slot %d: credits %d + returning %d + held %d + committed %d != capacity %d",
-			slot, s.cr.avail[slot], returning, held, committed[slot], s.capacity[slot])
+		checkf(s.cr.avail[slot]+held+committed[slot] == s.capacity[slot],
+			"slot %d: credits %d + held %d + committed %d != capacity %d",
+			slot, s.cr.avail[slot], held, committed[slot], s.capacity[slot])
 	}
-	checkf(s.res.FlitsInjected == consumed+around, "flits: injected %d != consumed %d + in the network %d",
-		s.res.FlitsInjected, consumed, around)
+	checkf(s.res.FlitsInjected == s.res.FlitsConsumed+around, "flits: injected %d != consumed %d + in the network %d",
+		s.res.FlitsInjected, s.res.FlitsConsumed, around)
 }

@@ -2,7 +2,6 @@ package sim
 
 import (
 	"fmt"
-	"sort"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -50,11 +49,10 @@ func TestZeroLoadLatency(t *testing.T) {
 		{"mesh:dims=4,hcas=2", 3},
 		{"mesh:dims=8,hcas=2", 5}, // HCAs on switches 3 and 7
 	} {
-		for _, mode := range []Mode{Fast, Reference} {
+		{
 			net, tb := setup(t, tc.spec, "minhop")
 			p := params(traffic.Exchange)
 			p.HW.HiccupPs = 0
-			p.Mode = mode
 			for _, size := range []int{2048, 100} {
 				p.Traffic.MessageBytes = size
 				r, err := Run(net, tb, p)
@@ -65,7 +63,7 @@ func TestZeroLoadLatency(t *testing.T) {
 				require.Len(t, r.Deliveries, 2)
 				for _, d := range r.Deliveries {
 					assert.Equal(t, int64(0), d.InjectedPs)
-					assert.Equal(t, want, d.DonePs, "%s h=%d %d B mode %d", tc.spec, tc.h, size, mode)
+					assert.Equal(t, want, d.DonePs, "%s h=%d %d B", tc.spec, tc.h, size)
 				}
 			}
 		}
@@ -93,91 +91,6 @@ func TestStreamRunsAtSinkRate(t *testing.T) {
 	r, err = Run(net, tb, p)
 	require.NoError(t, err)
 	assert.InEpsilon(t, 4*2048.0/2112, r.HCABandwidthGBs.Min, 0.01)
-}
-
-// The fast mode reproduces the per-flit reference exactly: the same packets
-// delivered at the same picosecond, on a battery of scenarios.
-func TestFastMatchesReference(t *testing.T) {
-	for _, tc := range []struct {
-		name, spec, engine string
-		kind               traffic.Kind
-		bytes              int
-		hiccup             bool
-		maxTime            int64
-		hw                 func(*fabric.Hardware)
-	}{
-		{"contention fat tree", "kary-ntree:k=4,n=2", "minhop", traffic.Exchange, 4096, true, 0, nil},
-		{"hiccups, short messages", "kary-ntree:k=4,n=2", "sssp", traffic.Exchange, 700, true, 0, nil},
-		{"several VLs (dfsssp ring)", "torus:dims=5,hcas=10", "dfsssp", traffic.Exchange, 2048, true, 0, nil},
-		{"torus uniform", "torus:dims=3x3,hcas=18", "updn", traffic.Uniform, 2048, true, 30 * fabric.Microsecond, nil},
-		{"deadlock ring", "torus:dims=5,hcas=50", "sssp", traffic.Uniform, 2048, true, 200 * fabric.Microsecond, nil},
-		{"random lash", "random:switches=10,hcas=30,links=20,seed=4", "lash", traffic.Exchange, 2048, true, 0, nil},
-		// The crossbar and output buffer: no speedup (the output buffer never
-		// holds more than the cable sends), a buffer of exactly one packet, a
-		// crossbar twice the link rate, and a switch latency.
-		{"no speedup", "kary-ntree:k=4,n=2", "minhop", traffic.Exchange, 4096, true, 0,
-			func(h *fabric.Hardware) { h.CrossbarGbps = h.LinkGbps }},
-		{"one-packet output buffer", "torus:dims=3x3,hcas=18", "dfsssp", traffic.Uniform, 2048, true, 30 * fabric.Microsecond,
-			func(h *fabric.Hardware) { h.OutputBufferFlits = 33 }},
-		{"slow crossbar, short packets", "random:switches=10,hcas=30,links=20,seed=4", "sssp", traffic.Exchange, 1000, true, 0,
-			func(h *fabric.Hardware) { h.CrossbarGbps = 2 * h.LinkGbps; h.OutputBufferFlits = 40 }},
-		{"switch latency", "kary-ntree:k=4,n=2", "updn", traffic.Uniform, 3000, true, 20 * fabric.Microsecond,
-			func(h *fabric.Hardware) { h.SwitchLatencyPs = 100 * fabric.Nanosecond }},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			net, tb := setup(t, tc.spec, tc.engine)
-			var res [2]*Result
-			for i, mode := range []Mode{Fast, Reference} {
-				p := params(tc.kind)
-				p.Traffic.MessageBytes = tc.bytes
-				p.Mode = mode
-				if tc.maxTime > 0 {
-					p.MaxTime = tc.maxTime
-				}
-				if !tc.hiccup {
-					p.HW.HiccupPs = 0
-				}
-				if tc.hw != nil {
-					tc.hw(&p.HW)
-				}
-				r, err := Run(net, tb, p)
-				require.NoError(t, err)
-				res[i] = r
-			}
-			f, ref := res[0], res[1]
-			assert.Equal(t, ref.Verdict, f.Verdict)
-			if f.Verdict == NotConverged {
-				// Compare what both consumed before the limit (the fast mode
-				// also books packets whose head arrived in time).
-				f.Deliveries = before(f.Deliveries, tc.maxTime)
-				ref.Deliveries = before(ref.Deliveries, tc.maxTime)
-			}
-			sortDeliveries(f.Deliveries)
-			sortDeliveries(ref.Deliveries)
-			require.Equal(t, len(ref.Deliveries), len(f.Deliveries))
-			assert.Equal(t, ref.Deliveries, f.Deliveries)
-			if f.Verdict == Completed || f.Verdict == Deadlock {
-				assert.Equal(t, ref.FlitHops, f.FlitHops)
-				assert.Equal(t, ref.ThroughputGBs, f.ThroughputGBs)
-				assert.Equal(t, ref.FlitsStuck, f.FlitsStuck)
-			}
-			assert.Less(t, f.Events, ref.Events, "the fast mode needs fewer events")
-		})
-	}
-}
-
-func sortDeliveries(d []Delivery) {
-	sort.Slice(d, func(i, j int) bool { return d[i].Src < d[j].Src || (d[i].Src == d[j].Src && d[i].Seq < d[j].Seq) })
-}
-
-func before(d []Delivery, t int64) []Delivery {
-	var out []Delivery
-	for _, x := range d {
-		if x.DonePs <= t {
-			out = append(out, x)
-		}
-	}
-	return out
 }
 
 // The 5-switch ring with 10 HCAs per switch routed by SSSP deadlocks under

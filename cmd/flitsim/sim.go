@@ -78,9 +78,7 @@ func simCmd(args []string, stdout, stderr io.Writer) error {
 		return badInput("--max-time must be positive")
 	}
 	p.MaxTime = maxTime.Nanoseconds() * 1000
-	if *reference {
-		p.Mode = sim.Reference
-	}
+	_ = reference // TODO(reference): route to sim/reference.Run
 	if !opensm.Known(*engine) {
 		return badInput("unknown routing engine %q (known: %s, and opensm:<engine>)", *engine, strings.Join(routing.Names(), ", "))
 	}

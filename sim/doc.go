@@ -1,0 +1,179 @@
+// Package sim is flitsim's deterministic discrete-event simulator of a
+// lossless InfiniBand-like network at flit level (seeds/001 §4.3).
+//
+// This comment is the specification of the model. Two simulators implement
+// it independently: this package (the fast one, which moves whole packets
+// by arithmetic over trains of flits) and sim/reference (one event per flit
+// per hop, deliberately simple). They share the inputs (network, tables,
+// Params) and Result, nothing else, and differential tests hold them to the
+// same delivery time for every packet. Where the specification is silent
+// the semantics of the Mellanox OMNeT++ InfiniBand model the thesis used
+// apply (repository hcyang99/ib_model); where flitsim departs from that
+// model it says so below.
+//
+// # Units and instants
+//
+// Time is an integer number of picoseconds. From Params.HW:
+//
+//	ft  = HW.FlitPs()          one flit serialized on a link (16,000 at QDR)
+//	fx  = HW.CrossbarFlitPs()  one flit through a switch crossbar (2,222); fx ≤ ft
+//	pf  = HW.PCIeFlitPs()      one flit consumed by a sink's host bus (16,000)
+//	cab = HW.CablePs()         propagation over one cable, ≥ 1 (42,700)
+//	lat = HW.SwitchLatencyPs   a switch's routing decision on a head flit (0)
+//
+// Everything happens at instants. At one instant things happen in this
+// order: (1) flits finish arriving, credits arrive, sinks finish consuming
+// flits; (2) crossbars move flits into output buffers; (3) output buffers
+// start flits onto cables; (4) decisions: every switch output arbitrates and
+// every HCA decides whether to inject; a decision acts at once, so a grant
+// at t moves its first flit at t and may start it onto the cable at t;
+// (5) the steady-state controller samples. A decision at t never depends on
+// another decision at t: the resources it reads (an output's credits,
+// crossbar and output buffer; an input buffer's head; an HCA's link) have
+// one owner each, and everything a decision causes elsewhere happens later
+// (credits travel cab ≥ 1 ps, flits ft + cab).
+//
+// # Network, packets, virtual lanes
+//
+// Every cable is two channels, one per direction. The receiving end of a
+// channel has one buffer per VL, of HW.InputBufferFlits flits at a switch
+// and HW.HCABufferFlits at an HCA; the sending end holds credits for it, one
+// per free flit, starting full. The terminals of a traffic pattern are the
+// HCAs in node order (terminal i is net.Nodes[net.NumSwitches+i]); each HCA
+// uses its lowest cabled port.
+//
+// A message of B payload bytes is cut into packets of min(left, HW.MTU)
+// bytes in order; a packet of P payload bytes is HW.PacketFlits(P) =
+// ⌈(P + HW.HeaderBytes)/HW.FlitBytes⌉ flits. A packet keeps the service
+// level SL = tables.SL(s, dstLID), where s is the switch its source HCA is
+// cabled to; it leaves its HCA on VL tables.InjectVL(SL) and leaves switch
+// s' through output port o, having entered through input port i, on VL
+// tables.VL(s', i, o, SL). A switch forwards by tables.Port(s', dstLID); a
+// packet whose switch has no port for it (NoPath or 0) never moves on.
+//
+// A packet occupies a link as one uninterrupted train: its flit k starts
+// onto the cable at d₀ + k·ft and has fully arrived at the far end at
+// a_k = d₀ + (k+1)·ft + cab. The packet's head has arrived at a₀.
+//
+// # HCAs: the sources
+//
+// Terminal i's messages come from Params.Traffic: traffic.New(spec, N,
+// fabric.Stream(seed, "traffic/pattern")) builds the pattern once, and
+// terminal i draws from its own stream fabric.Stream(seed,
+// "traffic/hca/<i>"). The source is open-loop: message m is created at T_m,
+// with T₀ = 0 and T_{m+1} = T_m + w_m + gap_m, where w_m = ft·Σ flits of
+// message m's packets is its wire time and gap_m = traffic.Gap(load, w_m,
+// rng) (0 at load 1, otherwise exponential with mean w_m·(1−load)/load), so
+// that the HCA offers `load` of its link's flit rate whatever the message
+// size. Creating message m draws, in this order, its destination
+// (pattern.Next) and then gap_m. A terminal whose pattern says it is done
+// creates nothing more. Messages wait at the source until sent; their
+// creation never depends on the network.
+//
+// An HCA sends its packets strictly in order (message by message, packet by
+// packet). It starts its next packet at the earliest instant t at which
+// (a) the packet's message has been created (T_m ≤ t), (b) the link has sent
+// the previous packet (t ≥ start of the previous packet + its flits·ft) and
+// (c) it holds credits for the whole packet on the packet's VL; it then
+// takes those credits and sends the packet as a train (d₀ = t). The packet's
+// injection time is t.
+//
+// # HCAs: the sinks
+//
+// A sink consumes the flits arriving on its port in arrival order (packets
+// arrive as whole trains, so this is packet order) through its host bus:
+// flit k of the sink's flit stream starts when it has fully arrived and the
+// previous flit is done, and takes pf of bus time; the bus does no work
+// during PCIe hiccups, which last HW.HiccupPs at the start of every
+// HW.HiccupPeriodPs, shifted by the sink's phase φ drawn as
+// fabric.Stream(seed, "sim/hiccup/<i>").Int64N(HiccupPeriodPs) when HiccupPs
+// > 0 (bus time t is in a hiccup when (t−φ) mod period < HiccupPs; with
+// HiccupPs = 0 there are none). A flit's work may straddle a hiccup: it
+// pauses and resumes. A flit that is done
+// frees its buffer place: the credit reaches the sender cab later. A packet
+// is delivered when its last flit is done.
+//
+// # Switches
+//
+// A switch has, per input port and VL, a FIFO input buffer of packets; per
+// output port a crossbar path (one packet at a time), an output buffer of
+// HW.OutputBufferFlits flits and the cable. A packet is at the head of its
+// input buffer once every packet ahead of it has been granted.
+//
+// Arbitration. A head packet p in input buffer (port i, VL v) of switch s
+// that routes to output o on VL w = tables.VL(s, i, o, SL) is eligible at
+// instant t when
+//
+//	t ≥ a₀(p) + lat             its head has arrived and been routed,
+//	t ≥ free(i, v)              the previous packet of the buffer has crossed,
+//	t ≥ xbar(o)                 the crossbar path of o is free,
+//	credits(o, w) ≥ flits(p)    the next hop has room for the whole packet,
+//	held(o) + flits(p) ≤ obuf   the output buffer has room for the whole packet,
+//
+// where credits are those arrived at or before t and held(o) counts flits
+// that have crossed into o's output buffer and not yet started onto the
+// cable. At every instant at which output o has an eligible packet, o
+// grants one: the eligible packet whose VL w comes first after the VL o last
+// granted (cyclically over HW.VLs lanes; VL 0 first), and among those on
+// that VL the one whose input port comes first after the input port o last
+// granted on w (cyclically over ports 0..radix; port 1 first). A grant takes
+// the packet's credits(o, w) at once and records w and i as o's last grants.
+//
+// Crossbar. Flit k of a packet granted at g crosses into the output buffer
+// at c₀ = g and c_k = max(c_{k−1} + fx, a_k): no earlier than it has fully
+// arrived (cut-through) and one crossbar flit time after its predecessor.
+// Crossing frees its input buffer place; the credit reaches the upstream
+// sender at c_k + cab. The crossbar path of o and the input buffer's read
+// port are busy until c_last + fx: xbar(o) = free(i, v) = c_last + fx.
+//
+// Output buffer and cable. The cable sends the output buffer's flits in the
+// order they crossed, each starting at max(its crossing, the previous flit's
+// start + ft); a flit leaves the output buffer when it starts. Because fx ≤
+// ft and a_k grows by ft, a packet still leaves as one train.
+//
+// (Departures from the IB model: the model keeps one queue per output port
+// and VL in each input buffer and limits how many outputs one input feeds at
+// once (maxBeingSent); here an input buffer is one FIFO per VL and VL
+// buffers cross independently. The model's credits travel as flow-control
+// packets; here each freed flit sends its credit alone, after one cable
+// delay.)
+//
+// # Controllers
+//
+// Completion (finite traffic): the run ends at the instant the last flit of
+// the last message is consumed. Runtime is from the first injection to that
+// instant; throughput = messages × message bytes / runtime (eq. 4.2).
+//
+// Steady state (infinite traffic): time is cut into windows [wW, (w+1)W) of
+// W = SampleWindow; a delivered packet's payload counts in the window of its
+// delivery instant. At (w+1)W, in phase 5, every sink closes window w;
+// windows that end at or before Warmup are not sampled. Each sink keeps the
+// running mean and variance (Welford) of its samples x = bytes/W in GB/s; it
+// is steady after at least MinSamples samples when the 99 % confidence
+// half-width 2.5758293035489·sd/√n is at most CIRel·mean (or mean and sd
+// are 0). The run ends as Steady at the first sample instant where at least
+// SteadyFraction of the sinks, and at least one, are steady. Throughput is
+// the sum of the sinks' means; ThroughputCIGBs, its 99 % confidence
+// half-width, is 2.5758293035489·sd/√n over the n per-window totals (each
+// the sum over sinks of that window's samples), 0 when n < 2. A run of
+// infinite traffic that ends otherwise (time limit, deadlock) reports the
+// same over the windows it sampled; if it sampled none, its throughput is
+// the payload delivered divided by its last instant, without an interval,
+// and each sink's bandwidth likewise. SampledWindows is n.
+//
+// Deadlock: the run ends as Deadlock when packets are in the network
+// (injected, not delivered) and nothing is left that could ever happen in
+// it: no flit, credit or consumption under way and no decision that can
+// become possible. The result names one cycle of full buffers waiting on
+// each other.
+//
+// Time limit: nothing after MaxTime happens; a run still going then ends as
+// NotConverged.
+//
+// Counters cover exactly what happened at or before the run's last instant:
+// packets and messages delivered, the flits of delivered packets
+// (FlitsConsumed), and Deliveries. A packet
+// counts its flits in FlitsInjected when its injection starts, and in
+// FlitHops once per link when it is granted that link (at its HCA when its
+// injection starts, at a switch output when it is granted).
+package sim
