@@ -1,35 +1,72 @@
 package sim
 
-// Credit accounting per (channel, VL) at the channel's sender, in flits.
+// credits is the flow-control state of every lane at its sender, in flits.
 //
-// avail counts credits the sender holds now. Credits that the receiver has
-// released but that are still travelling back (or will be released at known
-// future instants, one per flit) wait in a queue of arithmetic segments
-// {first time, count, spacing}: a packet that crosses a crossbar at link
-// rate frees its flits at t0, t0+ft, t0+2ft, …, so one segment stands for a
-// whole packet. Release times per (channel, VL) never decrease (buffers are
-// FIFO), which keeps the queue sorted by construction.
+// avail counts the credits the sender holds now. Credits the receiver has
+// freed that are still travelling back, or that it will free at known
+// future instants one flit at a time, wait in a queue of arithmetic
+// segments {first instant, spacing, count}: a packet that crosses a
+// crossbar at a steady rate frees its flits at t0, t0+dt, t0+2dt, …, so one
+// segment stands for a whole packet. A lane's receiver frees its places in
+// order (its buffer is a FIFO), so release instants never decrease and the
+// queue stays sorted by construction.
+//
+// The type owns its invariants: a sender never takes credits it does not
+// hold, and releases never go back in time (checked in invariants builds).
+type credits struct {
+	avail      []int32
+	head, tail []int32 // segment queue per lane; -1 empty
+	pool       []segment
+	free       int32
+}
+
 type segment struct {
 	t0, dt int64
 	n      int32
 	next   int32
 }
 
-type credits struct {
-	avail      []int32
-	head, tail []int32 // segment queue per (channel, VL); -1 empty
-	pool       []segment
-	free       int32
-}
-
+// never is an instant after every run.
 const never = int64(1<<62 - 1)
 
-func newCredits(slots int) credits {
-	c := credits{avail: make([]int32, slots), head: make([]int32, slots), tail: make([]int32, slots), free: -1}
+func newCredits(capacity []int32) credits {
+	c := credits{avail: append([]int32(nil), capacity...), head: make([]int32, len(capacity)), tail: make([]int32, len(capacity)), free: -1}
 	for i := range c.head {
 		c.head[i], c.tail[i] = -1, -1
 	}
 	return c
+}
+
+// take spends n credits of lane l, which the sender must hold (after settle).
+func (c *credits) take(l int, n int32) {
+	c.avail[l] -= n
+	checkf(c.avail[l] >= 0, "lane %d: took %d credits it did not hold (%d left)", l, n, c.avail[l])
+}
+
+// release queues n credits of lane l reaching the sender at t0, t0+dt, …;
+// a segment that continues the previous one's progression merges into it.
+func (c *credits) release(l int, t0, dt int64, n int32) {
+	if n <= 0 {
+		return
+	}
+	if tl := c.tail[l]; tl >= 0 {
+		s := &c.pool[tl]
+		last := s.t0 + int64(s.n-1)*s.dt
+		checkf(t0 >= last, "lane %d: credit released at %d before the previous one (%d)", l, t0, last)
+		if (s.n == 1 || s.dt == dt) && t0 == last+dt {
+			s.dt = dt
+			s.n += n
+			return
+		}
+	}
+	i := c.alloc()
+	c.pool[i] = segment{t0: t0, dt: dt, n: n, next: -1}
+	if c.tail[l] >= 0 {
+		c.pool[c.tail[l]].next = i
+	} else {
+		c.head[l] = i
+	}
+	c.tail[l] = i
 }
 
 func (c *credits) alloc() int32 {
@@ -42,67 +79,47 @@ func (c *credits) alloc() int32 {
 	return int32(len(c.pool) - 1)
 }
 
-// push queues n credits released at t0, t0+dt, …; adjacent segments that
-// continue the same arithmetic progression are merged.
-func (c *credits) push(slot int, t0, dt int64, n int32) {
-	if n <= 0 {
-		return
-	}
-	if tl := c.tail[slot]; tl >= 0 {
-		s := &c.pool[tl]
-		last := s.t0 + int64(s.n-1)*s.dt
-		if (s.n == 1 || s.dt == dt) && t0 == last+dt {
-			s.dt = dt
-			s.n += n
-			return
-		}
-	}
-	i := c.alloc()
-	c.pool[i] = segment{t0: t0, dt: dt, n: n, next: -1}
-	if c.tail[slot] >= 0 {
-		c.pool[c.tail[slot]].next = i
-	} else {
-		c.head[slot] = i
-	}
-	c.tail[slot] = i
-}
-
-// settle moves every credit released by time t into avail.
-func (c *credits) settle(slot int, t int64) {
-	for h := c.head[slot]; h >= 0; h = c.head[slot] {
+// settle moves every credit of lane l that has arrived by t into avail.
+func (c *credits) settle(l int, t int64) {
+	for h := c.head[l]; h >= 0; h = c.head[l] {
 		s := &c.pool[h]
 		if s.t0 > t {
 			return
 		}
-		k := int32(1)
+		k := s.n
 		if s.dt > 0 {
 			k = int32(min(int64(s.n), (t-s.t0)/s.dt+1))
-		} else {
-			k = s.n
 		}
-		c.avail[slot] += k
+		c.avail[l] += k
 		s.n -= k
 		s.t0 += int64(k) * s.dt
 		if s.n > 0 {
 			return
 		}
-		c.head[slot] = s.next
-		if c.head[slot] < 0 {
-			c.tail[slot] = -1
+		c.head[l] = s.next
+		if c.head[l] < 0 {
+			c.tail[l] = -1
 		}
 		s.next = c.free
 		c.free = h
 	}
 }
 
-// when returns the earliest time at which the sender will hold need
-// credits (after settle), or never if the queued releases do not suffice.
-func (c *credits) when(slot int, need int32, now int64) int64 {
-	missing := need - c.avail[slot]
+// has reports whether the sender of lane l holds n credits at now.
+func (c *credits) has(l int, n int32, now int64) bool {
+	c.settle(l, now)
+	return c.avail[l] >= n
+}
+
+// when returns the earliest instant at which the sender of lane l will
+// hold need credits (call settle first), or never if the releases queued
+// so far do not add up to that.
+func (c *credits) when(l int, need int32, now int64) int64 {
+	missing := need - c.avail[l]
 	if missing <= 0 {
 		return now
 	}
-	for h := c.head[slot]; h >= 0; h = c.pool[h].next {
+	for h := c.head[l]; h >= 0; h = c.pool[h].next {
 		s := &c.pool[h]
 		if s.n >= missing {
 			return s.t0 + int64(missing-1)*s.dt
@@ -110,13 +127,4 @@ func (c *credits) when(slot int, need int32, now int64) int64 {
 		missing -= s.n
 	}
 	return never
-}
-
-// pending counts queued (not yet settled) credits.
-func (c *credits) pending(slot int) int32 {
-	var n int32
-	for h := c.head[slot]; h >= 0; h = c.pool[h].next {
-		n += c.pool[h].n
-	}
-	return n
 }

@@ -5,35 +5,6 @@ import (
 	"slices"
 )
 
-// Event kinds.
-const (
-	evHeadArrive uint8 = iota // head flit of a packet fully received at a switch or HCA
-	evTryOut                  // a switch output port re-runs arbitration
-	evTryHCA                  // an HCA tries to inject its next packet
-	evSample                  // steady-state controller samples the sinks
-	evDone                    // a sink finished consuming a packet's last flit
-)
-
-// Phases order events of the same picosecond: arrivals and credits first,
-// then arbitration (which then sees everything that arrived at that instant),
-// then the controllers.
-const (
-	phaseArrive uint8 = 0
-	phaseArb    uint8 = 2
-	phaseCtl    uint8 = 3
-)
-
-// event is a small value: no interface, no pointer.
-type event struct {
-	at    int64
-	phase uint8
-	kind  uint8
-	vl    uint8
-	port  int16
-	node  int32
-	ref   int32 // packet index or channel
-}
-
 // qent is what the queue orders: the sort key (time and phase) and, in
 // sid, the sequence number above the event's slot in the payload slab.
 // Ordering 16-byte entries instead of whole events keeps sorting cheap.

@@ -1,0 +1,237 @@
+package sim
+
+import (
+	"math"
+	"sort"
+)
+
+// The global controllers (seeds/001 §4.3.4): completion of finite traffic
+// (in delivered), the steady-state controller of infinite traffic, the
+// deadlock verdict (in the kernel's loop: nothing left to happen while
+// packets are in the network), and the result.
+
+// z99 is the two-sided 99 % quantile of the standard normal distribution.
+const z99 = 2.5758293035489
+
+// steadyState is the steady-state controller's state beyond the sinks'.
+type steadyState struct {
+	windows     int64   // windows closed
+	steadyCount int     // sinks steady at the last sample
+	n           int     // windows sampled after warmup
+	mean, m2    float64 // Welford over the per-window totals (GB/s)
+}
+
+// book counts payload delivered at instant t to its window.
+func (st *steadyState) book(hc *hcaDev, t int64, payload int32, window int64) {
+	w := t / window
+	checkf(w == st.windows || w == st.windows+1, "consumption in window %d while closing %d", w, st.windows)
+	hc.window[w&1] += float64(payload)
+}
+
+// sample closes a window of sink consumption and updates steadiness.
+func (s *simulator) sample() {
+	st := &s.steady
+	w := st.windows
+	st.windows++
+	end := (w + 1) * s.p.SampleWindow
+	secs := float64(s.p.SampleWindow) * 1e-12
+	st.steadyCount = 0
+	sampled, total := false, 0.0
+	for i := range s.hcas {
+		hc := &s.hcas[i]
+		bytes := hc.window[w&1]
+		hc.window[w&1] = 0
+		if end <= s.p.Warmup {
+			continue
+		}
+		x := bytes / secs / 1e9 // GB/s
+		sampled = true
+		total += x
+		hc.n++
+		d := x - hc.mean
+		hc.mean += d / float64(hc.n)
+		hc.m2 += d * (x - hc.mean)
+		hc.steady = false
+		if hc.n >= s.p.MinSamples {
+			sd := math.Sqrt(hc.m2 / float64(hc.n-1))
+			half := z99 * sd / math.Sqrt(float64(hc.n))
+			hc.steady = half <= s.p.CIRel*hc.mean || (hc.mean == 0 && sd == 0)
+		}
+		if hc.steady {
+			st.steadyCount++
+		}
+	}
+	if sampled {
+		st.n++
+		d := total - st.mean
+		st.mean += d / float64(st.n)
+		st.m2 += d * (total - st.mean)
+	}
+	if float64(st.steadyCount) >= s.p.SteadyFraction*float64(len(s.hcas)) && st.steadyCount > 0 {
+		s.res.Verdict = Steady
+		s.k.stop = true
+		return
+	}
+	s.k.q.push(event{at: end + s.p.SampleWindow, phase: phaseCtl, kind: evSample})
+}
+
+// finish fills in the verdict and the measures of the result.
+func (s *simulator) finish() {
+	r := &s.res
+	now := s.k.now
+	if r.Verdict == "" {
+		switch {
+		case s.totalMsgs >= 0 && r.Messages == s.totalMsgs:
+			r.Verdict = Completed
+		case s.totalMsgs >= 0 || s.inNetwork > 0:
+			// Packets in flight with nothing left to move them, or
+			// messages missing with nothing in flight (packets without a
+			// route never left their first switch).
+			r.Verdict = Deadlock
+		default:
+			r.Verdict = NotConverged
+		}
+	}
+	if r.Verdict == Completed {
+		now = max(now, s.lastDone)
+		rt := s.lastDone - s.firstInject
+		r.RuntimeNs = float64(rt) / 1000
+		if rt > 0 {
+			r.ThroughputGBs = float64(s.totalMsgs) * float64(s.p.Traffic.MessageBytes) / (float64(rt) * 1e-12) / 1e9
+		}
+	}
+	r.SimTimeNs = float64(now) / 1000
+	bw := make([]float64, len(s.hcas))
+	switch {
+	case s.totalMsgs < 0:
+		st := &s.steady
+		r.SteadySinks = st.steadyCount
+		r.SampledWindows = st.n
+		switch {
+		case st.n > 0:
+			for i := range s.hcas {
+				bw[i] = s.hcas[i].mean
+				r.ThroughputGBs += bw[i]
+			}
+			if st.n >= 2 {
+				r.ThroughputCIGBs = z99 * math.Sqrt(st.m2/float64(st.n-1)) / math.Sqrt(float64(st.n))
+			}
+		case now > 0:
+			// No window sampled (the run ended before warmup and one
+			// window): what was delivered over the whole run.
+			r.ThroughputGBs = float64(s.payload) / float64(now) * 1e3
+			for i := range s.hcas {
+				bw[i] = float64(s.hcas[i].payload) / float64(now) * 1e3
+			}
+		}
+	case r.RuntimeNs > 0:
+		// Finite traffic: each HCA's payload received over the runtime.
+		for i := range s.hcas {
+			bw[i] = float64(s.pat.Messages(i)) * float64(s.p.Traffic.MessageBytes) / (r.RuntimeNs * 1e-9) / 1e9
+		}
+	}
+	r.HCABandwidthGBs = summarize(bw)
+	if r.Verdict == Deadlock {
+		r.FlitsStuck = r.FlitsInjected - r.FlitsConsumed
+		r.DeadlockCycle = s.waitCycle()
+	}
+	s.checkConservation()
+}
+
+func summarize(x []float64) Stats {
+	if len(x) == 0 {
+		return Stats{}
+	}
+	y := append([]float64(nil), x...)
+	sort.Float64s(y)
+	q := func(f float64) float64 {
+		pos := f * float64(len(y)-1)
+		lo := int(pos)
+		if lo+1 >= len(y) {
+			return y[lo]
+		}
+		return y[lo] + (pos-float64(lo))*(y[lo+1]-y[lo])
+	}
+	return Stats{Min: y[0], Q1: q(0.25), Median: q(0.5), Q3: q(0.75), Max: y[len(y)-1]}
+}
+
+// waitCycle follows, from every blocked input buffer, the buffer its head
+// packet waits for (the downstream buffer on its next VL) and returns the
+// first cycle found.
+func (s *simulator) waitCycle() []Buffer {
+	next := func(l int) int {
+		pi := s.lanes[l].head
+		if pi < 0 {
+			return -1
+		}
+		pk := &s.pkts[pi]
+		in := &s.chans[pk.ch]
+		out := s.outChannel(in.to, pk)
+		if out < 0 || s.hcaOf[s.chans[out].to] >= 0 {
+			return -1
+		}
+		return s.lane(out, s.t.VL(int(in.to), int(in.toPort), int(s.chans[out].fromPort), pk.sl))
+	}
+	seen := make([]int32, len(s.lanes))
+	for start := range s.lanes {
+		if s.lanes[start].head < 0 || seen[start] != 0 {
+			continue
+		}
+		mark := int32(start + 1)
+		x := start
+		for x >= 0 && seen[x] == 0 {
+			seen[x] = mark
+			x = next(x)
+		}
+		if x < 0 || seen[x] != mark {
+			continue
+		}
+		var cyc []Buffer
+		for y := x; ; {
+			c := &s.chans[y/s.nVL]
+			cyc = append(cyc, Buffer{Node: s.net.Nodes[c.to].Name, Port: int(c.toPort), VL: y % s.nVL,
+				From: s.net.Nodes[c.from].Name, FromPort: int(c.fromPort)})
+			if y = next(y); y == x {
+				break
+			}
+		}
+		return cyc
+	}
+	return nil
+}
+
+// checkConservation verifies at the end of a run (invariants builds only)
+// that every injected flit was consumed or is still in a buffer, on a cable
+// or at a sink, and that for every lane the sender's credits (with those
+// still travelling back), the flits held and the flits granted or
+// travelling to it add up to the buffer's capacity.
+func (s *simulator) checkConservation() {
+	if !invariants {
+		return
+	}
+	committed := make([]int32, len(s.lanes)) // flits holding a credit but not yet in the buffer
+	var around int64                         // flits injected, not yet consumed
+	s.k.q.each(func(e *event) {
+		switch e.kind {
+		case evHeadArrive:
+			pk := &s.pkts[e.ref]
+			committed[s.lane(pk.ch, pk.vl)] += pk.flits
+			around += int64(pk.flits)
+		case evDone: // at the sink, credits already on their way back
+			around += int64(s.pkts[e.ref].flits)
+		}
+	})
+	for l := range s.lanes {
+		held := int32(0)
+		for pi := s.lanes[l].head; pi >= 0; pi = s.pkts[pi].next {
+			held += s.pkts[pi].flits
+		}
+		around += int64(held)
+		s.cr.settle(l, never-1)
+		checkf(s.cr.avail[l]+held+committed[l] == s.capacity[l],
+			"lane %d: credits %d + held %d + committed %d != capacity %d",
+			l, s.cr.avail[l], held, committed[l], s.capacity[l])
+	}
+	checkf(s.res.FlitsInjected == s.res.FlitsConsumed+around, "flits: injected %d != consumed %d + in the network %d",
+		s.res.FlitsInjected, s.res.FlitsConsumed, around)
+}

@@ -1,0 +1,95 @@
+package difftest
+
+import (
+	"fmt"
+	"math"
+	"slices"
+
+	"flitsim/sim"
+)
+
+// Compare lists every way two results of the same scenario differ (nil
+// when they agree): the verdict, every packet's injection and delivery
+// time, the counters, the throughput and its interval, and the run's end
+// instant. Event counts and wall time are the simulators' own business.
+//
+// A deadlock is found when nothing is left to happen; one simulator may
+// have idle wake-ups the other has not, so on a deadlock the instant the
+// run ends is not compared.
+func Compare(fast, ref *sim.Result) []string {
+	var diffs []string
+	add := func(format string, args ...any) { diffs = append(diffs, fmt.Sprintf(format, args...)) }
+	if fast.Verdict != ref.Verdict {
+		add("verdict: fast %s, reference %s", fast.Verdict, ref.Verdict)
+	}
+	eqInt := func(name string, a, b int64) {
+		if a != b {
+			add("%s: fast %d, reference %d", name, a, b)
+		}
+	}
+	eqF := func(name string, a, b float64) {
+		if a != b && math.Abs(a-b) > 1e-9*math.Max(math.Abs(a), math.Abs(b)) {
+			add("%s: fast %.12g, reference %.12g", name, a, b)
+		}
+	}
+	eqInt("packets", fast.Packets, ref.Packets)
+	eqInt("messages", fast.Messages, ref.Messages)
+	eqInt("flits consumed", fast.FlitsConsumed, ref.FlitsConsumed)
+	eqInt("flits injected", fast.FlitsInjected, ref.FlitsInjected)
+	eqInt("flit-hops", fast.FlitHops, ref.FlitHops)
+	eqInt("flits stuck", fast.FlitsStuck, ref.FlitsStuck)
+	eqInt("steady sinks", int64(fast.SteadySinks), int64(ref.SteadySinks))
+	eqInt("sampled windows", int64(fast.SampledWindows), int64(ref.SampledWindows))
+	eqF("throughput", fast.ThroughputGBs, ref.ThroughputGBs)
+	eqF("throughput CI", fast.ThroughputCIGBs, ref.ThroughputCIGBs)
+	eqF("runtime", fast.RuntimeNs, ref.RuntimeNs)
+	for _, q := range []struct {
+		name string
+		a, b float64
+	}{{"min", fast.HCABandwidthGBs.Min, ref.HCABandwidthGBs.Min}, {"q1", fast.HCABandwidthGBs.Q1, ref.HCABandwidthGBs.Q1},
+		{"median", fast.HCABandwidthGBs.Median, ref.HCABandwidthGBs.Median}, {"q3", fast.HCABandwidthGBs.Q3, ref.HCABandwidthGBs.Q3},
+		{"max", fast.HCABandwidthGBs.Max, ref.HCABandwidthGBs.Max}} {
+		eqF("HCA bandwidth "+q.name, q.a, q.b)
+	}
+	if fast.Verdict != sim.Deadlock || ref.Verdict != sim.Deadlock {
+		eqF("end instant (ns)", fast.SimTimeNs, ref.SimTimeNs)
+	} else if len(fast.DeadlockCycle) == 0 || len(ref.DeadlockCycle) == 0 {
+		add("deadlock cycle: fast %d buffers, reference %d", len(fast.DeadlockCycle), len(ref.DeadlockCycle))
+	}
+	diffs = append(diffs, compareDeliveries(fast.Deliveries, ref.Deliveries)...)
+	return diffs
+}
+
+// compareDeliveries matches packets by (source, sequence number) and
+// reports the first few that differ.
+func compareDeliveries(fast, ref []sim.Delivery) []string {
+	key := func(a, b sim.Delivery) int {
+		if a.Src != b.Src {
+			return int(a.Src - b.Src)
+		}
+		return int(a.Seq - b.Seq)
+	}
+	f, r := slices.Clone(fast), slices.Clone(ref)
+	slices.SortFunc(f, key)
+	slices.SortFunc(r, key)
+	var diffs []string
+	i, j := 0, 0
+	for (i < len(f) || j < len(r)) && len(diffs) < 5 {
+		switch {
+		case j >= len(r) || (i < len(f) && key(f[i], r[j]) < 0):
+			diffs = append(diffs, fmt.Sprintf("packet %d/%d (to %d): delivered at %d ps by the fast simulator only", f[i].Src, f[i].Seq, f[i].Dst, f[i].DonePs))
+			i++
+		case i >= len(f) || key(f[i], r[j]) > 0:
+			diffs = append(diffs, fmt.Sprintf("packet %d/%d (to %d): delivered at %d ps by the reference only", r[j].Src, r[j].Seq, r[j].Dst, r[j].DonePs))
+			j++
+		default:
+			if f[i] != r[j] {
+				diffs = append(diffs, fmt.Sprintf("packet %d/%d: fast to %d injected %d done %d, reference to %d injected %d done %d",
+					f[i].Src, f[i].Seq, f[i].Dst, f[i].InjectedPs, f[i].DonePs, r[j].Dst, r[j].InjectedPs, r[j].DonePs))
+			}
+			i++
+			j++
+		}
+	}
+	return diffs
+}

@@ -1,0 +1,389 @@
+// Package difftest holds the two simulators to each other: a seeded
+// generator of small simulation scenarios (every topology generator, with
+// and without failures, every routing engine, every traffic pattern,
+// message sizes from one byte to ten MTUs, loads from 0.05 to 1, hardware
+// overrides) and a comparison of two results packet by packet. The fast
+// simulator (package sim) and the reference (package sim/reference) must
+// agree on every scenario; the reference is the specification.
+package difftest
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strings"
+
+	"flitsim/fabric"
+	"flitsim/faults"
+	"flitsim/routing"
+	"flitsim/sim"
+	"flitsim/traffic"
+)
+
+// Scenario is one generated simulation input, complete and printable: the
+// same Scenario always builds the same network, tables and parameters.
+type Scenario struct {
+	// Seed is the generator seed the scenario came from (0 for scenarios
+	// written by hand or drawn from fuzz input).
+	Seed     uint64
+	Topology string
+	// LinkPercent and SwitchPercent fail cables and switches (seeded by
+	// FaultSeed) before routing.
+	LinkPercent, SwitchPercent float64
+	FaultSeed                  uint64
+	// Engine routes the network with VLs virtual lanes; "file" routes with
+	// minhop, writes the tables as an OpenSM dump and reads them back.
+	Engine string
+	VLs    int
+	Params sim.Params
+}
+
+// String is a one-line description for test names and failure messages.
+func (s Scenario) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s", s.Topology)
+	if s.LinkPercent > 0 {
+		fmt.Fprintf(&b, " links-%g%%", s.LinkPercent)
+	}
+	if s.SwitchPercent > 0 {
+		fmt.Fprintf(&b, " switches-%g%%", s.SwitchPercent)
+	}
+	if s.LinkPercent > 0 || s.SwitchPercent > 0 {
+		fmt.Fprintf(&b, "(seed %d)", s.FaultSeed)
+	}
+	t := s.Params.Traffic
+	fmt.Fprintf(&b, " %s/%d %s %dB load %g", s.Engine, s.VLs, t.Kind, t.MessageBytes, t.Load)
+	if t.Kind == traffic.Shift {
+		fmt.Fprintf(&b, " d=%d", t.Distance)
+	}
+	if t.Kind == traffic.HotSpot {
+		fmt.Fprintf(&b, " hot=%g", t.HotFraction)
+	}
+	fmt.Fprintf(&b, " seed %d max %dns", s.Params.Seed, s.Params.MaxTime/1000)
+	if d := hwDiff(s.Params.HW); d != "" {
+		fmt.Fprintf(&b, " hw[%s]", d)
+	}
+	return b.String()
+}
+
+// hwDiff lists the hardware parameters that differ from the defaults.
+func hwDiff(h fabric.Hardware) string {
+	d := fabric.DefaultHardware()
+	var out []string
+	add := func(name string, a, b any) {
+		if a != b {
+			out = append(out, fmt.Sprintf("%s=%v", name, a))
+		}
+	}
+	add("link_gbps", h.LinkGbps, d.LinkGbps)
+	add("mtu", h.MTU, d.MTU)
+	add("cable_m", h.CableMeters, d.CableMeters)
+	add("input_buffer_flits", h.InputBufferFlits, d.InputBufferFlits)
+	add("output_buffer_flits", h.OutputBufferFlits, d.OutputBufferFlits)
+	add("crossbar_gbps", h.CrossbarGbps, d.CrossbarGbps)
+	add("hca_buffer_flits", h.HCABufferFlits, d.HCABufferFlits)
+	add("vls", h.VLs, d.VLs)
+	add("pcie_gbps", h.PCIeGbps, d.PCIeGbps)
+	add("hiccup_period_ps", h.HiccupPeriodPs, d.HiccupPeriodPs)
+	add("hiccup_ps", h.HiccupPs, d.HiccupPs)
+	add("switch_latency_ps", h.SwitchLatencyPs, d.SwitchLatencyPs)
+	return strings.Join(out, ",")
+}
+
+// Built is a scenario ready to simulate.
+type Built struct {
+	Net    *fabric.Network
+	Tables *routing.Tables
+	Params sim.Params
+	// DeadlockFree reports whether every VL's channel dependency graph
+	// of the tables is acyclic.
+	DeadlockFree bool
+}
+
+// Build makes the network, injects the failures, routes and verifies. An
+// error means the scenario cannot run (a routing failure, say); generated
+// scenarios avoid that where they can.
+func (s Scenario) Build() (*Built, error) {
+	net, err := fabric.Build(s.Topology)
+	if err != nil {
+		return nil, err
+	}
+	if s.LinkPercent > 0 || s.SwitchPercent > 0 {
+		net, _, err = faults.Inject(net, faults.Spec{LinkPercent: s.LinkPercent, SwitchPercent: s.SwitchPercent, Seed: s.FaultSeed})
+		if err != nil {
+			return nil, fmt.Errorf("faults: %w", err)
+		}
+	}
+	tb, err := route(net, s.Engine, s.VLs)
+	if err != nil {
+		return nil, err
+	}
+	v, err := routing.Verify(net, tb)
+	if err != nil {
+		return nil, err
+	}
+	if !v.OK() {
+		return nil, fmt.Errorf("routing %s: %s", s.Engine, v.Problem)
+	}
+	return &Built{Net: net, Tables: tb, Params: s.Params, DeadlockFree: v.DeadlockFree}, nil
+}
+
+func route(net *fabric.Network, engine string, vls int) (*routing.Tables, error) {
+	if engine != "file" {
+		return routing.Compute(engine, net, routing.Options{VLs: vls})
+	}
+	tb, err := routing.Compute("minhop", net, routing.Options{VLs: vls})
+	if err != nil {
+		return nil, err
+	}
+	var dump bytes.Buffer
+	if err := routing.WriteLFTs(&dump, net, tb); err != nil {
+		return nil, err
+	}
+	return routing.ReadLFTs(&dump, "generated.dump", net)
+}
+
+// chooser supplies the generator's decisions: from a seeded stream, or from
+// fuzz input (so the fuzzer steers the choices), zeros once it runs out.
+type chooser interface {
+	// intn returns a value in [0, n).
+	intn(n int) int
+}
+
+type rngChooser struct{ r *rand.Rand }
+
+func (c rngChooser) intn(n int) int { return c.r.IntN(n) }
+
+type byteChooser struct{ b []byte }
+
+func (c *byteChooser) intn(n int) int {
+	if n <= 1 {
+		return 0
+	}
+	var v uint32
+	if len(c.b) >= 4 {
+		v = binary.LittleEndian.Uint32(c.b)
+		c.b = c.b[4:]
+	} else if len(c.b) > 0 {
+		v = uint32(c.b[0])
+		c.b = c.b[1:]
+	}
+	return int(v % uint32(n))
+}
+
+func between(c chooser, lo, hi int) int { return lo + c.intn(hi-lo+1) }
+
+func pick[T any](c chooser, xs ...T) T { return xs[c.intn(len(xs))] }
+
+// chance is true with probability pct/100.
+func chance(c chooser, pct int) bool { return c.intn(100) < pct }
+
+// Generate draws the scenario of a seed.
+func Generate(seed uint64) Scenario {
+	s := generate(rngChooser{rand.New(rand.NewPCG(seed, 0x5eed))})
+	s.Seed = seed
+	return s
+}
+
+// FromBytes draws a scenario steered by fuzz input.
+func FromBytes(b []byte) Scenario { return generate(&byteChooser{b: b}) }
+
+// topology draws a small instance of one generator family, and the
+// engines that suit it (beyond the general ones).
+func topology(c chooser) (spec string, special []string) {
+	switch c.intn(12) {
+	case 0, 1: // meshes and tori, 1-3 dimensions
+		kind := pick(c, "mesh", "torus")
+		var dims []string
+		nd := between(c, 1, 3)
+		sw := 1
+		for i := 0; i < nd; i++ {
+			d := between(c, 2, []int{6, 4, 3}[nd-1])
+			sw *= d
+			dims = append(dims, fmt.Sprint(d))
+		}
+		hcas := sw * between(c, 1, 3)
+		spec = fmt.Sprintf("%s:dims=%s,hcas=%d", kind, strings.Join(dims, "x"), hcas)
+		if chance(c, 20) {
+			spec += ",redundancy=2"
+		}
+		return spec, []string{"dor", "torus-2qos"}
+	case 2, 3:
+		k, n := between(c, 2, 4), between(c, 2, 3)
+		if k == 4 && n == 3 && chance(c, 50) {
+			n = 2
+		}
+		spec = fmt.Sprintf("kary-ntree:k=%d,n=%d", k, n)
+		if chance(c, 30) {
+			spec += fmt.Sprintf(",hcas=%d", between(c, 2, int(math.Pow(float64(k), float64(n)))))
+		}
+		return spec, []string{"ftree"}
+	case 4:
+		m := []string{fmt.Sprint(between(c, 2, 4))}
+		w := []string{fmt.Sprint(between(c, 1, 3))}
+		if chance(c, 40) {
+			m = append(m, fmt.Sprint(between(c, 2, 3)))
+			w = append(w, fmt.Sprint(between(c, 1, 2)))
+		}
+		spec = fmt.Sprintf("xgft:m=%s,w=%s", strings.Join(m, "x"), strings.Join(w, "x"))
+		return spec, []string{"ftree"}
+	case 5:
+		k := between(c, 2, 3)
+		sw := 3 * int(math.Pow(2, float64(k-1)))
+		return fmt.Sprintf("kautz:d=2,k=%d,hcas=%d", k, sw*between(c, 1, 2)), nil
+	case 6, 7:
+		a, h := between(c, 2, 4), between(c, 1, 2)
+		g := between(c, 2, min(a*h+1, 5))
+		return fmt.Sprintf("dragonfly:a=%d,p=%d,h=%d,g=%d", a, between(c, 1, 2), h, g), nil
+	case 8, 9:
+		sw := between(c, 3, 12)
+		return fmt.Sprintf("random:switches=%d,hcas=%d,links=%d,seed=%d", sw, sw*between(c, 1, 3), between(c, sw, 2*sw), between(c, 1, 99)), nil
+	case 10: // the big rebuilds with few HCAs
+		switch c.intn(4) {
+		case 0:
+			return fmt.Sprintf("cascade:groups=2,hcas=%d", between(c, 4, 24)), nil
+		case 1:
+			return fmt.Sprintf("deimos:hcas=%d", between(c, 4, 24)), nil
+		case 2:
+			return fmt.Sprintf("taurus:hcas=%d", between(c, 4, 24)), nil
+		default:
+			return fmt.Sprintf("tsubame2:hcas=%d", between(c, 4, 24)), []string{"ftree"}
+		}
+	default: // the smallest cases: two HCAs, one switch, a line
+		return pick(c, "torus:dims=1,hcas=2", "mesh:dims=2,hcas=2", "mesh:dims=3,hcas=3", "kary-ntree:k=2,n=2"), nil
+	}
+}
+
+// sizes are the message sizes drawn: one byte, odd sizes, a flit, the
+// header boundary, non-multiples of the MTU, one and ten MTUs.
+var sizes = []int{1, 2, 37, 38, 39, 64, 100, 500, 998, 1000, 2021, 2022, 2047, 2048, 2049, 3000, 4096, 5000, 10 * 2048}
+
+func generate(c chooser) Scenario {
+	topo, special := topology(c)
+	s := Scenario{Topology: topo, VLs: 8, Params: sim.DefaultParams()}
+	switch c.intn(10) {
+	case 0, 1, 2:
+		s.LinkPercent = float64(pick(c, 5, 10, 15))
+		s.FaultSeed = uint64(between(c, 1, 1000))
+	case 3:
+		s.SwitchPercent = float64(pick(c, 10, 20))
+		s.FaultSeed = uint64(between(c, 1, 1000))
+	}
+	engines := []string{"minhop", "sssp", "dfsssp", "updn", "dnup", "lash", "nue", "file"}
+	engines = append(engines, special...)
+	s.Engine = pick(c, engines...)
+	if chance(c, 40) {
+		s.VLs = between(c, 1, 4)
+	}
+	p := &s.Params
+	p.Seed = uint64(between(c, 1, 1<<30))
+	p.Record = true
+	hw := &p.HW
+	if chance(c, 15) {
+		hw.MTU = pick(c, 256, 512, 1024, 4096)
+	}
+	pf := hw.PacketFlits(hw.MTU)
+	t := &p.Traffic
+	t.Kind = pick(c, traffic.Uniform, traffic.Exchange, traffic.Exchange, traffic.Shift, traffic.Permutation, traffic.BitReversal, traffic.HotSpot)
+	t.MessageBytes = pick(c, sizes...)
+	if chance(c, 20) {
+		t.MessageBytes = between(c, 1, 3*hw.MTU)
+	}
+	t.Load = 1
+	if chance(c, 50) {
+		t.Load = float64(between(c, 5, 100)) / 100
+	}
+	t.Distance = between(c, 1, 7)
+	t.HotFraction = float64(between(c, 5, 50)) / 100
+	// Hardware overrides.
+	if chance(c, 20) {
+		hw.InputBufferFlits = pf // exactly one packet
+	} else if chance(c, 20) {
+		hw.InputBufferFlits = between(c, pf, 2*pf+7)
+	}
+	if chance(c, 15) {
+		hw.HCABufferFlits = between(c, pf, 2*pf)
+	}
+	if chance(c, 20) {
+		hw.OutputBufferFlits = between(c, pf, pf+20)
+	}
+	switch c.intn(6) {
+	case 0:
+		hw.CrossbarGbps = hw.LinkGbps // no speedup
+	case 1:
+		hw.CrossbarGbps = float64(between(c, 33, 100))
+	}
+	switch c.intn(8) {
+	case 0:
+		hw.CableMeters = float64(between(c, 30, 200)) // long cables
+	case 1:
+		hw.CableMeters = 0.001 // 6 ps
+	case 2:
+		hw.CableMeters = float64(between(c, 1, 20)) / 10
+	}
+	switch c.intn(6) {
+	case 0:
+		hw.SwitchLatencyPs = 100 * fabric.Nanosecond
+	case 1:
+		hw.SwitchLatencyPs = int64(between(c, 1, 500_000))
+	}
+	switch c.intn(6) {
+	case 0:
+		hw.HiccupPs = 0
+	case 1:
+		hw.HiccupPeriodPs = int64(between(c, 20, 300)) * fabric.Nanosecond
+		hw.HiccupPs = int64(between(c, 1, int(hw.HiccupPeriodPs/fabric.Nanosecond)-1)) * fabric.Nanosecond
+	}
+	if chance(c, 10) {
+		hw.PCIeGbps = float64(between(c, 8, 64))
+	}
+	if chance(c, 10) {
+		hw.LinkGbps = pick(c, 8.0, 16.0, 56.0)
+		hw.CrossbarGbps = max(hw.CrossbarGbps, hw.LinkGbps)
+	}
+	// The steady-state controller: short windows so that some infinite
+	// runs converge within the time limit.
+	p.SampleWindow = int64(between(c, 1, 5)) * fabric.Microsecond
+	p.Warmup = int64(between(c, 0, 4)) * p.SampleWindow
+	p.MinSamples = between(c, 2, 6)
+	p.CIRel = float64(between(c, 1, 30)) / 100
+	p.SteadyFraction = float64(between(c, 50, 100)) / 100
+	p.MaxTime = int64(between(c, 5, 60)) * fabric.Microsecond
+	if t.Kind == traffic.Exchange {
+		p.MaxTime = int64(between(c, 100, 2000)) * fabric.Microsecond
+	}
+	return s
+}
+
+// Fit adjusts a built scenario so it can run: enough hardware VLs for the
+// tables, a pattern the terminal count allows, and a time limit that keeps
+// the work (flit-hops) within budget so the reference stays quick.
+func (b *Built) Fit(budget int64) {
+	p := &b.Params
+	if m := b.Tables.MaxVL(b.Net); m >= p.HW.VLs {
+		p.HW.VLs = m + 1
+	}
+	n := b.Net.NumHCAs()
+	if p.Traffic.Kind == traffic.BitReversal && n&(n-1) != 0 {
+		p.Traffic.Kind = traffic.Uniform
+	}
+	if p.Traffic.Kind == traffic.Shift && p.Traffic.Distance%n == 0 {
+		p.Traffic.Distance = 1
+	}
+	// Work per microsecond if every HCA sends at its offered load over
+	// about four hops; a finite pattern that fits the budget as a whole
+	// runs to its end.
+	msgFlits := 0
+	for left := p.Traffic.MessageBytes; left > 0; left -= p.HW.MTU {
+		msgFlits += p.HW.PacketFlits(min(left, p.HW.MTU))
+	}
+	if p.Traffic.Finite() && int64(n*(n-1)*msgFlits*4) <= budget {
+		return
+	}
+	flitsPerUs := float64(fabric.Microsecond) / float64(p.HW.FlitPs()) * p.Traffic.Load * float64(n) * 4
+	if limit := int64(float64(budget) / flitsPerUs * float64(fabric.Microsecond)); limit < p.MaxTime {
+		p.MaxTime = max(limit, 2*fabric.Microsecond)
+	}
+}

@@ -1,0 +1,181 @@
+package sim
+
+import (
+	"math/rand/v2"
+
+	"flitsim/traffic"
+)
+
+// hcaDev is one HCA: an open-loop message source that injects packets in
+// order under credits, and a sink that consumes flits through a host bus
+// with PCIe hiccups.
+type hcaDev struct {
+	node int32 // node index
+	idx  int32 // terminal index in the traffic pattern
+	ch   int32 // channel HCA → switch
+	rng  *rand.Rand
+	// source
+	nextT   int64 // creation instant of the next message
+	msgLeft int32 // payload bytes of the current message not yet in packets
+	msgDst  int32
+	pktSeq  int64
+	pending int32 // the next packet, formed but not injected, or -1
+	done    bool  // the pattern has no more messages
+	// sink
+	sinkFree int64      // the host bus finishes its last flit
+	phase    int64      // hiccup phase offset
+	payload  int64      // payload bytes delivered here
+	window   [2]float64 // payload delivered in the open sample window and the next
+	n        int        // samples taken
+	mean, m2 float64    // Welford's running mean and squared deviations (GB/s)
+	steady   bool
+}
+
+// ---------------------------------------------------------------- source
+
+func (s *simulator) scheduleHCA(h int32, at int64) {
+	s.k.schedule(event{at: at, phase: phaseArb, kind: evTryHCA, node: h})
+}
+
+// nextPacket forms the HCA's next packet, or returns -1 when it has none
+// now (its next message is not created yet, or the pattern is done).
+func (s *simulator) nextPacket(hc *hcaDev) int32 {
+	if hc.pending >= 0 {
+		return hc.pending
+	}
+	if hc.msgLeft == 0 {
+		if hc.done || hc.nextT > s.k.now {
+			return -1
+		}
+		dst, ok := s.pat.Next(int(hc.idx), hc.rng)
+		if !ok {
+			hc.done = true
+			return -1
+		}
+		hc.msgDst = s.hcas[dst].node
+		hc.msgLeft = int32(s.p.Traffic.MessageBytes)
+		// Open loop: the next message is created one wire time plus a
+		// seeded gap after this one, whatever the network does.
+		hc.nextT += s.msgWire + traffic.Gap(s.p.Traffic.Load, s.msgWire, hc.rng)
+	}
+	payload := min(hc.msgLeft, int32(s.p.HW.MTU))
+	hc.msgLeft -= payload
+	i := s.newPacket()
+	dn := &s.net.Nodes[hc.msgDst]
+	sl := s.t.SL(int(s.chans[hc.ch].to), dn.LID)
+	hc.pktSeq++
+	s.pkts[i] = packet{seq: hc.pktSeq, src: hc.node, dst: hc.msgDst, dstLID: dn.LID, sl: sl, vl: s.t.InjectVL(sl),
+		flits: int32(s.p.HW.PacketFlits(int(payload))), payload: payload, last: hc.msgLeft == 0, next: -1}
+	hc.pending = i
+	return i
+}
+
+// tryInject starts the HCA's next packet if its message exists, the link
+// is free and the switch has room for the whole packet; otherwise it
+// arranges to try again when that can change.
+func (s *simulator) tryInject(h int32) {
+	hc := &s.hcas[h]
+	now := s.k.now
+	c := &s.chans[hc.ch]
+	if now < c.linkFree {
+		return // a try is already queued for when the link frees
+	}
+	pi := s.nextPacket(hc)
+	if pi < 0 {
+		if !hc.done && hc.msgLeft == 0 && hc.nextT > now {
+			s.scheduleHCA(h, hc.nextT)
+		}
+		return
+	}
+	pk := &s.pkts[pi]
+	l := s.lane(hc.ch, pk.vl)
+	if !s.cr.has(l, pk.flits, now) {
+		if t := s.creditsAt(l, pk.flits); t != never {
+			s.scheduleHCA(h, t)
+		}
+		return
+	}
+	s.cr.take(l, pk.flits)
+	hc.pending = -1
+	pk.injected = now
+	if s.firstInject < 0 {
+		s.firstInject = now
+	}
+	s.inNetwork++
+	s.res.FlitsInjected += int64(pk.flits)
+	s.res.FlitHops += int64(pk.flits)
+	c.linkFree = now + int64(pk.flits)*s.ft
+	pk.ch = hc.ch
+	s.k.schedule(event{at: now + s.ft + s.prop, phase: phaseArrive, kind: evHeadArrive, node: c.to, port: c.toPort, vl: pk.vl, ref: pi})
+	s.scheduleHCA(h, c.linkFree)
+}
+
+// ---------------------------------------------------------------- sink
+
+// serve returns when the host bus finishes work ps of consumption started
+// at t, pausing during the HCA's PCIe hiccups.
+func (s *simulator) serve(hc *hcaDev, t, work int64) int64 {
+	P, H := s.p.HW.HiccupPeriodPs, s.p.HW.HiccupPs
+	if H == 0 {
+		return t + work
+	}
+	for {
+		off := (t - hc.phase) % P
+		if off < 0 {
+			off += P
+		}
+		if off < H { // in a hiccup: wait for its end
+			t += H - off
+			off = H
+		}
+		room := P - off
+		if work <= room {
+			return t + work
+		}
+		work -= room
+		t += room
+	}
+}
+
+// consume takes a packet whose head has just arrived at HCA hc: flit k
+// arrives at now + k·ft and is consumed when it has arrived and the bus is
+// free; each consumed flit's credit reaches the sender one cable later.
+// The packet is delivered when its last flit is done.
+func (s *simulator) consume(hc *hcaDev, pi int32) {
+	pk := &s.pkts[pi]
+	checkf(pk.dst == hc.node, "packet %d for %d delivered to %d", pk.seq, pk.dst, hc.node)
+	l := s.lane(pk.ch, pk.vl)
+	done := hc.sinkFree
+	for k := int32(0); k < pk.flits; k++ {
+		done = s.serve(hc, max(s.k.now+int64(k)*s.ft, done), s.pcieFt)
+		s.cr.release(l, done+s.prop, s.ft, 1)
+	}
+	hc.sinkFree = done
+	s.k.schedule(event{at: done, phase: phaseArrive, kind: evDone, node: hc.idx, ref: pi})
+	s.wakeSender(l)
+}
+
+// delivered books a packet whose last flit is consumed now.
+func (s *simulator) delivered(hc *hcaDev, pi int32) {
+	pk := &s.pkts[pi]
+	now := s.k.now
+	s.inNetwork--
+	s.payload += int64(pk.payload)
+	hc.payload += int64(pk.payload)
+	s.res.Packets++
+	s.res.FlitsConsumed += int64(pk.flits)
+	if pk.last {
+		s.res.Messages++
+	}
+	s.lastDone = max(s.lastDone, now)
+	if s.totalMsgs < 0 {
+		s.steady.book(hc, now, pk.payload, s.p.SampleWindow)
+	}
+	if s.p.Record {
+		s.res.Deliveries = append(s.res.Deliveries, Delivery{Src: pk.src, Dst: pk.dst, Seq: pk.seq, InjectedPs: pk.injected, DonePs: now})
+	}
+	s.freePacket(pi)
+	if s.totalMsgs >= 0 && s.res.Messages == s.totalMsgs {
+		s.k.stop = true
+	}
+}

@@ -1,0 +1,91 @@
+package sim
+
+import (
+	"hash/fnv"
+	"strconv"
+)
+
+// Event kinds.
+const (
+	evHeadArrive uint8 = iota // a packet's head flit fully arrived at a switch or HCA
+	evTryOut                  // a switch output port arbitrates
+	evTryHCA                  // an HCA tries to inject its next packet
+	evSample                  // the steady-state controller samples the sinks
+	evDone                    // a sink finished consuming a packet's last flit
+)
+
+// Phases order the events of one instant as the package doc's steps do:
+// arrivals, credits and consumption first, then decisions (which see
+// everything that arrived at that instant), then the controllers. The fast
+// simulator has no separate crossbar and cable steps: their instants are
+// arithmetic.
+const (
+	phaseArrive uint8 = 0
+	phaseArb    uint8 = 2
+	phaseCtl    uint8 = 3
+)
+
+// event is a small value: no interface, no pointer.
+type event struct {
+	at    int64
+	phase uint8
+	kind  uint8
+	vl    uint8
+	port  int16
+	node  int32
+	ref   int32 // packet index or channel
+}
+
+// kernel is the event loop's state: the queue, the current instant and
+// the number of queued model events (all but controller samples), which
+// tells a deadlock from a network that still has something to do.
+type kernel struct {
+	q           eventQueue
+	now         int64
+	modelEvents int64
+	stop        bool
+}
+
+// schedule queues a model event.
+func (k *kernel) schedule(e event) {
+	k.modelEvents++
+	k.q.push(e)
+}
+
+// loop runs events in (time, phase, sequence) order until a controller
+// stops the run, the time limit comes, or nothing can move any more.
+func (s *simulator) loop() {
+	k := &s.k
+	h := fnv.New64a()
+	var buf [32]byte
+	for k.q.len() > 0 && !k.stop {
+		if k.q.peek().at > s.p.MaxTime {
+			s.res.Verdict = NotConverged
+			k.now = s.p.MaxTime
+			break
+		}
+		e := k.q.pop()
+		checkf(e.at >= k.now, "time went backwards: %d < %d", e.at, k.now)
+		k.now = e.at
+		if e.kind != evSample {
+			k.modelEvents--
+		}
+		s.res.Events++
+		if s.p.TraceHash {
+			b := buf[:0]
+			b = strconv.AppendInt(b, e.at, 36)
+			b = append(b, e.kind, e.vl, byte(e.port), byte(e.port>>8))
+			b = strconv.AppendInt(b, int64(e.node), 36)
+			b = strconv.AppendInt(b, int64(e.ref), 36)
+			h.Write(b)
+		}
+		s.dispatch(e)
+		if k.modelEvents == 0 && s.inNetwork > 0 {
+			s.res.Verdict = Deadlock
+			break
+		}
+	}
+	if s.p.TraceHash {
+		s.res.TraceHash = strconv.FormatUint(h.Sum64(), 16)
+	}
+}
