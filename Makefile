@@ -5,13 +5,17 @@ GO       ?= go
 # a duration (golang/go#75804, fixed in Go 1.27).
 FUZZTIME ?= 20000x
 FUZZLONG ?= 2000000x
+# The differential fuzz target runs both simulators per input: fewer runs.
+FUZZDIFF ?= 200x
+# Scenarios of `make difftest` (the default test run has 300).
+DIFF_N ?= 5000
 BENCHTIME ?= 1s
 # Fuzz targets as package:Func; `make fuzz-short` runs each for FUZZTIME
 # executions, `make fuzz` for FUZZLONG executions and keeps
 # what the fuzzer found in the package's testdata/fuzz corpus.
 FUZZ_TARGETS := ./fabric:FuzzReadIBNetDiscover ./fabric:FuzzParseSpec ./faults:FuzzParseFixed ./routing:FuzzReadLFTs ./configs:FuzzParse
 
-.PHONY: all build test test-long bench fuzz fuzz-short lint fmt clean
+.PHONY: all build test test-long difftest bench fuzz fuzz-short lint fmt clean
 
 all: build test
 
@@ -28,6 +32,12 @@ test: lint
 test-long:
 	FLITSIM_LONG=1 $(GO) test -tags invariants -count=1 -timeout 3h ./...
 
+# Thousands of generated scenarios through the fast and the reference
+# simulator (DIFF_N, from seed DIFF_FROM); each must agree packet by packet.
+DIFF_FROM ?= 1
+difftest:
+	FLITSIM_DIFF_N=$(DIFF_N) FLITSIM_DIFF_FROM=$(DIFF_FROM) $(GO) test -tags invariants -count=1 -timeout 12h -run '^TestDifferential$$' ./sim/difftest
+
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime $(BENCHTIME) ./...
 
@@ -37,6 +47,8 @@ fuzz-short:
 	  echo "fuzz $$pkg $$fn for $(FUZZTIME) executions"; \
 	  $(GO) test -run '^$$' -fuzz "^$$fn\$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; \
 	done
+	@echo "fuzz ./sim/difftest FuzzDifferential for $(FUZZDIFF) executions"
+	@$(GO) test -run '^$$' -fuzz '^FuzzDifferential$$' -fuzztime $(FUZZDIFF) ./sim/difftest
 
 # Longer fuzzing; new corpus entries are copied into testdata/fuzz.
 fuzz:

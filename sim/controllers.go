@@ -97,7 +97,7 @@ func (s *simulator) finish() {
 		rt := s.lastDone - s.firstInject
 		r.RuntimeNs = float64(rt) / 1000
 		if rt > 0 {
-			r.ThroughputGBs = float64(s.totalMsgs) * float64(s.p.Traffic.MessageBytes) / (float64(rt) * 1e-12) / 1e9
+			r.ThroughputGBs = float64(s.totalMsgs) * float64(s.p.Traffic.MessageBytes) * 1e3 / float64(rt) // bytes/ps → GB/s
 		}
 	}
 	r.SimTimeNs = float64(now) / 1000
@@ -127,7 +127,7 @@ func (s *simulator) finish() {
 	case r.RuntimeNs > 0:
 		// Finite traffic: each HCA's payload received over the runtime.
 		for i := range s.hcas {
-			bw[i] = float64(s.pat.Messages(i)) * float64(s.p.Traffic.MessageBytes) / (r.RuntimeNs * 1e-9) / 1e9
+			bw[i] = float64(s.pat.Messages(i)) * float64(s.p.Traffic.MessageBytes) * 1e3 / float64(s.lastDone-s.firstInject)
 		}
 	}
 	r.HCABandwidthGBs = summarize(bw)

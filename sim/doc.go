@@ -116,7 +116,9 @@
 // grants one: the eligible packet whose VL w comes first after the VL o last
 // granted (cyclically over HW.VLs lanes; VL 0 first), and among those on
 // that VL the one whose input port comes first after the input port o last
-// granted on w (cyclically over ports 0..radix; port 1 first). A grant takes
+// granted on w (cyclically over ports 0..radix; port 1 first), and between
+// two VL buffers of that port (an SL→VL table can map two input VLs onto
+// one output VL) the lower input VL. A grant takes
 // the packet's credits(o, w) at once and records w and i as o's last grants.
 //
 // Crossbar. Flit k of a packet granted at g crosses into the output buffer
@@ -142,7 +144,10 @@
 //
 // Completion (finite traffic): the run ends at the instant the last flit of
 // the last message is consumed. Runtime is from the first injection to that
-// instant; throughput = messages × message bytes / runtime (eq. 4.2).
+// instant; throughput = messages × message bytes / runtime (eq. 4.2), and
+// each HCA's bandwidth is the payload it sends over the runtime. A finite
+// run that does not complete (deadlock, time limit) has no runtime: its
+// throughput and bandwidths are 0.
 //
 // Steady state (infinite traffic): time is cut into windows [wW, (w+1)W) of
 // W = SampleWindow; a delivered packet's payload counts in the window of its
@@ -164,8 +169,11 @@
 // Deadlock: the run ends as Deadlock when packets are in the network
 // (injected, not delivered) and nothing is left that could ever happen in
 // it: no flit, credit or consumption under way and no decision that can
-// become possible. The result names one cycle of full buffers waiting on
-// each other.
+// become possible. Its last instant is the last one at which a flit moved
+// (crossed, started onto a cable, arrived), a credit arrived or a sink
+// finished a flit; samples up to that instant are taken. If that instant is
+// after MaxTime, the run ends NotConverged at MaxTime instead. The result
+// names one cycle of buffers whose head packets wait on each other.
 //
 // Time limit: nothing after MaxTime happens; a run still going then ends as
 // NotConverged.

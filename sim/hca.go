@@ -105,6 +105,7 @@ func (s *simulator) tryInject(h int32) {
 	s.res.FlitsInjected += int64(pk.flits)
 	s.res.FlitHops += int64(pk.flits)
 	c.linkFree = now + int64(pk.flits)*s.ft
+	s.horizon = max(s.horizon, c.linkFree+s.prop)
 	pk.ch = hc.ch
 	s.k.schedule(event{at: now + s.ft + s.prop, phase: phaseArrive, kind: evHeadArrive, node: c.to, port: c.toPort, vl: pk.vl, ref: pi})
 	s.scheduleHCA(h, c.linkFree)
@@ -151,6 +152,7 @@ func (s *simulator) consume(hc *hcaDev, pi int32) {
 		s.cr.release(l, done+s.prop, s.ft, 1)
 	}
 	hc.sinkFree = done
+	s.horizon = max(s.horizon, done+s.prop)
 	s.k.schedule(event{at: done, phase: phaseArrive, kind: evDone, node: hc.idx, ref: pi})
 	s.wakeSender(l)
 }

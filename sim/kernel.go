@@ -81,11 +81,31 @@ func (s *simulator) loop() {
 		}
 		s.dispatch(e)
 		if k.modelEvents == 0 && s.inNetwork > 0 {
-			s.res.Verdict = Deadlock
+			s.deadlocked()
 			break
 		}
 	}
 	if s.p.TraceHash {
 		s.res.TraceHash = strconv.FormatUint(h.Sum64(), 16)
+	}
+}
+
+// deadlocked ends a run in which nothing can move any more: at the last
+// instant something moved, after the samples up to then, or at the time
+// limit if that instant lies beyond it.
+func (s *simulator) deadlocked() {
+	k := &s.k
+	end, verdict := max(k.now, s.horizon), Deadlock
+	if end > s.p.MaxTime {
+		end, verdict = s.p.MaxTime, NotConverged
+	}
+	for k.q.len() > 0 && !k.stop && k.q.peek().at <= end {
+		e := k.q.pop() // only controller samples are left
+		k.now = e.at
+		s.res.Events++
+		s.dispatch(e)
+	}
+	if !k.stop {
+		s.res.Verdict, k.now = verdict, end
 	}
 }

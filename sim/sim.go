@@ -95,6 +95,10 @@ type simulator struct {
 	lastDone    int64
 	totalMsgs   int64 // messages of a finite pattern, -1 infinite
 	payload     int64 // payload bytes delivered
+	// horizon is the last instant at which a flit moves, a credit arrives
+	// or a sink finishes a flit, of everything set in motion so far: a
+	// deadlocked run ends there.
+	horizon int64
 	steady      steadyState
 }
 

@@ -85,7 +85,7 @@ func (s *simulator) arbitrate(out int32) {
 	radix := s.net.Nodes[sw].Radix
 	wake := never
 	best, bestVL, bestPrev := int32(-1), -1, int32(-1)
-	bestRank, bestInRank := s.nVL+1, 1<<20
+	bestRank, bestInRank := s.nVL+1, 1<<30
 	prev := int32(-1)
 	for r := c.reqHead; r >= 0; prev, r = r, s.lanes[r].reqNext {
 		l := int(r)
@@ -108,7 +108,9 @@ func (s *simulator) arbitrate(out int32) {
 			continue
 		}
 		rank := (int(ovl) - int(c.lastVL) - 1 + 2*s.nVL) % s.nVL
-		inRank := (inPort - int(s.lanes[ol].lastIn) - 1 + 2*(radix+1)) % (radix + 1)
+		// Then the input port after the last granted on that VL, then
+		// the lower input VL.
+		inRank := ((inPort-int(s.lanes[ol].lastIn)-1+2*(radix+1))%(radix+1))*s.nVL + l%s.nVL
 		if rank < bestRank || (rank == bestRank && inRank < bestInRank) {
 			best, bestVL, bestPrev, bestRank, bestInRank = r, int(ovl), prev, rank, inRank
 		}
@@ -171,6 +173,7 @@ func (s *simulator) grant(out int32, in int, ovl uint8) {
 	// the buffer no later than the cable needs them).
 	d0 := max(g, c.linkFree)
 	c.linkFree = d0 + n*s.ft
+	s.horizon = max(s.horizon, c.linkFree+s.prop, last+s.prop)
 	ln.head = pk.next
 	if pk.next < 0 {
 		ln.tail = -1

@@ -6,10 +6,13 @@ import (
 	"strings"
 	"time"
 
+	"flitsim/configs"
+	"flitsim/fabric"
 	"flitsim/faults"
 	"flitsim/routing"
 	"flitsim/routing/opensm"
 	"flitsim/sim"
+	"flitsim/sim/reference"
 	"flitsim/traffic"
 )
 
@@ -21,13 +24,17 @@ type simReport struct {
 	*sim.Result
 	DeadlockFreeTables bool   `json:"deadlock_free_tables"`
 	RoutingError       string `json:"routing_error,omitempty"`
+	// Simulator is "fast" or "reference".
+	Simulator string          `json:"simulator"`
+	Hardware  fabric.Hardware `json:"hardware"`
 }
 
 func simCmd(args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("sim", "sim SPEC|FILE --routing NAME --traffic KIND [--msg-bytes N] [--load F] [--max-time D] [--seed S] [--links P --switches P] [--json]",
+	fs := newFlags("sim", "sim SPEC|FILE --routing NAME --traffic KIND [--msg-bytes N] [--load F] [--max-time D] [--seed S] [--hw key=value,...] [--links P --switches P] [--reference] [--json]",
 		"Routes the network and simulates traffic at flit level. Finite traffic (exchange) runs to completion;\n"+
 			"infinite traffic (uniform, shift, permutation, bitrev, hotspot) runs to steady state or --max-time.\n"+
-			"Verdicts: completed, steady, deadlock, not_converged.", stderr)
+			"Verdicts: completed, steady, deadlock, not_converged. --hw overrides hardware parameters with the keys of a\n"+
+			"campaign's [hardware] table, e.g. --hw crossbar_gbps=32,switch_latency=100ns,hiccup=0.", stderr)
 	engine := fs.String("routing", "dfsssp", "routing engine (flitsim route --list)")
 	kind := fs.String("traffic", "uniform", "traffic pattern: "+trafficKinds())
 	msg := fs.String("msg-bytes", "1MTU", "message size: bytes, KiB or MTU (e.g. 2048, 2KiB, 10MTU)")
@@ -37,7 +44,8 @@ func simCmd(args []string, stdout, stderr io.Writer) error {
 	vls := fs.Int("vls", 8, "virtual lanes available")
 	roots := fs.String("roots", "", "root switches for updn/dnup")
 	distance := fs.Int("distance", 1, "shift distance (traffic shift)")
-	reference := fs.Bool("reference", false, "use the per-flit reference mode (slow)")
+	useRef := fs.Bool("reference", false, "simulate with the per-flit reference simulator (slow; the specification the fast one is tested against)")
+	hwFlag := fs.String("hw", "", "hardware overrides key=value,... with the keys of a campaign's [hardware] table")
 	asJSON := fs.Bool("json", false, "print JSON")
 	ff := faultFlags{seedName: "fault-seed"}
 	ff.register(fs)
@@ -67,6 +75,11 @@ func simCmd(args []string, stdout, stderr io.Writer) error {
 		return asInput(err)
 	}
 	p := sim.DefaultParams()
+	if *hwFlag != "" {
+		if p.HW, err = configs.HardwareOverrides("--hw", *hwFlag); err != nil {
+			return asInput(err)
+		}
+	}
 	p.Seed = *seed
 	p.Traffic.Kind = k
 	p.Traffic.Load = *load
@@ -78,7 +91,6 @@ func simCmd(args []string, stdout, stderr io.Writer) error {
 		return badInput("--max-time must be positive")
 	}
 	p.MaxTime = maxTime.Nanoseconds() * 1000
-	_ = reference // TODO(reference): route to sim/reference.Run
 	if !opensm.Known(*engine) {
 		return badInput("unknown routing engine %q (known: %s, and opensm:<engine>)", *engine, strings.Join(routing.Names(), ", "))
 	}
@@ -86,7 +98,11 @@ func simCmd(args []string, stdout, stderr io.Writer) error {
 	if *roots != "" {
 		opts.Roots = strings.Split(*roots, ",")
 	}
-	rep := simReport{Topology: net.Name, Routing: *engine, Traffic: string(k)}
+	rep := simReport{Topology: net.Name, Routing: *engine, Traffic: string(k), Simulator: "fast", Hardware: p.HW}
+	run := sim.Run
+	if *useRef {
+		rep.Simulator, run = "reference", reference.Run
+	}
 	tb, err := opensm.Compute(*engine, net, opts)
 	if err != nil {
 		rep.RoutingError = err.Error()
@@ -104,7 +120,7 @@ func simCmd(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("routing %s gives incomplete tables: %s", *engine, v.Problem)
 	}
 	rep.DeadlockFreeTables = v.DeadlockFree
-	res, err := sim.Run(net, tb, p)
+	res, err := run(net, tb, p)
 	if err != nil {
 		return asInput(err)
 	}
@@ -115,7 +131,7 @@ func simCmd(args []string, stdout, stderr io.Writer) error {
 	fmt.Fprintf(stdout, "%s, routed by %s (deadlock-free tables: %v), %s traffic of %d-byte messages at load %g\n",
 		net.Describe(), *engine, v.DeadlockFree, k, p.Traffic.MessageBytes, p.Traffic.Load)
 	fmt.Fprintf(stdout, "verdict       %s\n", res.Verdict)
-	fmt.Fprintf(stdout, "throughput    %.2f GB/s\n", res.ThroughputGBs)
+	fmt.Fprintf(stdout, "throughput    %s\n", throughputLine(res, p))
 	b := res.HCABandwidthGBs
 	fmt.Fprintf(stdout, "HCA bandwidth min %.3f  q1 %.3f  median %.3f  q3 %.3f  max %.3f GB/s\n", b.Min, b.Q1, b.Median, b.Q3, b.Max)
 	fmt.Fprintf(stdout, "simulated     %.3f µs", res.SimTimeNs/1000)
@@ -139,4 +155,25 @@ func trafficKinds() string {
 		k = append(k, x.Kind)
 	}
 	return strings.Join(k, ", ")
+}
+
+// throughputLine says what the throughput is and how sure it is: for
+// infinite traffic the mean with its 99 % confidence interval and, when
+// the run did not converge, that it did not and what the mean rests on.
+func throughputLine(r *sim.Result, p sim.Params) string {
+	line := fmt.Sprintf("%.2f GB/s", r.ThroughputGBs)
+	if p.Traffic.Finite() {
+		return line
+	}
+	if r.ThroughputCIGBs > 0 {
+		line = fmt.Sprintf("%.2f ± %.2f GB/s (99 %% CI)", r.ThroughputGBs, r.ThroughputCIGBs)
+	}
+	switch {
+	case r.Verdict == sim.Steady:
+		return line
+	case r.SampledWindows == 0:
+		return line + fmt.Sprintf(", NOT CONVERGED: payload delivered over all %.3f µs (the run ended before warmup plus one sample window)", r.SimTimeNs/1000)
+	default:
+		return line + fmt.Sprintf(", NOT CONVERGED: mean over %d sample windows of %v after warmup", r.SampledWindows, time.Duration(p.SampleWindow/1000))
+	}
 }

@@ -10,6 +10,7 @@ package difftest
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -33,6 +34,8 @@ type Scenario struct {
 	// FaultSeed) before routing.
 	LinkPercent, SwitchPercent float64
 	FaultSeed                  uint64
+	// TakeHCAs lets switches with HCAs fail (their HCAs leave).
+	TakeHCAs bool
 	// Engine routes the network with VLs virtual lanes; "file" routes with
 	// minhop, writes the tables as an OpenSM dump and reads them back.
 	Engine string
@@ -49,6 +52,9 @@ func (s Scenario) String() string {
 	}
 	if s.SwitchPercent > 0 {
 		fmt.Fprintf(&b, " switches-%g%%", s.SwitchPercent)
+	}
+	if s.TakeHCAs {
+		b.WriteString("+hcas")
 	}
 	if s.LinkPercent > 0 || s.SwitchPercent > 0 {
 		fmt.Fprintf(&b, "(seed %d)", s.FaultSeed)
@@ -111,7 +117,7 @@ func (s Scenario) Build() (*Built, error) {
 		return nil, err
 	}
 	if s.LinkPercent > 0 || s.SwitchPercent > 0 {
-		net, _, err = faults.Inject(net, faults.Spec{LinkPercent: s.LinkPercent, SwitchPercent: s.SwitchPercent, Seed: s.FaultSeed})
+		net, _, err = faults.Inject(net, faults.Spec{LinkPercent: s.LinkPercent, SwitchPercent: s.SwitchPercent, Seed: s.FaultSeed, TakeHCAs: s.TakeHCAs})
 		if err != nil {
 			return nil, fmt.Errorf("faults: %w", err)
 		}
@@ -189,6 +195,43 @@ func Generate(seed uint64) Scenario {
 
 // FromBytes draws a scenario steered by fuzz input.
 func FromBytes(b []byte) Scenario { return generate(&byteChooser{b: b}) }
+
+// Budget is the work (flit-hops, roughly) Fit allows one scenario, so
+// that the reference simulator takes a fraction of a second.
+const Budget = 300_000
+
+// Ready builds scenario s, repairing what keeps it from running:
+// failures that would cut HCAs off are dropped (a switch failure first
+// lets the switches take their HCAs along), an engine short of VLs gets
+// eight, an engine that cannot route the network gives way to Up*/Down*
+// (which routes every connected network). Then it fits the hardware and
+// the time limit (Built.Fit with Budget). The repairs are deterministic;
+// Ready returns the scenario as finally built.
+func Ready(s Scenario) (Scenario, *Built, error) {
+	for attempt := 0; ; attempt++ {
+		b, err := s.Build()
+		if err == nil {
+			b.Fit(Budget)
+			s.Params = b.Params
+			return s, b, nil
+		}
+		var rf *routing.Failure
+		switch {
+		case attempt >= 4:
+			return s, nil, err
+		case strings.HasPrefix(err.Error(), "faults:") && s.SwitchPercent > 0 && !s.TakeHCAs:
+			s.TakeHCAs = true
+		case strings.HasPrefix(err.Error(), "faults:"):
+			s.LinkPercent, s.SwitchPercent = 0, 0 // every cable is critical
+		case errors.As(err, &rf) && rf.VLsNeeded > 0 && s.VLs < 8:
+			s.VLs = 8
+		case s.Engine != "updn":
+			s.Engine, s.VLs = "updn", 8
+		default:
+			return s, nil, err
+		}
+	}
+}
 
 // topology draws a small instance of one generator family, and the
 // engines that suit it (beyond the general ones).

@@ -1,0 +1,72 @@
+package main
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// simJSON runs `flitsim sim ... --json` and decodes the report.
+func simJSON(t *testing.T, args ...string) map[string]any {
+	t.Helper()
+	code, out, errs := run(append(append([]string{"sim"}, args...), "--json")...)
+	require.Equal(t, 0, code, errs)
+	var got map[string]any
+	require.NoError(t, json.Unmarshal([]byte(out), &got))
+	return got
+}
+
+// --hw takes the keys of a campaign's [hardware] table; the run uses them
+// and the report says so.
+func TestSimHardwareOverrides(t *testing.T) {
+	base := []string{"kary-ntree:k=2,n=2", "--routing", "minhop", "--traffic", "exchange"}
+	def := simJSON(t, base...)
+	hw := def["hardware"].(map[string]any)
+	assert.Equal(t, 230.4, hw["crossbar_gbps"])
+	slow := simJSON(t, append(base, "--hw", "cable_m=100,switch_latency=1us,crossbar_gbps=32")...)
+	hw = slow["hardware"].(map[string]any)
+	assert.Equal(t, 32.0, hw["crossbar_gbps"])
+	assert.Equal(t, 100.0, hw["cable_m"])
+	assert.Equal(t, float64(1_000_000), hw["switch_latency_ps"])
+	assert.Greater(t, slow["runtime_ns"].(float64), def["runtime_ns"].(float64)+1000, "longer cables and switch latency slow the exchange")
+
+	for _, bad := range []string{"nosuch=1", "crossbar_gbps=8", "mtu", "switch_latency=soon", "vls=x"} {
+		code, _, errs := run(append(append([]string{"sim"}, base...), "--hw", bad)...)
+		assert.Equal(t, 2, code, "--hw %s: %s", bad, errs)
+		assert.Contains(t, errs, "--hw", bad)
+	}
+}
+
+// The reference simulator answers the same as the fast one.
+func TestSimReference(t *testing.T) {
+	args := []string{"torus:dims=4x4,hcas=16", "--routing", "torus-2qos", "--traffic", "exchange"}
+	fast := simJSON(t, args...)
+	ref := simJSON(t, append(args, "--reference")...)
+	assert.Equal(t, "fast", fast["simulator"])
+	assert.Equal(t, "reference", ref["simulator"])
+	for _, k := range []string{"verdict", "runtime_ns", "packets_delivered", "flit_hops"} {
+		assert.Equal(t, fast[k], ref[k], k)
+	}
+	assert.InEpsilon(t, fast["throughput_gbs"], ref["throughput_gbs"], 1e-12)
+	assert.Equal(t, "completed", fast["verdict"])
+}
+
+// Infinite traffic that does not converge reports what it measured, with
+// its interval, and says it did not converge; never 0 when packets were
+// delivered.
+func TestSimNotConverged(t *testing.T) {
+	args := []string{"kary-ntree:k=4,n=2", "--routing", "dfsssp", "--traffic", "uniform", "--max-time", "15us"}
+	got := simJSON(t, args...)
+	assert.Equal(t, "not_converged", got["verdict"])
+	assert.Positive(t, got["packets_delivered"])
+	assert.Positive(t, got["throughput_gbs"], "before warmup and a window: payload over the run")
+	code, out, errs := run(append([]string{"sim"}, args...)...)
+	require.Equal(t, 0, code, errs)
+	assert.Contains(t, out, "NOT CONVERGED")
+	got = simJSON(t, "kary-ntree:k=4,n=2", "--routing", "dfsssp", "--traffic", "uniform", "--max-time", "200us")
+	assert.Equal(t, "not_converged", got["verdict"])
+	assert.Positive(t, got["throughput_ci_gbs"])
+	assert.EqualValues(t, 18, got["sampled_windows"], "(200-20) µs of 10-µs windows after the 20-µs warmup")
+}

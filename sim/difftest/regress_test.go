@@ -1,0 +1,75 @@
+package difftest
+
+import (
+	"testing"
+
+	"flitsim/fabric"
+	"flitsim/sim"
+	"flitsim/traffic"
+)
+
+// regression is a scenario on which the simulators once disagreed, or
+// that pins a part of the model, with what went wrong.
+type regression struct {
+	name string
+	why  string
+	s    Scenario
+}
+
+// scenario is a Scenario with the default hardware and parameters, the
+// given topology, engine and traffic; mod adjusts the rest.
+func scenario(topo, engine string, kind traffic.Kind, bytes int, load float64, maxTime int64, mod func(*Scenario)) Scenario {
+	s := Scenario{Topology: topo, Engine: engine, VLs: 8, Params: sim.DefaultParams()}
+	s.Params.Traffic = traffic.Spec{Kind: kind, MessageBytes: bytes, Load: load, Distance: 1}
+	s.Params.MaxTime = maxTime
+	s.Params.Record = true
+	if mod != nil {
+		mod(&s)
+	}
+	return s
+}
+
+const us = fabric.Microsecond
+
+var regressions = []regression{
+	// Reported in issue 11, found by hand at commit 0663155.
+	{"torus-2qos 4x4 exchange", "the old reference mode (sharing the fast arbitration) reported a deadlock at 14,119 ns on acyclic tables; the fast mode completes at 11,310 ns",
+		scenario("torus:dims=4x4,hcas=16", "torus-2qos", traffic.Exchange, 2048, 1, 0, nil)},
+	{"torus-2qos 8x8 exchange", "as on the 4x4 torus",
+		scenario("torus:dims=8x8", "torus-2qos", traffic.Exchange, 2048, 1, 0, nil)},
+	{"fat tree shift: packets counted at head arrival", "the fast mode booked a packet when its head reached the sink, the reference when its last flit was consumed: 57,479 against 53,568 packets by 30 µs",
+		scenario("kary-ntree:k=4,n=3", "ftree", traffic.Shift, 100, 1, 30*us, func(s *Scenario) {
+			s.Params.Traffic.Distance = 3
+			s.Params.Seed = 78
+		})},
+	// The battery of the former TestFastMatchesReference.
+	{"contention fat tree", "", scenario("kary-ntree:k=4,n=2", "minhop", traffic.Exchange, 4096, 1, 0, nil)},
+	{"hiccups, short messages", "", scenario("kary-ntree:k=4,n=2", "sssp", traffic.Exchange, 700, 1, 0, nil)},
+	{"several VLs (dfsssp ring)", "", scenario("torus:dims=5,hcas=10", "dfsssp", traffic.Exchange, 2048, 1, 0, nil)},
+	{"torus uniform", "", scenario("torus:dims=3x3,hcas=18", "updn", traffic.Uniform, 2048, 1, 30*us, nil)},
+	{"deadlock ring", "", scenario("torus:dims=5,hcas=50", "sssp", traffic.Uniform, 2048, 1, 200*us, nil)},
+	{"random lash", "", scenario("random:switches=10,hcas=30,links=20,seed=4", "lash", traffic.Exchange, 2048, 1, 0, nil)},
+	{"no speedup", "the output buffer never holds more than the cable sends",
+		scenario("kary-ntree:k=4,n=2", "minhop", traffic.Exchange, 4096, 1, 0, func(s *Scenario) { s.Params.HW.CrossbarGbps = s.Params.HW.LinkGbps })},
+	{"one-packet output buffer", "", scenario("torus:dims=3x3,hcas=18", "dfsssp", traffic.Uniform, 2048, 1, 30*us,
+		func(s *Scenario) { s.Params.HW.OutputBufferFlits = 33 })},
+	{"slow crossbar, short packets", "", scenario("random:switches=10,hcas=30,links=20,seed=4", "sssp", traffic.Exchange, 1000, 1, 0,
+		func(s *Scenario) { s.Params.HW.CrossbarGbps = 2 * s.Params.HW.LinkGbps; s.Params.HW.OutputBufferFlits = 40 })},
+	{"switch latency", "", scenario("kary-ntree:k=4,n=2", "updn", traffic.Uniform, 3000, 1, 20*us,
+		func(s *Scenario) { s.Params.HW.SwitchLatencyPs = 100 * fabric.Nanosecond })},
+}
+
+// TestRegressions holds the simulators to each other on every scenario
+// that once made them disagree.
+func TestRegressions(t *testing.T) {
+	for _, r := range regressions {
+		t.Run(r.name, func(t *testing.T) {
+			t.Parallel()
+			b, err := r.s.Build()
+			if err != nil {
+				t.Fatalf("%v: %v", r.s, err)
+			}
+			check(t, r.s, b)
+		})
+	}
+}

@@ -1,0 +1,306 @@
+package reference
+
+import (
+	"flitsim/sim"
+	"flitsim/traffic"
+)
+
+// createMessage creates terminal h's next message at instant t: it draws the
+// destination, then the gap to the following message. It reports false when
+// the pattern has no more messages for h.
+func (s *simulator) createMessage(h *hca, t int64) bool {
+	dst, ok := s.pattern.Next(h.term, h.rng)
+	if !ok {
+		h.done = true
+		return false
+	}
+	hw := s.p.HW
+	bytes := s.p.Traffic.MessageBytes
+	m := &message{src: h.term, dst: dst, created: t}
+	flits := 0
+	for left := bytes; left > 0; left -= min(left, hw.MTU) {
+		flits += hw.PacketFlits(min(left, hw.MTU))
+		m.packets++
+	}
+	wire := s.ft * int64(flits)
+	gap := traffic.Gap(s.p.Traffic.Load, wire, h.rng)
+	h.msg, h.left, h.nextT = m, bytes, t+wire+gap
+	return true
+}
+
+// nextPacket cuts h's next packet (creating the next message when the
+// current one is all sent); h.cur is nil when the terminal is done.
+func (s *simulator) nextPacket(h *hca) {
+	h.cur = nil
+	if h.msg == nil || h.left == 0 {
+		if h.done || !s.createMessage(h, h.nextT) {
+			return
+		}
+	}
+	bytes := min(h.left, s.p.HW.MTU)
+	h.left -= bytes
+	h.seq++
+	dst := s.net.NumSwitches + h.msg.dst
+	lid := s.net.Nodes[dst].LID
+	h.cur = &packet{msg: h.msg, srcNode: h.node, dstNode: dst, dstLID: lid,
+		sl: s.tab.SL(h.sw, lid), payload: bytes, flits: s.p.HW.PacketFlits(bytes), seq: h.seq, injected: -1}
+}
+
+// injectVL is the VL a packet leaves its HCA on.
+func (s *simulator) injectVL(p *packet) int { return int(s.tab.InjectVL(p.sl)) }
+
+// postDecideHCA schedules h's decision for the first instant ≥ t at which
+// its next packet's message exists and its link is free.
+func (s *simulator) postDecideHCA(h *hca, t int64) {
+	if h.cur == nil {
+		return
+	}
+	t = max(t, h.linkFree, h.cur.msg.created, s.now)
+	if h.decideAt == t {
+		return
+	}
+	h.decideAt = t
+	s.post(event{t: t, kind: evDecide, port: h.port})
+}
+
+// canInject: h can start its next packet at t when the message has been
+// created, the link has sent the previous packet and the HCA holds credits
+// for the whole packet. It changes nothing.
+func (s *simulator) canInject(h *hca, t int64) bool {
+	p := h.cur
+	return p != nil && p.msg.created <= t && t >= h.linkFree && h.port.credits[s.injectVL(p)] >= p.flits
+}
+
+// decideHCA: h decides whether to inject its next packet now.
+func (s *simulator) decideHCA(h *hca) {
+	if h.decideAt == s.now {
+		h.decideAt = -1
+	}
+	if !s.canInject(h, s.now) {
+		return
+	}
+	p := h.cur
+	vl := s.injectVL(p)
+	if vl >= s.vls {
+		s.failf("SL %d is injected on VL %d, beyond the %d VLs", p.sl, vl, s.vls)
+		return
+	}
+	o := h.port
+	o.credits[vl] -= p.flits
+	if o.credits[vl] < 0 {
+		s.failf("credits of %s on VL %d went negative (%d)", s.portName(o), vl, o.credits[vl])
+		return
+	}
+	if len(o.queue) != 0 || o.cableFree > s.now {
+		s.failf("HCA %s injects while its link is busy", s.portName(o))
+		return
+	}
+	p.injected = s.now
+	if s.firstInject < 0 {
+		s.firstInject = s.now
+	}
+	s.flitsInjected += int64(p.flits)
+	s.flitHops += int64(p.flits)
+	s.inFlight++
+	s.lastActive = s.now
+	h.linkFree = s.now + int64(p.flits)*s.ft
+
+	// The packet leaves as a train: its flits queue for the cable now and
+	// start ft apart, the first at once.
+	src := &hop{p: p, out: o, outVL: vl}
+	for k := 0; k < p.flits; k++ {
+		o.queue = append(o.queue, qflit{h: src, k: k, ready: s.now})
+	}
+	s.kickCable(o)
+
+	s.nextPacket(h)
+	s.postDecideHCA(h, h.linkFree)
+}
+
+// busStart starts the sink's bus on the next arrived flit if it is idle.
+// It is called when a flit arrives and when the bus is done with one, so
+// the flit starts when it has fully arrived and the previous one is done.
+func (s *simulator) busStart(h *hca) {
+	if h.busy || len(h.bus) == 0 {
+		return
+	}
+	if h.bus[0].arrival > s.now {
+		s.failf("sink %s starts a flit before it arrived", s.net.Nodes[h.node].Name)
+		return
+	}
+	h.busy = true
+	s.post(event{t: s.busDone(h, s.now, s.pf), kind: evConsumed, hca: h})
+}
+
+// busDone returns when bus work started at start is done: the bus works
+// only outside the hiccups, which last HiccupPs at the start of every
+// period shifted by the sink's phase.
+func (s *simulator) busDone(h *hca, start, work int64) int64 {
+	period, hiccup := s.p.HW.HiccupPeriodPs, s.p.HW.HiccupPs
+	if hiccup == 0 || work == 0 {
+		return start + work
+	}
+	t := start
+	for {
+		r := mod64(t-h.phi, period)
+		if r < hiccup { // paused until the hiccup ends
+			t += hiccup - r
+			continue
+		}
+		if avail := period - r; work > avail {
+			work -= avail
+			t += avail
+			continue
+		}
+		return t + work
+	}
+}
+
+func mod64(a, n int64) int64 { return ((a % n) + n) % n }
+
+// consumed: the sink's bus is done with the flit at the head of its queue.
+// The flit's buffer place is free and its credit travels back; the packet is
+// delivered with its last flit.
+func (s *simulator) consumed(h *hca) {
+	f := h.bus[0]
+	h.bus[0] = busFlit{}
+	h.bus = h.bus[1:]
+	h.busy = false
+	b := f.h.buf
+	b.occ--
+	s.post(event{t: s.now + s.cab, kind: evCredit, port: b.at.peer, vl: b.vl})
+	s.flitsConsumed++
+	s.lastActive = s.now
+	if f.k == f.h.p.flits-1 {
+		s.deliver(h, f.h.p)
+	}
+	s.busStart(h)
+}
+
+// deliver counts a delivered packet at sink h.
+func (s *simulator) deliver(h *hca, p *packet) {
+	s.packets++
+	s.flitsDelivered += int64(p.flits)
+	s.inFlight--
+	p.msg.delivered++
+	if p.msg.delivered == p.msg.packets {
+		s.messages++
+	}
+	h.payload += int64(p.payload)
+	s.payload += int64(p.payload)
+	if !s.finite {
+		h.win[(s.now/s.p.SampleWindow)&1] += int64(p.payload)
+	}
+	if s.p.Record {
+		s.deliveries = append(s.deliveries, sim.Delivery{Src: int32(p.srcNode), Dst: int32(p.dstNode),
+			Seq: p.seq, InjectedPs: p.injected, DonePs: s.now})
+	}
+	if s.finite && s.messages == s.totalMessages {
+		s.finish(sim.Completed, s.now)
+	}
+}
+
+// sample: at (w+1)·W every sink closes window w. Windows ending at or before
+// the warmup are not sampled. The run is steady when enough sinks are.
+func (s *simulator) sample() {
+	W := s.p.SampleWindow
+	w := s.now/W - 1
+	sampled := s.now > s.p.Warmup
+	total := 0.0
+	for _, h := range s.hcas {
+		x := float64(h.win[w&1]) * 1000 / float64(W) // bytes/ps·1000 = GB/s
+		h.win[w&1] = 0
+		if sampled {
+			h.stats.add(x)
+			total += x
+		}
+	}
+	if sampled {
+		s.totals.add(total)
+		steady := 0
+		for _, h := range s.hcas {
+			if s.isSteady(&h.stats) {
+				steady++
+			}
+		}
+		s.steadySinks = steady
+		if steady >= 1 && float64(steady) >= s.p.SteadyFraction*float64(len(s.hcas)) {
+			s.finish(sim.Steady, s.now)
+			return
+		}
+	}
+	s.post(event{t: s.now + W, kind: evSample})
+}
+
+// isSteady: at least MinSamples samples and a 99 % confidence half-width of
+// at most CIRel of the mean (or mean and sd both 0).
+func (s *simulator) isSteady(w *welford) bool {
+	if w.n < s.p.MinSamples {
+		return false
+	}
+	if w.mean == 0 && w.sd() == 0 {
+		return true
+	}
+	return w.halfWidth() <= s.p.CIRel*w.mean
+}
+
+// deadlockCycle follows, from every blocked head packet in switch order,
+// the buffer it waits for credits from, until a buffer repeats; it returns
+// the first cycle found (nil if every chain ends).
+func (s *simulator) deadlockCycle() []sim.Buffer {
+	const (
+		unseen = iota
+		onPath
+		done
+	)
+	state := map[*inBuf]int{}
+	for node := 0; node < s.net.NumSwitches; node++ {
+		for _, pt := range s.ports[node] {
+			if pt == nil {
+				continue
+			}
+			for _, start := range pt.in {
+				var path []*inBuf
+				b := start
+				for b != nil && state[b] == unseen {
+					state[b] = onPath
+					path = append(path, b)
+					b = s.waitsFor(b)
+				}
+				if b != nil && state[b] == onPath {
+					for i, c := range path {
+						if c == b {
+							return s.buffers(path[i:])
+						}
+					}
+				}
+				for _, c := range path {
+					state[c] = done
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// waitsFor returns the buffer whose credits the head packet of switch
+// buffer b waits for, or nil.
+func (s *simulator) waitsFor(b *inBuf) *inBuf {
+	if !b.at.isSwitch {
+		return nil
+	}
+	h := b.head()
+	if h == nil || h.out == nil || h.out.credits[h.outVL] >= h.p.flits {
+		return nil
+	}
+	return h.out.peer.in[h.outVL]
+}
+
+func (s *simulator) buffers(bs []*inBuf) []sim.Buffer {
+	out := make([]sim.Buffer, len(bs))
+	for i, b := range bs {
+		out[i] = sim.Buffer{Node: s.net.Nodes[b.at.node].Name, Port: b.at.num, VL: b.vl,
+			From: s.net.Nodes[b.at.peer.node].Name, FromPort: b.at.peer.num}
+	}
+	return out
+}

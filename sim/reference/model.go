@@ -1,0 +1,194 @@
+package reference
+
+import (
+	"math"
+	"math/rand/v2"
+)
+
+// never is a time that does not come: a resource busy until never is busy
+// until some later event says otherwise.
+const never = math.MaxInt64
+
+// message is one message of a terminal.
+type message struct {
+	src, dst  int   // terminals
+	created   int64 // T_m
+	packets   int   // how many packets it is cut into
+	delivered int   // how many of them have been delivered
+}
+
+// packet is one packet, from its creation at the source to its delivery.
+type packet struct {
+	msg      *message
+	srcNode  int
+	dstNode  int
+	dstLID   uint16
+	sl       uint8
+	payload  int
+	flits    int
+	seq      int64 // at its source, from 1
+	injected int64 // the instant its injection started
+}
+
+// hop is a packet's passage through one node: its stay in an input buffer
+// (at a switch or at its destination HCA) and, at a switch or its source
+// HCA, its departure through an output port. A packet has one hop per node
+// on its path.
+type hop struct {
+	p *packet
+	// buf is the input buffer it arrives in (nil at the source HCA).
+	buf *inBuf
+	// arr[k] is when flit k fully arrived; arrived counts them.
+	arr     []int64
+	arrived int
+	// out and outVL are the port the packet leaves through and its VL on
+	// that cable (out is nil at a switch without a port for it: the packet
+	// never moves on).
+	out   *port
+	outVL int
+	// Crossbar progress: crossed counts the flits that have crossed,
+	// lastCross is when the last of them did, waiting says the next flit's
+	// crossing waits for it to arrive.
+	crossed   int
+	lastCross int64
+	waiting   bool
+	// d0 is when flit 0 started onto out's cable; next is the hop at the
+	// far end, made when flit 0 starts.
+	d0   int64
+	next *hop
+}
+
+// inBuf is the input buffer of one VL at one port (a FIFO of packets at a
+// switch, the receive buffer at an HCA).
+type inBuf struct {
+	at  *port
+	vl  int
+	cap int
+	// occ counts the flits in the buffer: arrived and not yet crossed (at
+	// a switch) or consumed (at an HCA).
+	occ int
+	// q holds the packets whose head has arrived and that have not been
+	// granted, in arrival order; q[0] is the head packet (switches only).
+	q []*hop
+	// free is free(i, v): when the previous packet has crossed.
+	free int64
+	// lastRead is when the buffer's last flit crossed, -1 before any.
+	lastRead int64
+}
+
+// head returns the buffer's head packet, or nil.
+func (b *inBuf) head() *hop {
+	if len(b.q) == 0 {
+		return nil
+	}
+	return b.q[0]
+}
+
+// qflit is a flit waiting in a port's output queue for the cable: at a
+// switch the output buffer, at an HCA the packet being injected.
+type qflit struct {
+	h     *hop
+	k     int
+	ready int64 // when it entered the queue (its crossing, or the injection)
+}
+
+// port is one end of a cable at a node: the receiving side (its input
+// buffers) and the sending side (credits, output queue, cable and, at a
+// switch, the crossbar path and the arbiter of the output).
+type port struct {
+	node     int
+	num      int
+	isSwitch bool
+	peer     *port
+	// in holds one input buffer per VL.
+	in []*inBuf
+
+	// credits[v] are the free places of the peer's buffer for VL v this
+	// side knows of; capacity is that buffer's size.
+	credits  []int
+	capacity int
+
+	// The output queue and the cable.
+	queue        []qflit
+	startPending bool  // a cable-start event for the queue's head is scheduled
+	cableFree    int64 // previous flit's start + ft
+
+	// Switch outputs only.
+	held      int      // flits crossed into the output buffer, not yet started
+	xbar      int64    // xbar(o): when the crossbar path is free
+	lastCross int64    // when the last flit crossed into this output, -1 before any
+	lastVL    int      // VL of the last grant
+	lastPort  []int    // per VL, input port of the last grant on it
+	cand      []*inBuf // input buffers whose head packet routes to this output
+	decideAt  int64    // instant of the latest decision event scheduled, -1 if none
+
+	// hca is the HCA this port sends for (its lowest cabled port), or nil.
+	hca *hca
+}
+
+// busFlit is a flit that has arrived at a sink and waits for its host bus.
+type busFlit struct {
+	h       *hop
+	k       int
+	arrival int64
+}
+
+// hca is a terminal: a source of messages and a sink.
+type hca struct {
+	term int
+	node int
+	port *port // lowest cabled port, the one it sends through
+	sw   int   // the switch that port is cabled to
+	rng  *rand.Rand
+
+	// Source.
+	msg      *message // the message being cut into packets
+	left     int      // its payload bytes not yet cut
+	nextT    int64    // creation instant of the following message
+	done     bool     // the pattern has no more messages for it
+	cur      *packet  // the next packet to inject, nil when done
+	linkFree int64    // start of the previous packet + its flits·ft
+	seq      int64    // packets created
+	decideAt int64    // instant of the latest decision event scheduled
+
+	// Sink.
+	bus     []busFlit // arrived flits not yet consumed, in arrival order
+	busy    bool      // the head of bus is being consumed
+	phi     int64     // hiccup phase
+	win     [2]int64  // payload delivered in windows of even and odd index
+	stats   welford   // samples of its consumption bandwidth, GB/s
+	payload int64     // payload delivered in all
+}
+
+// welford keeps a running mean and variance.
+type welford struct {
+	n    int
+	mean float64
+	m2   float64
+}
+
+func (w *welford) add(x float64) {
+	w.n++
+	d := x - w.mean
+	w.mean += d / float64(w.n)
+	w.m2 += d * (x - w.mean)
+}
+
+// sd is the sample standard deviation (0 below two samples).
+func (w *welford) sd() float64 {
+	if w.n < 2 {
+		return 0
+	}
+	return math.Sqrt(w.m2 / float64(w.n-1))
+}
+
+// z99 is the two-sided 99 % quantile of the normal distribution.
+const z99 = 2.5758293035489
+
+// halfWidth is the 99 % confidence half-width of the mean.
+func (w *welford) halfWidth() float64 {
+	if w.n < 2 {
+		return 0
+	}
+	return z99 * w.sd() / math.Sqrt(float64(w.n))
+}

@@ -1,0 +1,495 @@
+package reference
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"flitsim/fabric"
+	"flitsim/routing"
+	"flitsim/sim"
+	"flitsim/traffic"
+)
+
+// The expectations below are derived by hand from the specification
+// (sim/doc.go) with the default hardware: ft = 16,000 ps, cab = 42,700 ps,
+// fx = 2,222 ps, pf = 16,000 ps, lat = 0, a 1-MTU packet is ⌈2074/64⌉ = 33
+// flits.
+const (
+	ft  = 16_000
+	cab = 42_700
+	mtu = 33 // flits of a 1-MTU packet
+)
+
+func build(t *testing.T, spec, engine string) (*fabric.Network, *routing.Tables) {
+	t.Helper()
+	net, err := fabric.Build(spec)
+	require.NoError(t, err)
+	tab, err := routing.Compute(engine, net, routing.DefaultOptions())
+	require.NoError(t, err)
+	return net, tab
+}
+
+func params(kind traffic.Kind) sim.Params {
+	p := sim.DefaultParams()
+	p.Traffic.Kind = kind
+	p.Record = true
+	return p
+}
+
+func noHiccups(p sim.Params) sim.Params {
+	p.HW.HiccupPs = 0
+	return p
+}
+
+// run runs the reference with the decision audit on: between instants it
+// checks that no output had an eligible packet it did not grant and no HCA
+// could inject and did not.
+func run(t *testing.T, net *fabric.Network, tab *routing.Tables, p sim.Params) *sim.Result {
+	t.Helper()
+	r, err := runAudited(net, tab, p)
+	require.NoError(t, err)
+	return r
+}
+
+// runAudited is Run with the decision audit.
+func runAudited(net *fabric.Network, tab *routing.Tables, p sim.Params) (*sim.Result, error) {
+	if err := p.Normalize(); err != nil {
+		return nil, err
+	}
+	s, err := newSimulator(net, tab, p)
+	if err != nil {
+		return nil, err
+	}
+	s.audit = true
+	if err := s.run(); err != nil {
+		return nil, err
+	}
+	return s.result(), nil
+}
+
+// Two HCAs exchange one packet each. mesh:dims=4,hcas=2 spreads the HCAs
+// to switches 1 and 3, so each packet crosses h = 3 switches. With lat = 0
+// and fx < ft every switch forwards flit k the instant it arrives, so flit
+// k reaches the sink at (h+1)(ft+cab) + k·ft; with pf = ft and no hiccups
+// the bus is done with it ft later, the last flit at
+// (h+1)(ft+cab) + flits·ft.
+func TestZeroLoadLatency(t *testing.T) {
+	net, tab := build(t, "mesh:dims=4,hcas=2", "minhop")
+	sw0, _ := net.HCASwitch(net.NumSwitches)
+	sw1, _ := net.HCASwitch(net.NumSwitches + 1)
+	require.Equal(t, []int{1, 3}, []int{sw0, sw1}, "the HCAs hang on switches 1 and 3: three switches apart")
+	const h = 3
+
+	for _, tc := range []struct {
+		name    string
+		bytes   int   // message payload
+		flits   int64 // of its one packet
+		latency int64 // switch latency
+	}{
+		{"one MTU", 2048, mtu, 0},
+		{"small packet", 100, 2, 0},           // ⌈126/64⌉ = 2 flits
+		{"switch latency", 2048, mtu, 50_000}, // each switch adds lat
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := noHiccups(params(traffic.Exchange))
+			p.Traffic.MessageBytes = tc.bytes
+			p.HW.SwitchLatencyPs = tc.latency
+			r := run(t, net, tab, p)
+
+			done := (h+1)*(ft+cab) + tc.flits*ft + h*tc.latency
+			assert.Equal(t, sim.Completed, r.Verdict)
+			require.Len(t, r.Deliveries, 2)
+			for _, d := range r.Deliveries {
+				assert.Equal(t, int64(0), d.InjectedPs)
+				assert.Equal(t, done, d.DonePs)
+				assert.Equal(t, int64(1), d.Seq)
+				assert.NotEqual(t, d.Src, d.Dst)
+			}
+			assert.Equal(t, float64(done)/1000, r.RuntimeNs)
+			assert.Equal(t, float64(done)/1000, r.SimTimeNs)
+			assert.Equal(t, int64(2), r.Packets)
+			assert.Equal(t, int64(2), r.Messages)
+			assert.Equal(t, 2*tc.flits, r.FlitsInjected)
+			assert.Equal(t, 2*tc.flits, r.FlitsConsumed)
+			assert.Equal(t, 2*tc.flits*(h+1), r.FlitHops, "one grant per link: the HCA's and h switch outputs")
+			assert.InDelta(t, 2*float64(tc.bytes)/(float64(done)/1000), r.ThroughputGBs, 1e-12)
+			assert.InDelta(t, float64(tc.bytes)/(float64(done)/1000), r.HCABandwidthGBs.Median, 1e-12)
+			assert.Zero(t, r.FlitsStuck)
+		})
+	}
+}
+
+// Nothing after MaxTime happens, and the counters cover exactly what
+// happened until then. In the scenario above, by 500 ns both packets have
+// been injected (66 flits) and granted at all three switches (at 58.7,
+// 117.4 and 176.1 ns), so every flit-hop is counted; flit k reaches its
+// sink at 234.8 + 16k ns and is done 16 ns later, so flits 0..15 of each
+// packet (done at 250.8 … 490.8 ns) are consumed and nothing is delivered,
+// so FlitsConsumed (the flits of delivered packets) is 0.
+func TestTimeLimit(t *testing.T) {
+	net, tab := build(t, "mesh:dims=4,hcas=2", "minhop")
+	p := noHiccups(params(traffic.Exchange))
+	p.MaxTime = 500_000
+	r := run(t, net, tab, p)
+	assert.Equal(t, sim.NotConverged, r.Verdict)
+	assert.Equal(t, 500.0, r.SimTimeNs)
+	assert.Equal(t, int64(2*mtu), r.FlitsInjected)
+	assert.Equal(t, int64(2*mtu*4), r.FlitHops)
+	assert.Zero(t, r.FlitsConsumed)
+	assert.Zero(t, r.Packets)
+	assert.Empty(t, r.Deliveries)
+	assert.Zero(t, r.RuntimeNs)
+}
+
+// A long stream into one sink runs at the rate of its host bus: 16 ns per
+// flit, 90 of every 100 ns, so 64 B per 17.78 ns = 3.6 GB/s of flits. Two
+// HCAs on one switch send each other a message of 256 MTUs (8,448 flits).
+// The first flit reaches a sink at 2(ft+cab) = 117.4 ns; from then on the
+// link (4 GB/s) keeps the bus busy, so the bus does 8,448·16 ns of work
+// in about 8,448·16/0.9 ns, give or take one hiccup (10 ns) at either end.
+// Without hiccups the link is the limit: the last flit is done at
+// 117.4 ns + 8,448·16 ns exactly.
+func TestSinkRate(t *testing.T) {
+	net, tab := build(t, "mesh:dims=1,hcas=2", "minhop")
+	const flits = 256 * mtu
+	p := params(traffic.Exchange)
+	p.Traffic.MessageBytes = 256 * 2048
+
+	r := run(t, net, tab, p)
+	require.Equal(t, sim.Completed, r.Verdict)
+	busy := r.RuntimeNs - 117.4
+	assert.InDelta(t, flits*16/0.9, busy, 25)
+	assert.InDelta(t, 3.6, flits*64/busy, 0.001, "flit rate of the sink in GB/s")
+
+	r = run(t, net, tab, noHiccups(p))
+	require.Equal(t, sim.Completed, r.Verdict)
+	assert.Equal(t, float64(2*(ft+cab)+flits*ft)/1000, r.RuntimeNs)
+}
+
+// Credit-based flow control with buffers of exactly one packet (33 flits)
+// everywhere. Two HCAs on one switch send each other a message of M MTUs;
+// no hiccups. The switch may grant packet n+1 to the sink only when all 33
+// credits of packet n are back: packet n starts at g_n, its flit k is done
+// at the sink at g_n + (k+2)ft + cab and its credit arrives cab later, the
+// last at g_n + 34ft + 2cab. The source keeps up (it injects the next
+// packet as soon as the switch's input buffer has drained, well before
+// then), so g_n = (ft+cab) + n(34ft + 2cab) and the last packet is done at
+// g_{M-1} + 34ft + cab.
+func TestOnePacketBuffers(t *testing.T) {
+	net, tab := build(t, "mesh:dims=1,hcas=2", "minhop")
+	const m = 64
+	p := noHiccups(params(traffic.Exchange))
+	p.Traffic.MessageBytes = m * 2048
+	p.HW.InputBufferFlits, p.HW.HCABufferFlits, p.HW.OutputBufferFlits = mtu, mtu, mtu
+
+	r := run(t, net, tab, p)
+	require.Equal(t, sim.Completed, r.Verdict)
+	period := int64(34*ft + 2*cab)
+	first := int64(ft + cab)
+	done := first + (m-1)*period + 34*ft + cab
+	assert.Equal(t, float64(done)/1000, r.RuntimeNs)
+	require.Len(t, r.Deliveries, 2*m)
+	for _, d := range r.Deliveries {
+		g := first + (d.Seq-1)*period
+		assert.Equal(t, g+34*ft+cab, d.DonePs, "packet %d of node %d", d.Seq, d.Src)
+	}
+
+	// Under uniform load on a fat tree with one-packet buffers the
+	// always-on checks (buffer and output buffer capacities, credits,
+	// crossbar pace, conservation) hold.
+	net, tab = build(t, "kary-ntree:k=4,n=2", "minhop")
+	p = params(traffic.Uniform)
+	p.HW.InputBufferFlits, p.HW.HCABufferFlits, p.HW.OutputBufferFlits = mtu, mtu, mtu
+	p.MaxTime = 40_000_000
+	r = run(t, net, tab, p)
+	assert.Equal(t, sim.NotConverged, r.Verdict)
+	assert.Positive(t, r.Packets)
+	assert.GreaterOrEqual(t, r.FlitsInjected, r.FlitsConsumed)
+}
+
+// Round robin over input ports. Three HCAs on one switch (ports 3, 4, 5 in
+// terminal order); with a hot spot of fraction 1, terminals 1 and 2 send
+// everything to terminal 0. Both heads first arrive together; the output
+// has granted no port yet, so the port after 0, port 4 (terminal 1), goes
+// first. From then on both inputs always have a packet waiting when the
+// output frees (the output is the bottleneck), so the grants, and the
+// deliveries at terminal 0, alternate.
+func TestRoundRobin(t *testing.T) {
+	net, tab := build(t, "mesh:dims=1,hcas=3", "minhop")
+	_, p1 := net.HCASwitch(net.NumSwitches + 1)
+	_, p2 := net.HCASwitch(net.NumSwitches + 2)
+	require.Less(t, p1, p2)
+	p := params(traffic.HotSpot)
+	p.Traffic.HotFraction = 1
+	p.MaxTime = 60_000_000
+	r := run(t, net, tab, p)
+
+	t0 := int32(net.NumSwitches)
+	var srcs []int32
+	for _, d := range r.Deliveries {
+		if d.Dst == t0 {
+			srcs = append(srcs, d.Src)
+		}
+	}
+	require.Greater(t, len(srcs), 20)
+	for i, s := range srcs {
+		assert.Equal(t, t0+1+int32(i%2), s, "delivery %d at terminal 0", i)
+	}
+}
+
+// Steady state: two HCAs on one switch send to each other forever. Each
+// sink consumes 90 % of 10 µs / 16 ns = 562.5 flits per window, i.e.
+// 562.5/33 packets of 2,048 B: 3.6·2048/2112 = 3.4909 GB/s. The first two
+// windows end at or before the 20 µs warmup and are not sampled.
+func TestSteadyState(t *testing.T) {
+	net, tab := build(t, "mesh:dims=1,hcas=2", "minhop")
+	r := run(t, net, tab, params(traffic.Uniform))
+	require.Equal(t, sim.Steady, r.Verdict)
+	perSink := 3.6 * 2048 / 2112
+	assert.InDelta(t, 2*perSink, r.ThroughputGBs, 0.05)
+	assert.InDelta(t, perSink, r.HCABandwidthGBs.Min, 0.03)
+	assert.InDelta(t, perSink, r.HCABandwidthGBs.Max, 0.03)
+	assert.Equal(t, 2, r.SteadySinks)
+	assert.GreaterOrEqual(t, r.SampledWindows, 20)
+	windows := int(r.SimTimeNs / 10_000)
+	assert.Equal(t, float64(windows)*10_000, r.SimTimeNs, "the run ends at a window boundary")
+	assert.Equal(t, windows-2, r.SampledWindows)
+	assert.Positive(t, r.ThroughputCIGBs)
+	assert.Less(t, r.ThroughputCIGBs, 0.1)
+	assert.Zero(t, r.RuntimeNs)
+}
+
+// At load 0.5 each of two HCAs offers 2 GB/s of flits, below the 3.6 GB/s
+// its partner's sink can take, so the sinks deliver what is offered:
+// 2·2048/2112 = 1.94 GB/s each, give or take the randomness of the gaps
+// (about 19 packets per 10 µs window, a few per cent over 98 windows). With
+// that much noise per window no sink gets within 1 % in a millisecond, so
+// the run ends at the time limit having sampled windows 2..99.
+func TestHalfLoad(t *testing.T) {
+	net, tab := build(t, "mesh:dims=1,hcas=2", "minhop")
+	p := params(traffic.Uniform)
+	p.Traffic.Load = 0.5
+	p.MaxTime = 1_000_000_000
+	r := run(t, net, tab, p)
+	assert.Equal(t, sim.NotConverged, r.Verdict)
+	assert.Equal(t, 98, r.SampledWindows)
+	assert.Equal(t, 1e6, r.SimTimeNs)
+	assert.InDelta(t, 2*2*2048.0/2112, r.ThroughputGBs, 0.3)
+	assert.InDelta(t, 2*2048.0/2112, r.HCABandwidthGBs.Median, 0.15)
+	assert.Positive(t, r.ThroughputCIGBs)
+}
+
+// A ring of five switches routed by SSSP on one VL deadlocks under uniform
+// traffic at full load; the reported cycle is a chain of switch buffers
+// each waiting for credits from the next. DFSSSP breaks the cycles with
+// virtual lanes and completes the exchange.
+func TestRingDeadlock(t *testing.T) {
+	net, tab := build(t, "torus:dims=5,hcas=50", "sssp")
+	r := run(t, net, tab, params(traffic.Uniform))
+	require.Equal(t, sim.Deadlock, r.Verdict)
+	require.GreaterOrEqual(t, len(r.DeadlockCycle), 2)
+	byName := net.ByName()
+	for i, b := range r.DeadlockCycle {
+		next := r.DeadlockCycle[(i+1)%len(r.DeadlockCycle)]
+		assert.Equal(t, b.Node, next.From, "buffer %d waits for credits of buffer %d, fed by its node", i, i+1)
+		assert.True(t, net.IsSwitch(byName[b.Node]))
+		assert.True(t, net.IsSwitch(byName[b.From]))
+		e, ok := net.Peer(byName[b.Node], b.Port)
+		require.True(t, ok)
+		assert.Equal(t, b.From, net.Nodes[e.Node].Name)
+		assert.Equal(t, b.FromPort, int(e.Port))
+	}
+	assert.Positive(t, r.FlitsStuck)
+	assert.Equal(t, r.FlitsInjected-r.FlitsConsumed, r.FlitsStuck)
+
+	net, tab = build(t, "torus:dims=5,hcas=50", "dfsssp")
+	require.Greater(t, tab.MaxVL(net), 0, "DFSSSP needs more than one VL on the ring")
+	r = run(t, net, tab, params(traffic.Exchange))
+	require.Equal(t, sim.Completed, r.Verdict)
+	assert.Equal(t, int64(50*49), r.Messages)
+	assert.Equal(t, int64(50*49*mtu), r.FlitsConsumed)
+	assert.Empty(t, r.DeadlockCycle)
+}
+
+// The all-to-all exchange on a 16-HCA fat tree delivers every message, each
+// terminal sending one to every other; messages of 5,000 B are three
+// packets of 2,048, 2,048 and 904 B: 33 + 33 + ⌈930/64⌉ = 81 flits.
+func TestFatTreeExchange(t *testing.T) {
+	net, tab := build(t, "kary-ntree:k=4,n=2", "minhop")
+	p := params(traffic.Exchange)
+	p.Traffic.MessageBytes = 5000
+	r := run(t, net, tab, p)
+	const n = 16
+	require.Equal(t, sim.Completed, r.Verdict)
+	assert.Equal(t, int64(n*(n-1)), r.Messages)
+	assert.Equal(t, int64(3*n*(n-1)), r.Packets)
+	assert.Equal(t, int64(81*n*(n-1)), r.FlitsInjected)
+	assert.Equal(t, r.FlitsInjected, r.FlitsConsumed)
+	assert.Equal(t, r.SimTimeNs, r.RuntimeNs)
+	assert.InDelta(t, float64(n*(n-1)*5000)/r.RuntimeNs, r.ThroughputGBs, 1e-9)
+	assert.InDelta(t, float64((n-1)*5000)/r.RuntimeNs, r.HCABandwidthGBs.Min, 1e-9)
+	assert.InDelta(t, float64((n-1)*5000)/r.RuntimeNs, r.HCABandwidthGBs.Max, 1e-9)
+
+	require.Len(t, r.Deliveries, 3*n*(n-1))
+	pairs := map[[2]int32]int{}
+	seqs := map[int32][]bool{}
+	for i, d := range r.Deliveries {
+		pairs[[2]int32{d.Src, d.Dst}]++
+		if seqs[d.Src] == nil {
+			seqs[d.Src] = make([]bool, 3*(n-1)+1)
+		}
+		require.True(t, d.Seq >= 1 && int(d.Seq) <= 3*(n-1))
+		seqs[d.Src][d.Seq] = true
+		// No packet beats the zero-load latency over one switch.
+		assert.GreaterOrEqual(t, d.DonePs-d.InjectedPs, int64(2*(ft+cab)+15*ft))
+		if i > 0 {
+			assert.GreaterOrEqual(t, d.DonePs, r.Deliveries[i-1].DonePs, "deliveries in time order")
+		}
+	}
+	assert.Len(t, pairs, n*(n-1))
+	for pr, c := range pairs {
+		assert.Equal(t, 3, c, "packets from %d to %d", pr[0], pr[1])
+	}
+	for src, s := range seqs {
+		for q := 1; q < len(s); q++ {
+			assert.True(t, s[q], "packet %d of %d", q, src)
+		}
+	}
+}
+
+// Two runs of the same inputs give the same result and deliveries; another
+// seed gives other deliveries.
+func TestDeterminism(t *testing.T) {
+	net, tab := build(t, "kary-ntree:k=4,n=2", "minhop")
+	p := params(traffic.Uniform)
+	p.MaxTime = 30_000_000
+	a := run(t, net, tab, p)
+	b := run(t, net, tab, p)
+	a.WallSeconds, a.FlitHopsPerS, b.WallSeconds, b.FlitHopsPerS = 0, 0, 0, 0
+	require.NotEmpty(t, a.Deliveries)
+	assert.Equal(t, a, b)
+
+	p.Seed = 2
+	c := run(t, net, tab, p)
+	assert.NotEqual(t, a.Deliveries, c.Deliveries)
+}
+
+func TestRejects(t *testing.T) {
+	net, tab := build(t, "torus:dims=5,hcas=50", "dfsssp")
+	other, otherTab := build(t, "kary-ntree:k=4,n=2", "minhop")
+
+	_, err := Run(net, otherTab, sim.DefaultParams())
+	assert.ErrorContains(t, err, "do not fit")
+
+	p := sim.DefaultParams()
+	p.HW.VLs = 1
+	_, err = Run(net, tab, p)
+	assert.ErrorContains(t, err, "VL")
+
+	p = sim.DefaultParams()
+	p.Traffic.Load = 2
+	_, err = Run(other, otherTab, p)
+	assert.ErrorContains(t, err, "load")
+
+	one, err := fabric.Build("mesh:dims=2,hcas=1")
+	require.NoError(t, err)
+	oneTab, err := routing.Compute("minhop", one, routing.DefaultOptions())
+	require.NoError(t, err)
+	_, err = Run(one, oneTab, sim.DefaultParams())
+	assert.ErrorContains(t, err, "at least 2")
+
+	bld := fabric.NewBuilder("loose")
+	s := bld.AddSwitch("s", 4)
+	for _, name := range []string{"a", "b"} {
+		require.NoError(t, bld.Link(s, bld.AddHCA(name)))
+	}
+	bld.AddHCA("c") // not cabled
+	loose, err := bld.Finish()
+	require.NoError(t, err)
+	looseTab := routing.NewTables(loose, "none")
+	_, err = Run(loose, looseTab, sim.DefaultParams())
+	assert.ErrorContains(t, err, "not cabled")
+}
+
+// The always-on checks report a violation as an error naming it.
+func TestSelfChecks(t *testing.T) {
+	net, tab := build(t, "mesh:dims=1,hcas=2", "minhop")
+	p := noHiccups(params(traffic.Exchange))
+	require.NoError(t, p.Normalize())
+	fresh := func() *simulator {
+		s, err := newSimulator(net, tab, p)
+		require.NoError(t, err)
+		return s
+	}
+
+	// A switch input buffer smaller than its sender believes. (The flits
+	// cut through, one at a time: even one is too many for no room.)
+	s := fresh()
+	_, port := net.HCASwitch(net.NumSwitches)
+	s.ports[0][port].in[0].cap = 0
+	assert.ErrorContains(t, s.run(), "holds 1 flits, more than its 0")
+
+	// A sender with one credit too many.
+	s = fresh()
+	s.hcas[0].port.credits[0]++
+	assert.ErrorContains(t, s.run(), "more than the 128 places")
+
+	// Flits not accounted for.
+	s = fresh()
+	require.NoError(t, s.run())
+	s.flitsInjected++
+	assert.ErrorContains(t, s.checkConservation(), "not conserved")
+}
+
+// BenchmarkExchange measures the reference on the all-to-all exchange of a
+// 256-HCA fat tree (65,280 packets).
+func BenchmarkExchange(b *testing.B) {
+	net, err := fabric.Build("kary-ntree:k=16,n=2")
+	require.NoError(b, err)
+	tab, err := routing.Compute("minhop", net, routing.DefaultOptions())
+	require.NoError(b, err)
+	p := sim.DefaultParams()
+	p.Traffic.Kind = traffic.Exchange
+	for b.Loop() {
+		r, err := Run(net, tab, p)
+		require.NoError(b, err)
+		b.ReportMetric(r.FlitHopsPerS, "flit-hops/s")
+	}
+}
+
+// Short audited runs over varied topologies, routings (including
+// Torus-2QoS, whose SL→VL tables change VLs at datelines) and hardware:
+// switch latency with light load (heads wait to be routed while the
+// crossbar is busy), one-packet buffers with multi-packet messages, and a
+// crossbar no faster than the links with tiny packets. The audit finds any
+// instant at which an output or HCA could have acted and did not; the
+// self-checks find any broken capacity, credit or timing rule.
+func TestDecisionsNotMissed(t *testing.T) {
+	variants := []func(p *sim.Params){
+		func(p *sim.Params) { p.HW.SwitchLatencyPs, p.Traffic.Load = 37_000, 0.6 },
+		func(p *sim.Params) {
+			p.HW.InputBufferFlits, p.HW.HCABufferFlits, p.HW.OutputBufferFlits = mtu, mtu, mtu
+			p.Traffic.MessageBytes = 3000
+		},
+		func(p *sim.Params) { p.HW.CrossbarGbps, p.HW.HiccupPs, p.Traffic.MessageBytes = 32, 0, 100 },
+	}
+	for _, c := range []struct {
+		spec, engine string
+		kind         traffic.Kind
+	}{
+		{"torus:dims=4x4,hcas=32", "torus-2qos", traffic.Uniform},
+		{"random:switches=10,hcas=30,links=20,seed=4", "nue", traffic.Permutation},
+		{"kary-ntree:k=4,n=2", "ftree", traffic.HotSpot},
+	} {
+		net, tab := build(t, c.spec, c.engine)
+		for i, v := range variants {
+			p := params(c.kind)
+			p.MaxTime = 8_000_000
+			v(&p)
+			_, err := runAudited(net, tab, p)
+			assert.NoError(t, err, "%s %s variant %d", c.spec, c.engine, i)
+		}
+	}
+}

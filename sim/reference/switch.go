@@ -1,0 +1,292 @@
+package reference
+
+import (
+	"strconv"
+
+	"flitsim/routing"
+)
+
+// arrive: flit k of hop h has fully arrived in its input buffer.
+func (s *simulator) arrive(h *hop, k int) {
+	b := h.buf
+	if k != h.arrived {
+		s.failf("flit %d of packet %d/%d arrived after %d of its flits", k, h.p.srcNode, h.p.seq, h.arrived)
+		return
+	}
+	h.arr[k] = s.now
+	h.arrived++
+	b.occ++
+	if b.occ > b.cap {
+		s.failf("input buffer %s holds %d flits, more than its %d", s.bufName(b), b.occ, b.cap)
+		return
+	}
+	s.lastActive = s.now
+	if !b.at.isSwitch {
+		sink := s.hcaAt(b.at.node)
+		sink.bus = append(sink.bus, busFlit{h: h, k: k, arrival: s.now})
+		s.busStart(sink)
+		return
+	}
+	if k == 0 {
+		s.route(h)
+		b.q = append(b.q, h)
+		if len(b.q) == 1 {
+			s.becomeHead(b)
+		}
+		return
+	}
+	if h.waiting && h.crossed == k {
+		h.waiting = false
+		s.post(event{t: max(h.lastCross+s.fx, s.now), kind: evCross, h: h, k: k})
+	}
+}
+
+// route looks up the output port and VL of a packet whose head has arrived
+// at a switch. A packet without a usable port (NoPath, 0, or an unconnected
+// port) keeps out == nil and never moves on.
+func (s *simulator) route(h *hop) {
+	sw, in := h.buf.at.node, h.buf.at.num
+	o := s.tab.Port(sw, h.p.dstLID)
+	if o == routing.NoPath || o == 0 || int(o) >= len(s.ports[sw]) || s.ports[sw][o] == nil {
+		return
+	}
+	w := int(s.tab.VL(sw, in, int(o), h.p.sl))
+	if w >= s.vls {
+		s.failf("switch %s maps SL %d from port %d to port %d onto VL %d, beyond the %d VLs",
+			s.net.Nodes[sw].Name, h.p.sl, in, o, w, s.vls)
+		return
+	}
+	h.out, h.outVL = s.ports[sw][o], w
+}
+
+// becomeHead makes the head packet of b a candidate of its output and
+// schedules the output's decision for when the packet can be eligible.
+func (s *simulator) becomeHead(b *inBuf) {
+	h := b.head()
+	if h == nil || h.out == nil {
+		return
+	}
+	h.out.cand = append(h.out.cand, b)
+	s.postDecide(h.out, s.readyAt(b))
+}
+
+// readyAt is the instant from which the head packet of b can be eligible
+// as far as time goes: its head has arrived and been routed and the
+// buffer's previous packet has crossed (never while that one crosses).
+func (s *simulator) readyAt(b *inBuf) int64 {
+	if b.free == never {
+		return never
+	}
+	return max(b.head().arr[0]+s.lat, b.free)
+}
+
+// postDecide schedules a decision of switch output o at t or, if its
+// crossbar path is busy then, when it frees. Nothing is scheduled for
+// never, while a packet crosses (xbar = never: its last crossing schedules
+// a decision for every candidate) or without candidates (a new candidate
+// schedules its own).
+func (s *simulator) postDecide(o *port, t int64) {
+	if t == never || o.xbar == never || len(o.cand) == 0 {
+		return
+	}
+	t = max(t, o.xbar, s.now)
+	if o.decideAt == t {
+		return
+	}
+	o.decideAt = t
+	s.post(event{t: t, kind: evDecide, port: o})
+}
+
+// decideSwitch: output o arbitrates.
+func (s *simulator) decideSwitch(o *port) {
+	if o.decideAt == s.now {
+		o.decideAt = -1
+	}
+	if b := s.pick(o, s.now); b != nil {
+		s.grant(o, b)
+	}
+}
+
+// pick returns the input buffer whose head packet o grants at t, or nil
+// when none is eligible. It reads the state and changes nothing.
+//
+// Eligible: head arrived and routed (t ≥ a₀ + lat), the buffer's previous
+// packet has crossed (t ≥ free), o's crossbar path is free (t ≥ xbar), the
+// next hop has room (credits ≥ flits) and so has o's output buffer
+// (held + flits ≤ obuf). Among the eligible: first the VL coming first
+// after the last granted one (cyclically over the VLs), then the input port
+// coming first after the last one granted on that VL (cyclically over
+// 0..radix); on a tie of both (two VL buffers of one input port mapped onto
+// one output VL), the lower input VL.
+func (s *simulator) pick(o *port, t int64) *inBuf {
+	if t < o.xbar {
+		return nil
+	}
+	ports := len(s.ports[o.node]) // radix + 1
+	var best *inBuf
+	var bestVL, bestPort int
+	for _, b := range o.cand {
+		h := b.head()
+		f := h.p.flits
+		if t < h.arr[0]+s.lat || t < b.free || o.credits[h.outVL] < f || o.held+f > s.obuf {
+			continue
+		}
+		rv := mod(h.outVL-o.lastVL-1, s.vls)
+		rp := mod(b.at.num-o.lastPort[h.outVL]-1, ports)
+		if best == nil || rv < bestVL || (rv == bestVL && (rp < bestPort || (rp == bestPort && b.vl < best.vl))) {
+			best, bestVL, bestPort = b, rv, rp
+		}
+	}
+	return best
+}
+
+func mod(a, n int) int { return ((a % n) + n) % n }
+
+// grant: o grants the head packet of b. It takes the credits, records the
+// grant for the round robin, and moves the first flit at once.
+func (s *simulator) grant(o *port, b *inBuf) {
+	h := b.head()
+	w, f := h.outVL, h.p.flits
+	o.credits[w] -= f
+	if o.credits[w] < 0 {
+		s.failf("credits of %s on VL %d went negative (%d)", s.portName(o), w, o.credits[w])
+		return
+	}
+	o.lastVL, o.lastPort[w] = w, b.at.num
+	s.flitHops += int64(f)
+	s.lastActive = s.now
+
+	b.q[0] = nil
+	b.q = b.q[1:]
+	for i, c := range o.cand {
+		if c == b {
+			o.cand = append(o.cand[:i], o.cand[i+1:]...)
+			break
+		}
+	}
+	b.free, o.xbar = never, never
+	s.becomeHead(b) // the next packet is the head now; eligible from free(i, v)
+	s.post(event{t: s.now, kind: evCross, h: h, k: 0})
+}
+
+// cross: flit k of hop h crosses the crossbar into its output buffer.
+func (s *simulator) cross(h *hop, k int) {
+	o, b := h.out, h.buf
+	switch {
+	case k != h.crossed:
+		s.failf("flit %d of packet %d/%d crosses after %d of its flits", k, h.p.srcNode, h.p.seq, h.crossed)
+	case k >= h.arrived || s.now < h.arr[k]:
+		s.failf("flit %d of packet %d/%d crosses %s before it fully arrived", k, h.p.srcNode, h.p.seq, s.bufName(b))
+	case o.lastCross >= 0 && s.now < o.lastCross+s.fx:
+		s.failf("crossbar path of %s moves flits %d ps apart, less than %d", s.portName(o), s.now-o.lastCross, s.fx)
+	case b.lastRead >= 0 && s.now < b.lastRead+s.fx:
+		s.failf("input buffer %s is read %d ps apart, less than %d", s.bufName(b), s.now-b.lastRead, s.fx)
+	}
+	if s.err != nil {
+		return
+	}
+	h.crossed++
+	h.lastCross, o.lastCross, b.lastRead = s.now, s.now, s.now
+	s.lastActive = s.now
+
+	// The freed input buffer place sends its credit upstream.
+	b.occ--
+	s.post(event{t: s.now + s.cab, kind: evCredit, port: b.at.peer, vl: b.vl})
+
+	o.held++
+	if o.held > s.obuf {
+		s.failf("output buffer of %s holds %d flits, more than its %d", s.portName(o), o.held, s.obuf)
+		return
+	}
+	o.queue = append(o.queue, qflit{h: h, k: k, ready: s.now})
+	s.kickCable(o)
+
+	if h.crossed == h.p.flits {
+		// The crossbar path and the buffer's read port are free fx later.
+		o.xbar, b.free = s.now+s.fx, s.now+s.fx
+		for _, c := range o.cand {
+			s.postDecide(o, s.readyAt(c))
+		}
+		if nh := b.head(); nh != nil && nh.out != nil {
+			s.postDecide(nh.out, s.readyAt(b))
+		}
+		return
+	}
+	if next := h.crossed; h.arrived > next {
+		s.post(event{t: max(s.now+s.fx, h.arr[next]), kind: evCross, h: h, k: next})
+	} else {
+		h.waiting = true
+	}
+}
+
+// kickCable schedules the start of the output queue's head flit if none is
+// scheduled: when it is ready and the previous flit has been on the cable
+// for ft.
+func (s *simulator) kickCable(o *port) {
+	if o.startPending || len(o.queue) == 0 {
+		return
+	}
+	o.startPending = true
+	s.post(event{t: max(o.queue[0].ready, o.cableFree), kind: evCableStart, port: o})
+}
+
+// cableStart: port o starts the head flit of its output queue onto the
+// cable; it fully arrives at the far end ft + cab later.
+func (s *simulator) cableStart(o *port) {
+	f := o.queue[0]
+	o.queue[0] = qflit{}
+	o.queue = o.queue[1:]
+	o.startPending = false
+	h := f.h
+	switch {
+	case s.now < f.ready:
+		s.failf("flit %d of packet %d/%d starts on %s before it entered the output buffer", f.k, h.p.srcNode, h.p.seq, s.portName(o))
+	case s.now < o.cableFree:
+		s.failf("cable of %s starts a flit %d ps after the previous one, less than %d", s.portName(o), s.now-(o.cableFree-s.ft), s.ft)
+	case f.k > 0 && s.now != h.d0+int64(f.k)*s.ft:
+		s.failf("packet %d/%d does not leave %s as one train: flit %d starts at %d, its head at %d", h.p.srcNode, h.p.seq, s.portName(o), f.k, s.now, h.d0)
+	}
+	if s.err != nil {
+		return
+	}
+	o.cableFree = s.now + s.ft
+	s.lastActive = s.now
+	if f.k == 0 {
+		h.d0 = s.now
+		h.next = &hop{p: h.p, buf: o.peer.in[h.outVL], arr: make([]int64, h.p.flits)}
+	}
+	s.post(event{t: s.now + s.ft + s.cab, kind: evArrive, h: h.next, k: f.k})
+	s.kickCable(o)
+	if o.isSwitch {
+		o.held--
+		if o.held < 0 {
+			s.failf("output buffer of %s holds %d flits", s.portName(o), o.held)
+			return
+		}
+		s.postDecide(o, s.now)
+	}
+}
+
+// credit: one credit for VL vl arrives at the sending port o.
+func (s *simulator) credit(o *port, vl int) {
+	o.credits[vl]++
+	if o.credits[vl] > o.capacity {
+		s.failf("credits of %s on VL %d are %d, more than the %d places of the buffer", s.portName(o), vl, o.credits[vl], o.capacity)
+		return
+	}
+	s.lastActive = s.now
+	switch {
+	case o.hca != nil:
+		s.postDecideHCA(o.hca, s.now)
+	case o.isSwitch:
+		s.postDecide(o, s.now)
+	}
+}
+
+func (s *simulator) portName(o *port) string {
+	return s.net.Nodes[o.node].Name + "/" + strconv.Itoa(o.num)
+}
+
+func (s *simulator) bufName(b *inBuf) string {
+	return s.portName(b.at) + " VL " + strconv.Itoa(b.vl)
+}
