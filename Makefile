@@ -7,7 +7,7 @@ FUZZTIME ?= 20000x
 FUZZLONG ?= 2000000x
 # The differential fuzz target runs both simulators per input: fewer runs.
 FUZZDIFF ?= 200x
-# Scenarios of `make difftest` (the default test run has 300).
+# Scenarios of `make difftest` (the default test run has 500).
 DIFF_N ?= 5000
 BENCHTIME ?= 1s
 # Fuzz targets as package:Func; `make fuzz-short` runs each for FUZZTIME

@@ -75,6 +75,38 @@ func (s *simulator) sample() {
 	s.k.q.push(event{at: end + s.p.SampleWindow, phase: phaseCtl, kind: evSample})
 }
 
+// frozen reports whether nothing in the network can ever move again,
+// judged at the current instant, which must not precede the horizon: no
+// flit or credit is under way any more, so credits stay as they are, every
+// output buffer has emptied, and what time alone still brings (a switch
+// latency, a free crossbar, a message's creation) helps only a packet that
+// has its credits. So the network is frozen when no head packet in a
+// switch and no HCA's next packet has the credits it needs.
+func (s *simulator) frozen() bool {
+	checkf(s.horizon <= s.k.now, "frozen judged at %d, before the horizon %d", s.k.now, s.horizon)
+	for out := range s.chans {
+		c := &s.chans[out]
+		for r := c.reqHead; r >= 0; r = s.lanes[r].reqNext {
+			pk := &s.pkts[s.lanes[r].head]
+			in := &s.chans[pk.ch]
+			ol := s.lane(int32(out), s.t.VL(int(c.from), int(in.toPort), int(c.fromPort), pk.sl))
+			if s.cr.has(ol, pk.flits, s.k.now) {
+				return false
+			}
+		}
+	}
+	for h := range s.hcas {
+		hc := &s.hcas[h]
+		if pi := s.nextPacket(hc, true); pi >= 0 {
+			pk := &s.pkts[pi]
+			if s.cr.has(s.lane(hc.ch, pk.vl), pk.flits, s.k.now) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
 // finish fills in the verdict and the measures of the result.
 func (s *simulator) finish() {
 	r := &s.res

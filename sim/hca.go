@@ -16,6 +16,7 @@ type hcaDev struct {
 	rng  *rand.Rand
 	// source
 	nextT   int64 // creation instant of the next message
+	msgT    int64 // creation instant of the current message
 	msgLeft int32 // payload bytes of the current message not yet in packets
 	msgDst  int32
 	pktSeq  int64
@@ -38,13 +39,16 @@ func (s *simulator) scheduleHCA(h int32, at int64) {
 }
 
 // nextPacket forms the HCA's next packet, or returns -1 when it has none
-// now (its next message is not created yet, or the pattern is done).
-func (s *simulator) nextPacket(hc *hcaDev) int32 {
+// now (its next message is not created yet, or the pattern is done). With
+// ahead it forms the packet of a message not created yet (the frozen check
+// looks ahead; the draws come in the same order either way, and the packet
+// still waits for its message's creation instant).
+func (s *simulator) nextPacket(hc *hcaDev, ahead bool) int32 {
 	if hc.pending >= 0 {
 		return hc.pending
 	}
 	if hc.msgLeft == 0 {
-		if hc.done || hc.nextT > s.k.now {
+		if hc.done || (!ahead && hc.nextT > s.k.now) {
 			return -1
 		}
 		dst, ok := s.pat.Next(int(hc.idx), hc.rng)
@@ -54,6 +58,7 @@ func (s *simulator) nextPacket(hc *hcaDev) int32 {
 		}
 		hc.msgDst = s.hcas[dst].node
 		hc.msgLeft = int32(s.p.Traffic.MessageBytes)
+		hc.msgT = hc.nextT
 		// Open loop: the next message is created one wire time plus a
 		// seeded gap after this one, whatever the network does.
 		hc.nextT += s.msgWire + traffic.Gap(s.p.Traffic.Load, s.msgWire, hc.rng)
@@ -80,11 +85,15 @@ func (s *simulator) tryInject(h int32) {
 	if now < c.linkFree {
 		return // a try is already queued for when the link frees
 	}
-	pi := s.nextPacket(hc)
+	pi := s.nextPacket(hc, false)
 	if pi < 0 {
 		if !hc.done && hc.msgLeft == 0 && hc.nextT > now {
 			s.scheduleHCA(h, hc.nextT)
 		}
+		return
+	}
+	if hc.msgT > now { // formed ahead by the frozen check
+		s.scheduleHCA(h, hc.msgT)
 		return
 	}
 	pk := &s.pkts[pi]

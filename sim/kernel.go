@@ -59,10 +59,19 @@ func (s *simulator) loop() {
 	h := fnv.New64a()
 	var buf [32]byte
 	for k.q.len() > 0 && !k.stop {
-		if k.q.peek().at > s.p.MaxTime {
-			s.res.Verdict = NotConverged
-			k.now = s.p.MaxTime
+		next := k.q.peek()
+		if next.at > s.p.MaxTime {
+			s.timeLimit()
 			break
+		}
+		if next.kind == evSample && next.at > s.horizon && s.inNetwork > 0 {
+			// Nothing has moved since the horizon: if nothing ever can,
+			// the run deadlocked there, before this sample.
+			k.now = next.at
+			if s.frozen() {
+				s.deadlocked()
+				break
+			}
 		}
 		e := k.q.pop()
 		checkf(e.at >= k.now, "time went backwards: %d < %d", e.at, k.now)
@@ -91,16 +100,17 @@ func (s *simulator) loop() {
 }
 
 // deadlocked ends a run in which nothing can move any more: at the last
-// instant something moved, after the samples up to then, or at the time
-// limit if that instant lies beyond it.
+// instant something moved (the horizon), after the samples up to then, or
+// at the time limit if that instant lies beyond it.
 func (s *simulator) deadlocked() {
 	k := &s.k
-	end, verdict := max(k.now, s.horizon), Deadlock
+	end, verdict := s.horizon, Deadlock
 	if end > s.p.MaxTime {
 		end, verdict = s.p.MaxTime, NotConverged
 	}
 	for k.q.len() > 0 && !k.stop && k.q.peek().at <= end {
 		e := k.q.pop() // only controller samples are left
+		checkf(e.kind == evSample, "event of kind %d after the network froze", e.kind)
 		k.now = e.at
 		s.res.Events++
 		s.dispatch(e)
@@ -108,4 +118,17 @@ func (s *simulator) deadlocked() {
 	if !k.stop {
 		s.res.Verdict, k.now = verdict, end
 	}
+}
+
+// timeLimit ends a run at MaxTime: NotConverged, unless the network froze
+// before it with packets inside (a deadlock whose remaining events are
+// wake-ups that can no longer succeed).
+func (s *simulator) timeLimit() {
+	k := &s.k
+	k.now = s.p.MaxTime
+	if s.inNetwork > 0 && s.horizon <= s.p.MaxTime && s.frozen() {
+		s.res.Verdict, k.now = Deadlock, s.horizon
+		return
+	}
+	s.res.Verdict = NotConverged
 }

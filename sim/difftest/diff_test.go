@@ -24,13 +24,13 @@ func envInt(t *testing.T, name string, def int) int {
 }
 
 // TestDifferential runs generated scenarios (seeds FLITSIM_DIFF_FROM, …,
-// 300 by default, FLITSIM_DIFF_N to change) through both simulators and
+// 500 by default, FLITSIM_DIFF_N to change) through both simulators and
 // requires the same verdict, counters and delivery instant of every
 // packet, and no deadlock on tables whose channel dependency graph is
 // acyclic. One scenario: go test ./sim/difftest -run 'TestDifferential/seed=17$' -v
 func TestDifferential(t *testing.T) {
 	from := envInt(t, "FLITSIM_DIFF_FROM", 1)
-	n := envInt(t, "FLITSIM_DIFF_N", 300)
+	n := envInt(t, "FLITSIM_DIFF_N", 500)
 	for seed := from; seed < from+n; seed++ {
 		t.Run(fmt.Sprintf("seed=%d", seed), func(t *testing.T) {
 			t.Parallel()

@@ -37,10 +37,26 @@ var regressions = []regression{
 		scenario("torus:dims=4x4,hcas=16", "torus-2qos", traffic.Exchange, 2048, 1, 0, nil)},
 	{"torus-2qos 8x8 exchange", "as on the 4x4 torus",
 		scenario("torus:dims=8x8", "torus-2qos", traffic.Exchange, 2048, 1, 0, nil)},
+	{"torus-2qos 16x16 uniform at load 0.1", "the old reference mode reported a deadlock at 204 µs (fast: 99.7 GB/s)",
+		scenario("torus:dims=16x16", "torus-2qos", traffic.Uniform, 2048, 0.1, 220*us, nil)},
 	{"fat tree shift: packets counted at head arrival", "the fast mode booked a packet when its head reached the sink, the reference when its last flit was consumed: 57,479 against 53,568 packets by 30 µs",
 		scenario("kary-ntree:k=4,n=3", "ftree", traffic.Shift, 100, 1, 30*us, func(s *Scenario) {
 			s.Params.Traffic.Distance = 3
 			s.Params.Seed = 78
+		})},
+	// Found by make difftest (generated seeds 2813 and 2011), frozen here.
+	{"deadlock: idle wake-ups after the network froze", "the fast simulator ended a deadlocked run at its last event, a wake-up that found nothing to do 1 µs after the last flit moved, and took the samples in between; it now recognises a frozen network and ends at the last movement, as the reference does",
+		scenario("torus:dims=5,hcas=15", "file", traffic.Uniform, 2047, 0.41, 36*us, func(s *Scenario) {
+			s.Params.Seed = 552706301
+			s.Params.HW.InputBufferFlits, s.Params.HW.CrossbarGbps = 53, 78
+			s.Params.SampleWindow, s.Params.Warmup, s.Params.MinSamples, s.Params.CIRel, s.Params.SteadyFraction = 5*us, 15*us, 3, 0.03, 0.97
+		})},
+	{"deadlock: end instant with one VL", "as above, on a random network routed by MinHop on one VL",
+		scenario("random:switches=9,hcas=27,links=12,seed=35", "minhop", traffic.Uniform, 64, 0.67, 43*us, func(s *Scenario) {
+			s.VLs = 1
+			s.Params.Seed = 409964431
+			s.Params.HW.CableMeters, s.Params.HW.SwitchLatencyPs = 1.2, 100*fabric.Nanosecond
+			s.Params.SampleWindow, s.Params.Warmup, s.Params.MinSamples, s.Params.CIRel, s.Params.SteadyFraction = 3*us, 12*us, 4, 0.19, 0.68
 		})},
 	// The battery of the former TestFastMatchesReference.
 	{"contention fat tree", "", scenario("kary-ntree:k=4,n=2", "minhop", traffic.Exchange, 4096, 1, 0, nil)},

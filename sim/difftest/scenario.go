@@ -68,6 +68,10 @@ func (s Scenario) String() string {
 		fmt.Fprintf(&b, " hot=%g", t.HotFraction)
 	}
 	fmt.Fprintf(&b, " seed %d max %dns", s.Params.Seed, s.Params.MaxTime/1000)
+	if !t.Finite() {
+		p := s.Params
+		fmt.Fprintf(&b, " window %dns warmup %dns min %d ci %g frac %g", p.SampleWindow/1000, p.Warmup/1000, p.MinSamples, p.CIRel, p.SteadyFraction)
+	}
 	if d := hwDiff(s.Params.HW); d != "" {
 		fmt.Fprintf(&b, " hw[%s]", d)
 	}
@@ -198,7 +202,7 @@ func FromBytes(b []byte) Scenario { return generate(&byteChooser{b: b}) }
 
 // Budget is the work (flit-hops, roughly) Fit allows one scenario, so
 // that the reference simulator takes a fraction of a second.
-const Budget = 300_000
+const Budget = 3_000_000
 
 // Ready builds scenario s, repairing what keeps it from running:
 // failures that would cut HCAs off are dropped (a switch failure first
