@@ -99,7 +99,7 @@ type simulator struct {
 	// or a sink finishes a flit, of everything set in motion so far: a
 	// deadlocked run ends there.
 	horizon int64
-	steady      steadyState
+	steady  steadyState
 }
 
 // Run simulates traffic on net routed by t and returns the result. It is a

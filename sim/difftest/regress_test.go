@@ -70,7 +70,10 @@ var regressions = []regression{
 	{"one-packet output buffer", "", scenario("torus:dims=3x3,hcas=18", "dfsssp", traffic.Uniform, 2048, 1, 30*us,
 		func(s *Scenario) { s.Params.HW.OutputBufferFlits = 33 })},
 	{"slow crossbar, short packets", "", scenario("random:switches=10,hcas=30,links=20,seed=4", "sssp", traffic.Exchange, 1000, 1, 0,
-		func(s *Scenario) { s.Params.HW.CrossbarGbps = 2 * s.Params.HW.LinkGbps; s.Params.HW.OutputBufferFlits = 40 })},
+		func(s *Scenario) {
+			s.Params.HW.CrossbarGbps = 2 * s.Params.HW.LinkGbps
+			s.Params.HW.OutputBufferFlits = 40
+		})},
 	{"switch latency", "", scenario("kary-ntree:k=4,n=2", "updn", traffic.Uniform, 3000, 1, 20*us,
 		func(s *Scenario) { s.Params.HW.SwitchLatencyPs = 100 * fabric.Nanosecond })},
 }
