@@ -6,7 +6,7 @@ GO       ?= go
 FUZZTIME ?= 20000x
 FUZZLONG ?= 2000000x
 # The differential fuzz target runs both simulators per input: fewer runs.
-FUZZDIFF ?= 200x
+FUZZDIFF ?= 2000x
 # Scenarios of `make difftest` (the default test run has 500).
 DIFF_N ?= 5000
 BENCHTIME ?= 1s

@@ -88,7 +88,25 @@ func (s *simulator) loop() {
 			b = strconv.AppendInt(b, int64(e.ref), 36)
 			h.Write(b)
 		}
-		s.dispatch(e)
+		switch e.kind {
+		case evHeadArrive:
+			if h := s.hcaOf[e.node]; h >= 0 {
+				s.consume(&s.hcas[h], e.ref)
+			} else {
+				s.headArrive(e.ref)
+			}
+		case evTryOut:
+			if c := &s.chans[e.ref]; e.at == c.tryAt {
+				c.tryAt = never
+				s.arbitrate(e.ref)
+			}
+		case evTryHCA:
+			s.tryInject(e.node)
+		case evDone:
+			s.delivered(&s.hcas[e.node], e.ref)
+		case evSample:
+			s.sample()
+		}
 		if k.modelEvents == 0 && s.inNetwork > 0 {
 			s.deadlocked()
 			break
@@ -113,7 +131,7 @@ func (s *simulator) deadlocked() {
 		checkf(e.kind == evSample, "event of kind %d after the network froze", e.kind)
 		k.now = e.at
 		s.res.Events++
-		s.dispatch(e)
+		s.sample()
 	}
 	if !k.stop {
 		s.res.Verdict, k.now = verdict, end

@@ -217,29 +217,6 @@ func (s *simulator) start() {
 	}
 }
 
-// dispatch carries out one event.
-func (s *simulator) dispatch(e event) {
-	switch e.kind {
-	case evHeadArrive:
-		if h := s.hcaOf[e.node]; h >= 0 {
-			s.consume(&s.hcas[h], e.ref)
-		} else {
-			s.headArrive(e.ref)
-		}
-	case evTryOut:
-		if c := &s.chans[e.ref]; e.at == c.tryAt {
-			c.tryAt = never
-			s.arbitrate(e.ref)
-		}
-	case evTryHCA:
-		s.tryInject(e.node)
-	case evDone:
-		s.delivered(&s.hcas[e.node], e.ref)
-	case evSample:
-		s.sample()
-	}
-}
-
 // lane returns the lane of channel ch on VL vl.
 func (s *simulator) lane(ch int32, vl uint8) int { return int(ch)*s.nVL + int(vl) }
 
