@@ -161,7 +161,7 @@ func (s *simulator) consume(hc *hcaDev, pi int32) {
 	l := s.lane(pk.ch, pk.vl)
 	pf, P, H := s.pcieFt, s.p.HW.HiccupPeriodPs, s.p.HW.HiccupPs
 	done := hc.sinkFree
-	nextH := int64(-1) // the next hiccup starts here, none since nextH−P+H; -1 unknown
+	nextH := int64(-1)    // the next hiccup starts here, none since nextH−P+H; -1 unknown
 	var runT0, runN int64 // credits arriving at runT0, runT0+pf, …
 	for k, arr := int64(0), s.k.now; k < int64(pk.flits); k, arr = k+1, arr+s.ft {
 		t := max(arr, done)
