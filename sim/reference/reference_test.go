@@ -456,6 +456,7 @@ func BenchmarkExchange(b *testing.B) {
 		r, err := Run(net, tab, p)
 		require.NoError(b, err)
 		b.ReportMetric(r.FlitHopsPerS, "flit-hops/s")
+		b.ReportMetric(r.WallSeconds*1e9/float64(r.Events), "ns/event")
 	}
 }
 
