@@ -3,6 +3,7 @@ package configs
 import (
 	"bytes"
 	"fmt"
+	"reflect"
 	"strconv"
 	"strings"
 
@@ -31,7 +32,7 @@ func HardwareOverrides(flag, s string) (fabric.Hardware, error) {
 		if strings.ContainsAny(k, " \t\"'[]=.#") {
 			return fabric.Hardware{}, fmt.Errorf("%s: %q is not a key", flag, k)
 		}
-		if _, err := strconv.ParseFloat(v, 64); err != nil {
+		if stringKey(k) || !isTOMLValue(v) {
 			v = strconv.Quote(v) // durations such as 100ns are strings in TOML
 		}
 		fmt.Fprintf(&doc, "%s = %s\n", k, v)
@@ -57,4 +58,25 @@ func HardwareOverrides(flag, s string) (fabric.Hardware, error) {
 		return fabric.Hardware{}, fmt.Errorf("%s: %w", flag, err)
 	}
 	return hw, nil
+}
+
+// stringKey reports whether the [hardware] key k takes a string (a
+// duration), so that hiccup=0 means the string "0".
+func stringKey(k string) bool {
+	t := reflect.TypeOf(HardwareEntry{})
+	for i := 0; i < t.NumField(); i++ {
+		if f := t.Field(i); f.Tag.Get("toml") == k {
+			return f.Type.Kind() == reflect.String
+		}
+	}
+	return false
+}
+
+// isTOMLValue reports whether v is a bare TOML number or boolean.
+func isTOMLValue(v string) bool {
+	if v == "true" || v == "false" {
+		return true
+	}
+	_, err := strconv.ParseFloat(v, 64)
+	return err == nil
 }

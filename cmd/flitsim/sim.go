@@ -39,7 +39,7 @@ func simCmd(args []string, stdout, stderr io.Writer) error {
 	kind := fs.String("traffic", "uniform", "traffic pattern: "+trafficKinds())
 	msg := fs.String("msg-bytes", "1MTU", "message size: bytes, KiB or MTU (e.g. 2048, 2KiB, 10MTU)")
 	load := fs.Float64("load", 1, "offered load per HCA, fraction of the link rate")
-	maxTime := fs.Duration("max-time", 10*time.Millisecond, "simulated time limit")
+	maxTime := fs.Duration("max-time", 0, "simulated time limit (default 10ms for infinite traffic, 10s for the exchange, which ends by itself)")
 	seed := fs.Uint64("seed", 1, "seed of the traffic streams")
 	vls := fs.Int("vls", 8, "virtual lanes available")
 	roots := fs.String("roots", "", "root switches for updn/dnup")
@@ -87,8 +87,13 @@ func simCmd(args []string, stdout, stderr io.Writer) error {
 	if p.Traffic.MessageBytes, err = traffic.ParseBytes(*msg, p.HW.MTU); err != nil {
 		return asInput(err)
 	}
-	if *maxTime <= 0 {
+	switch {
+	case *maxTime < 0:
 		return badInput("--max-time must be positive")
+	case *maxTime == 0 && p.Traffic.Finite():
+		*maxTime = 10 * time.Second
+	case *maxTime == 0:
+		*maxTime = 10 * time.Millisecond
 	}
 	p.MaxTime = maxTime.Nanoseconds() * 1000
 	if !opensm.Known(*engine) {

@@ -25,11 +25,12 @@ func TestSimHardwareOverrides(t *testing.T) {
 	def := simJSON(t, base...)
 	hw := def["hardware"].(map[string]any)
 	assert.Equal(t, 230.4, hw["crossbar_gbps"])
-	slow := simJSON(t, append(base, "--hw", "cable_m=100,switch_latency=1us,crossbar_gbps=32")...)
+	slow := simJSON(t, append(base, "--hw", "cable_m=100,switch_latency=1us,crossbar_gbps=32,hiccup=0")...)
 	hw = slow["hardware"].(map[string]any)
 	assert.Equal(t, 32.0, hw["crossbar_gbps"])
 	assert.Equal(t, 100.0, hw["cable_m"])
 	assert.Equal(t, float64(1_000_000), hw["switch_latency_ps"])
+	assert.Equal(t, 0.0, hw["hiccup_ps"])
 	assert.Greater(t, slow["runtime_ns"].(float64), def["runtime_ns"].(float64)+1000, "longer cables and switch latency slow the exchange")
 
 	for _, bad := range []string{"nosuch=1", "crossbar_gbps=8", "mtu", "switch_latency=soon", "vls=x"} {
