@@ -118,6 +118,8 @@ type HardwareEntry struct {
 	HiccupPeriod      string  `toml:"hiccup_period" json:"hiccup_period,omitempty"`
 	Hiccup            string  `toml:"hiccup" json:"hiccup,omitempty"`
 	SwitchLatency     string  `toml:"switch_latency" json:"switch_latency,omitempty"`
+	// VOQ gives switch input buffers one queue per output (the IB model's).
+	VOQ *bool `toml:"voq" json:"voq,omitempty"`
 }
 
 // SimEntry tunes the steady-state controller.
@@ -301,7 +303,7 @@ var knownKeys = []string{"name", "description", "seeds", "topology.spec", "topol
 	"traffic.kind", "traffic.msg_bytes", "traffic.load", "traffic.distance", "traffic.max_time", "traffic.seeds",
 	"hardware.link_gbps", "hardware.flit_bytes", "hardware.mtu", "hardware.cable_m", "hardware.input_buffer_flits",
 	"hardware.output_buffer_flits", "hardware.crossbar_gbps", "hardware.hca_buffer_flits", "hardware.vls", "hardware.pcie_gbps",
-	"hardware.hiccup_period", "hardware.hiccup", "hardware.switch_latency", "sim.sample_window", "sim.warmup",
+	"hardware.hiccup_period", "hardware.hiccup", "hardware.switch_latency", "hardware.voq", "sim.sample_window", "sim.warmup",
 	"sim.min_samples", "sim.ci_rel", "sim.steady_fraction"}
 
 func suggest(k string) string {
@@ -551,6 +553,9 @@ func (c *Campaign) hardware() (fabric.Hardware, error) {
 	set(&hw.HCABufferFlits, h.HCABufferFlits)
 	set(&hw.VLs, h.VLs)
 	setf(&hw.PCIeGbps, h.PCIeGbps)
+	if h.VOQ != nil {
+		hw.VOQ = *h.VOQ
+	}
 	for _, d := range []struct {
 		s   string
 		dst *int64

@@ -48,6 +48,12 @@ type Hardware struct {
 	HiccupPs       int64 `toml:"hiccup_ps" json:"hiccup_ps"`
 	// SwitchLatencyPs is the crossbar traversal time of a head flit.
 	SwitchLatencyPs int64 `toml:"switch_latency_ps" json:"switch_latency_ps"`
+	// VOQ organises each switch input buffer (one per port and VL) as one
+	// queue per output port sharing the VL's credits, as the Mellanox IB
+	// model does (ibuf.cc: Q[outPort][vl]): a packet waiting for one output
+	// does not block a packet for another. Without it the buffer is one
+	// FIFO whose head alone competes.
+	VOQ bool `toml:"voq" json:"voq"`
 }
 
 // DefaultHardware returns the thesis' parameters.

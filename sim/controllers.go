@@ -86,8 +86,14 @@ func (s *simulator) frozen() bool {
 	checkf(s.horizon <= s.k.now, "frozen judged at %d, before the horizon %d", s.k.now, s.horizon)
 	for out := range s.chans {
 		c := &s.chans[out]
-		for r := c.reqHead; r >= 0; r = s.lanes[r].reqNext {
-			pk := &s.pkts[s.lanes[r].head]
+		for r := c.reqHead; r >= 0; {
+			pi := r
+			if s.voq {
+				r = s.pkts[r].reqNext
+			} else {
+				pi, r = s.lanes[r].head, s.lanes[r].reqNext
+			}
+			pk := &s.pkts[pi]
 			in := &s.chans[pk.ch]
 			ol := s.lane(int32(out), s.t.VL(int(c.from), int(in.toPort), int(c.fromPort), pk.sl))
 			if s.cr.has(ol, pk.flits, s.k.now) {
@@ -187,47 +193,70 @@ func summarize(x []float64) Stats {
 	return Stats{Min: y[0], Q1: q(0.25), Median: q(0.5), Q3: q(0.75), Max: y[len(y)-1]}
 }
 
-// waitCycle follows, from every blocked input buffer, the buffer its head
-// packet waits for (the downstream buffer on its next VL) and returns the
-// first cycle found.
+// waitCycle searches, depth first from the lanes in order, the graph in
+// which a switch lane points to every lane one of its competing packets
+// waits for credits from (its head's, or with VOQ its oldest packet's for
+// every output), and returns the first cycle found.
 func (s *simulator) waitCycle() []Buffer {
-	next := func(l int) int {
-		pi := s.lanes[l].head
-		if pi < 0 {
-			return -1
-		}
-		pk := &s.pkts[pi]
-		in := &s.chans[pk.ch]
-		out := s.outChannel(in.to, pk)
-		if out < 0 || s.hcaOf[s.chans[out].to] >= 0 {
-			return -1
-		}
-		return s.lane(out, s.t.VL(int(in.to), int(in.toPort), int(s.chans[out].fromPort), pk.sl))
-	}
-	seen := make([]int32, len(s.lanes))
-	for start := range s.lanes {
-		if s.lanes[start].head < 0 || seen[start] != 0 {
-			continue
-		}
-		mark := int32(start + 1)
-		x := start
-		for x >= 0 && seen[x] == 0 {
-			seen[x] = mark
-			x = next(x)
-		}
-		if x < 0 || seen[x] != mark {
-			continue
-		}
-		var cyc []Buffer
-		for y := x; ; {
-			c := &s.chans[y/s.nVL]
-			cyc = append(cyc, Buffer{Node: s.net.Nodes[c.to].Name, Port: int(c.toPort), VL: y % s.nVL,
-				From: s.net.Nodes[c.from].Name, FromPort: int(c.fromPort)})
-			if y = next(y); y == x {
+	waits := func(l int) []int {
+		var next []int
+		for pi := s.lanes[l].head; pi >= 0; pi = s.pkts[pi].next {
+			pk := &s.pkts[pi]
+			if pk.out >= 0 && s.hcaOf[s.chans[pk.out].to] < 0 && (!s.voq || s.oldestFor(s.lanes[l].head, pk.out) == pi) {
+				in := &s.chans[pk.ch]
+				ol := s.lane(pk.out, s.t.VL(int(in.to), int(in.toPort), int(s.chans[pk.out].fromPort), pk.sl))
+				if !s.cr.has(ol, pk.flits, s.k.now) {
+					next = append(next, ol)
+				}
+			}
+			if !s.voq {
 				break
 			}
 		}
-		return cyc
+		return next
+	}
+	const (
+		unseen = iota
+		onPath
+		done
+	)
+	state := make([]uint8, len(s.lanes))
+	var path []int
+	var visit func(l int) []int
+	visit = func(l int) []int {
+		state[l] = onPath
+		path = append(path, l)
+		for _, n := range waits(l) {
+			switch state[n] {
+			case onPath:
+				for i, x := range path {
+					if x == n {
+						return path[i:]
+					}
+				}
+			case unseen:
+				if cyc := visit(n); cyc != nil {
+					return cyc
+				}
+			}
+		}
+		path = path[:len(path)-1]
+		state[l] = done
+		return nil
+	}
+	for l := range s.lanes {
+		if state[l] != unseen || s.lanes[l].head < 0 {
+			continue
+		}
+		if cyc := visit(l); cyc != nil {
+			out := make([]Buffer, len(cyc))
+			for i, y := range cyc {
+				c := &s.chans[y/s.nVL]
+				out[i] = Buffer{Node: s.net.Nodes[c.to].Name, Port: int(c.toPort), VL: y % s.nVL,
+					From: s.net.Nodes[c.from].Name, FromPort: int(c.fromPort)}
+			}
+			return out
+		}
 	}
 	return nil
 }

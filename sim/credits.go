@@ -15,9 +15,15 @@ package sim
 // hold, and releases never go back in time (checked in invariants builds).
 type credits struct {
 	avail      []int32
-	head, tail []int32 // segment queue per lane; -1 empty
+	head, tail []int32 // segment queue per lane, sorted by t0; -1 empty
 	pool       []segment
 	free       int32
+	// overlap allows a lane's releases to come out of order and overlap in
+	// time (with VOQ, packets of one input buffer cross side by side):
+	// segments are then inserted in order of their first release, settle
+	// looks past a segment it has only partly drained, and when counts
+	// over all of them.
+	overlap bool
 }
 
 type segment struct {
@@ -29,8 +35,8 @@ type segment struct {
 // never is an instant after every run.
 const never = int64(1<<62 - 1)
 
-func newCredits(capacity []int32) credits {
-	c := credits{avail: append([]int32(nil), capacity...), head: make([]int32, len(capacity)), tail: make([]int32, len(capacity)), free: -1}
+func newCredits(capacity []int32, overlap bool) credits {
+	c := credits{avail: append([]int32(nil), capacity...), head: make([]int32, len(capacity)), tail: make([]int32, len(capacity)), free: -1, overlap: overlap}
 	for i := range c.head {
 		c.head[i], c.tail[i] = -1, -1
 	}
@@ -52,7 +58,11 @@ func (c *credits) release(l int, t0, dt int64, n int32) {
 	if tl := c.tail[l]; tl >= 0 {
 		s := &c.pool[tl]
 		last := s.t0 + int64(s.n-1)*s.dt
-		checkf(t0 >= last, "lane %d: credit released at %d before the previous one (%d)", l, t0, last)
+		if t0 < last || (c.overlap && t0 < s.t0) {
+			checkf(c.overlap, "lane %d: credit released at %d before the previous one (%d)", l, t0, last)
+			c.insert(l, segment{t0: t0, dt: dt, n: n})
+			return
+		}
 		if (s.n == 1 || s.dt == dt) && t0 == last+dt {
 			s.dt = dt
 			s.n += n
@@ -69,6 +79,27 @@ func (c *credits) release(l int, t0, dt int64, n int32) {
 	c.tail[l] = i
 }
 
+// insert files segment g into lane l's queue in order of first release
+// (overlap mode).
+func (c *credits) insert(l int, g segment) {
+	i := c.alloc()
+	c.pool[i] = g
+	prev := int32(-1)
+	for h := c.head[l]; h >= 0 && c.pool[h].t0 <= g.t0; h = c.pool[h].next {
+		prev = h
+	}
+	if prev < 0 {
+		c.pool[i].next = c.head[l]
+		c.head[l] = i
+	} else {
+		c.pool[i].next = c.pool[prev].next
+		c.pool[prev].next = i
+	}
+	if c.pool[i].next < 0 {
+		c.tail[l] = i
+	}
+}
+
 func (c *credits) alloc() int32 {
 	if c.free >= 0 {
 		i := c.free
@@ -81,6 +112,10 @@ func (c *credits) alloc() int32 {
 
 // settle moves every credit of lane l that has arrived by t into avail.
 func (c *credits) settle(l int, t int64) {
+	if c.overlap {
+		c.settleOverlap(l, t)
+		return
+	}
 	for h := c.head[l]; h >= 0; h = c.head[l] {
 		s := &c.pool[h]
 		if s.t0 > t {
@@ -105,6 +140,47 @@ func (c *credits) settle(l int, t int64) {
 	}
 }
 
+// settleOverlap is settle for queues whose segments may overlap: it
+// drains every segment that has begun by t, then re-files the partly
+// drained ones by their next release.
+func (c *credits) settleOverlap(l int, t int64) {
+	var partial []int32
+	prev := int32(-1)
+	for h := c.head[l]; h >= 0 && c.pool[h].t0 <= t; {
+		s := &c.pool[h]
+		k := s.n
+		if s.dt > 0 {
+			k = int32(min(int64(s.n), (t-s.t0)/s.dt+1))
+		}
+		c.avail[l] += k
+		s.n -= k
+		s.t0 += int64(k) * s.dt
+		next := s.next
+		// Unlink it; a partly drained segment goes back in order below.
+		if prev < 0 {
+			c.head[l] = next
+		} else {
+			c.pool[prev].next = next
+		}
+		if next < 0 {
+			c.tail[l] = prev
+		}
+		if s.n > 0 {
+			partial = append(partial, h)
+		} else {
+			s.next = c.free
+			c.free = h
+		}
+		h = next
+	}
+	for _, h := range partial {
+		g := c.pool[h]
+		c.pool[h].next = c.free
+		c.free = h
+		c.insert(l, g)
+	}
+}
+
 // has reports whether the sender of lane l holds n credits at now.
 func (c *credits) has(l int, n int32, now int64) bool {
 	c.settle(l, now)
@@ -119,6 +195,9 @@ func (c *credits) when(l int, need int32, now int64) int64 {
 	if missing <= 0 {
 		return now
 	}
+	if c.overlap {
+		return c.whenOverlap(l, missing)
+	}
 	for h := c.head[l]; h >= 0; h = c.pool[h].next {
 		s := &c.pool[h]
 		if s.n >= missing {
@@ -127,4 +206,41 @@ func (c *credits) when(l int, need int32, now int64) int64 {
 		missing -= s.n
 	}
 	return never
+}
+
+// whenOverlap is when for queues whose segments may overlap: the first
+// instant at which their releases add up to missing, by bisection over
+// time (the count of releases by t grows with t).
+func (c *credits) whenOverlap(l int, missing int32) int64 {
+	lo, hi, total := never, int64(0), int32(0)
+	for h := c.head[l]; h >= 0; h = c.pool[h].next {
+		s := &c.pool[h]
+		lo = min(lo, s.t0)
+		hi = max(hi, s.t0+int64(s.n-1)*s.dt)
+		total += s.n
+	}
+	if total < missing {
+		return never
+	}
+	count := func(t int64) int32 {
+		var n int32
+		for h := c.head[l]; h >= 0 && c.pool[h].t0 <= t; h = c.pool[h].next {
+			s := &c.pool[h]
+			if s.dt == 0 {
+				n += s.n
+			} else {
+				n += int32(min(int64(s.n), (t-s.t0)/s.dt+1))
+			}
+		}
+		return n
+	}
+	for lo < hi {
+		mid := lo + (hi-lo)/2
+		if count(mid) >= missing {
+			hi = mid
+		} else {
+			lo = mid + 1
+		}
+	}
+	return lo
 }

@@ -95,17 +95,22 @@
 //
 // # Switches
 //
-// A switch has, per input port and VL, a FIFO input buffer of packets; per
-// output port a crossbar path (one packet at a time), an output buffer of
-// HW.OutputBufferFlits flits and the cable. A packet is at the head of its
-// input buffer once every packet ahead of it has been granted.
+// A switch has, per input port and VL, an input buffer of packets in
+// arrival order; per output port a crossbar path (one packet at a time), an
+// output buffer of HW.OutputBufferFlits flits and the cable. Which packets
+// of an input buffer compete depends on HW.VOQ. Without it the buffer is
+// one FIFO: its head packet (the oldest not yet granted) competes, and
+// only once the packet before it has crossed. With it, as in the IB model,
+// the buffer is one queue per output port sharing the VL's credits: for
+// every output, the buffer's oldest packet for that output competes, at
+// once, so packets of one buffer cross to different outputs side by side.
 //
-// Arbitration. A head packet p in input buffer (port i, VL v) of switch s
-// that routes to output o on VL w = tables.VL(s, i, o, SL) is eligible at
-// instant t when
+// Arbitration. A competing packet p in input buffer (port i, VL v) of
+// switch s that routes to output o on VL w = tables.VL(s, i, o, SL) is
+// eligible at instant t when
 //
 //	t ≥ a₀(p) + lat             its head has arrived and been routed,
-//	t ≥ free(i, v)              the previous packet of the buffer has crossed,
+//	t ≥ free(i, v)              without VOQ: the buffer's previous packet has crossed,
 //	t ≥ xbar(o)                 the crossbar path of o is free,
 //	credits(o, w) ≥ flits(p)    the next hop has room for the whole packet,
 //	held(o) + flits(p) ≤ obuf   the output buffer has room for the whole packet,
@@ -133,12 +138,10 @@
 // start + ft); a flit leaves the output buffer when it starts. Because fx ≤
 // ft and a_k grows by ft, a packet still leaves as one train.
 //
-// (Departures from the IB model: the model keeps one queue per output port
-// and VL in each input buffer and limits how many outputs one input feeds at
-// once (maxBeingSent); here an input buffer is one FIFO per VL and VL
-// buffers cross independently. The model's credits travel as flow-control
-// packets; here each freed flit sends its credit alone, after one cable
-// delay.)
+// (Departures from the IB model, docs/model.md: the model limits how many
+// packets one input sends at once (maxBeingSent); here they cross
+// independently. The model's credits travel as flow-control packets; here
+// each freed flit sends its credit alone, after one cable delay.)
 //
 // # Controllers
 //

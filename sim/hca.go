@@ -98,6 +98,9 @@ func (s *simulator) tryInject(h int32) {
 	}
 	pk := &s.pkts[pi]
 	l := s.lane(hc.ch, pk.vl)
+	if s.voq {
+		s.lanes[l].blocked = 0 // noted again below while still short
+	}
 	if !s.cr.has(l, pk.flits, now) {
 		if t := s.creditsAt(l, pk.flits); t != never {
 			s.scheduleHCA(h, t)

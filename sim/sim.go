@@ -31,9 +31,11 @@ type packet struct {
 	payload  int32
 	last     bool  // last packet of its message
 	ch       int32 // channel it arrived on (its current input buffer)
+	out      int32 // channel it leaves the current switch on, -1 none
 	headAt   int64 // its head flit fully arrived at the current node
 	injected int64
 	next     int32 // next packet in the same input buffer, or the free list
+	reqNext  int32 // with VOQ: next packet requesting the same output
 }
 
 // channel is one direction of a cable. When a switch sends on it, it is
@@ -44,9 +46,11 @@ type channel struct {
 	// linkFree is when the cable has sent every flit granted to it; the
 	// output buffer holds the flits not yet started.
 	linkFree int64
-	// The output port's arbiter: lanes whose head packet requests this
-	// port, when the crossbar path is free, the pending arbitration and
-	// the VL granted last.
+	// The output port's arbiter: the requests (lanes whose head packet
+	// routes here, linked by lane.reqNext; with VOQ, packets that are the
+	// oldest for this port in their lane, linked by packet.reqNext), when
+	// the crossbar path is free, the pending arbitration and the VL
+	// granted last.
 	reqHead  int32
 	xbarFree int64
 	tryAt    int64
@@ -76,6 +80,7 @@ type simulator struct {
 	// time of one message.
 	ft, prop, pcieFt, lat, fx, obuf, msgWire int64
 
+	voq      bool // HW.VOQ: input buffers keep a queue per output
 	chans    []channel
 	lanes    []lane
 	capacity []int32 // input buffer flits per lane
@@ -134,7 +139,7 @@ func newSimulator(net *fabric.Network, t *routing.Tables, p Params) (*simulator,
 	hw := p.HW
 	s := &simulator{p: p, net: net, t: t, nVL: hw.VLs, ft: hw.FlitPs(), prop: hw.CablePs(),
 		pcieFt: hw.PCIeFlitPs(), lat: hw.SwitchLatencyPs, fx: hw.CrossbarFlitPs(),
-		obuf: int64(hw.OutputBufferFlits), free: -1, firstInject: -1}
+		obuf: int64(hw.OutputBufferFlits), voq: hw.VOQ, free: -1, firstInject: -1}
 	full, rem := p.Traffic.MessageBytes/hw.MTU, p.Traffic.MessageBytes%hw.MTU
 	s.msgWire = int64(full*hw.PacketFlits(hw.MTU)) * s.ft
 	if rem > 0 {
@@ -167,7 +172,7 @@ func newSimulator(net *fabric.Network, t *routing.Tables, p Params) (*simulator,
 			s.capacity[l] = int32(hw.HCABufferFlits)
 		}
 	}
-	s.cr = newCredits(s.capacity)
+	s.cr = newCredits(s.capacity, hw.VOQ)
 	// HCAs in node order are the traffic pattern's terminals 0..N-1.
 	s.hcaOf = make([]int32, len(net.Nodes))
 	for i := range s.hcaOf {
@@ -237,10 +242,13 @@ func (s *simulator) freePacket(i int32) {
 
 // creditsAt returns when the sender of lane l will hold n credits. If the
 // releases queued so far do not add up to n, it returns never and notes
-// the need, so that wakeSender wakes the sender once they do.
+// the need, so that wakeSender wakes the sender once they do. With VOQ a
+// release can come before those already queued (packets of one buffer
+// cross side by side), so the need is noted in any case: a later release
+// may bring the instant forward.
 func (s *simulator) creditsAt(l int, n int32) int64 {
 	t := s.cr.when(l, n, s.k.now)
-	if t == never {
+	if t == never || s.voq {
 		// Wake for the smallest waiting packet: a short packet need not
 		// wait for a long one's credits.
 		if b := s.lanes[l].blocked; b == 0 || n < b {
@@ -251,7 +259,9 @@ func (s *simulator) creditsAt(l int, n int32) int64 {
 }
 
 // wakeSender lets the sender of lane l try again once the credits queued
-// for it cover what its blocked packet needs.
+// for it cover what its blocked packet needs (with VOQ: as soon as they
+// do, which a new release may bring forward; the sender's next decision
+// notes its need afresh).
 func (s *simulator) wakeSender(l int) {
 	need := s.lanes[l].blocked
 	if need == 0 {
@@ -261,11 +271,13 @@ func (s *simulator) wakeSender(l int) {
 	if t == never {
 		return
 	}
-	s.lanes[l].blocked = 0
+	if !s.voq {
+		s.lanes[l].blocked = 0
+	}
 	ch := int32(l / s.nVL)
 	if h := s.hcaOf[s.chans[ch].from]; h >= 0 {
 		s.scheduleHCA(h, max(t, s.k.now))
 	} else {
-		s.requestTry(ch, t)
+		s.requestTry(ch, max(t, s.k.now))
 	}
 }

@@ -10,20 +10,52 @@ import "flitsim/routing"
 // arbitrates among its requests whenever one may have become eligible.
 
 // headArrive files a packet whose head has just arrived at a switch into
-// its input buffer.
+// its input buffer; it competes at once if it is the buffer's head or, with
+// VOQ, the buffer's oldest packet for its output.
 func (s *simulator) headArrive(pi int32) {
 	pk := &s.pkts[pi]
 	pk.headAt = s.k.now
+	pk.out = s.outChannel(s.chans[pk.ch].to, pk)
 	l := s.lane(pk.ch, pk.vl)
 	ln := &s.lanes[l]
 	pk.next = -1
-	if ln.tail >= 0 {
-		s.pkts[ln.tail].next = pi
-		ln.tail = pi
+	if ln.tail < 0 {
+		ln.head, ln.tail = pi, pi
+		if s.voq {
+			s.request(pi)
+		} else {
+			s.becomeHead(l)
+		}
 		return
 	}
-	ln.head, ln.tail = pi, pi
-	s.becomeHead(l)
+	s.pkts[ln.tail].next = pi
+	ln.tail = pi
+	if s.voq && s.oldestFor(ln.head, pk.out) == pi {
+		s.request(pi)
+	}
+}
+
+// oldestFor returns the first packet from pi on in its lane that leaves on
+// out, or -1.
+func (s *simulator) oldestFor(pi, out int32) int32 {
+	for ; pi >= 0; pi = s.pkts[pi].next {
+		if s.pkts[pi].out == out {
+			return pi
+		}
+	}
+	return -1
+}
+
+// request files packet pi (VOQ) as a request at its output.
+func (s *simulator) request(pi int32) {
+	pk := &s.pkts[pi]
+	if pk.out < 0 {
+		return // no route: it never moves on
+	}
+	c := &s.chans[pk.out]
+	pk.reqNext = c.reqHead
+	c.reqHead = pi
+	s.requestTry(pk.out, max(s.k.now, pk.headAt+s.lat))
 }
 
 // outChannel returns the channel a packet at switch sw leaves on, or -1.
@@ -38,8 +70,7 @@ func (s *simulator) outChannel(sw int32, pk *packet) int32 {
 // becomeHead files the head packet of lane l as a request at its output.
 func (s *simulator) becomeHead(l int) {
 	ln := &s.lanes[l]
-	pk := &s.pkts[ln.head]
-	out := s.outChannel(s.chans[pk.ch].to, pk)
+	out := s.pkts[ln.head].out
 	if out < 0 {
 		// No route: the packet blocks its buffer for good (a routing
 		// defect; verification reports it before a run).
@@ -71,8 +102,9 @@ func (s *simulator) requestTry(out int32, t int64) {
 
 // arbitrate grants output out to one eligible request, if any: the next VL
 // after the one granted last (fair share), then the next input port after
-// the one granted last on that VL (round robin). If none is eligible it
-// arranges to try again at the earliest instant one may be.
+// the one granted last on that VL (round robin), then the lower input VL.
+// If none is eligible it arranges to try again at the earliest instant one
+// may be.
 func (s *simulator) arbitrate(out int32) {
 	c := &s.chans[out]
 	now := s.k.now
@@ -80,39 +112,22 @@ func (s *simulator) arbitrate(out int32) {
 		s.requestTry(out, c.xbarFree)
 		return
 	}
-	sw := c.from
-	outPort := int(c.fromPort)
-	radix := s.net.Nodes[sw].Radix
-	wake := never
-	best, bestVL, bestPrev := int32(-1), -1, int32(-1)
-	bestRank, bestInRank := s.nVL+1, 1<<30
+	if s.voq {
+		s.arbitrateVOQ(out)
+		return
+	}
+	best, bestVL, bestPrev, wake := int32(-1), uint8(0), int32(-1), never
+	rk := s.newRanker(out)
 	prev := int32(-1)
 	for r := c.reqHead; r >= 0; prev, r = r, s.lanes[r].reqNext {
 		l := int(r)
-		pk := &s.pkts[s.lanes[l].head]
+		pi := s.lanes[l].head
 		if t := s.ready(l); t > now {
 			wake = min(wake, t)
 			continue
 		}
-		if t := s.roomAt(out, pk.flits); t > now {
-			wake = min(wake, t)
-			continue
-		}
-		inPort := int(s.chans[pk.ch].toPort)
-		ovl := s.t.VL(int(sw), inPort, outPort, pk.sl)
-		ol := s.lane(out, ovl)
-		if !s.cr.has(ol, pk.flits, now) {
-			if t := s.creditsAt(ol, pk.flits); t != never {
-				wake = min(wake, t)
-			}
-			continue
-		}
-		rank := (int(ovl) - int(c.lastVL) - 1 + 2*s.nVL) % s.nVL
-		// Then the input port after the last granted on that VL, then
-		// the lower input VL.
-		inRank := ((inPort-int(s.lanes[ol].lastIn)-1+2*(radix+1))%(radix+1))*s.nVL + l%s.nVL
-		if rank < bestRank || (rank == bestRank && inRank < bestInRank) {
-			best, bestVL, bestPrev, bestRank, bestInRank = r, int(ovl), prev, rank, inRank
+		if ovl, ok := s.eligible(out, pi, &wake); ok && rk.better(s, ovl, pi) {
+			best, bestVL, bestPrev = r, ovl, prev
 		}
 	}
 	if best < 0 {
@@ -126,10 +141,98 @@ func (s *simulator) arbitrate(out int32) {
 	} else {
 		c.reqHead = s.lanes[best].reqNext
 	}
-	s.grant(out, int(best), uint8(bestVL))
+	s.grant(out, int(best), bestVL)
 	if c.reqHead >= 0 {
 		s.requestTry(out, c.xbarFree)
 	}
+}
+
+// arbitrateVOQ is arbitrate when the requests are packets, each the oldest
+// for this output in its lane.
+func (s *simulator) arbitrateVOQ(out int32) {
+	c := &s.chans[out]
+	now := s.k.now
+	for v := 0; v < s.nVL; v++ {
+		s.lanes[s.lane(out, uint8(v))].blocked = 0 // noted again below while still short
+	}
+	best, bestVL, bestPrev, wake := int32(-1), uint8(0), int32(-1), never
+	rk := s.newRanker(out)
+	prev := int32(-1)
+	for r := c.reqHead; r >= 0; prev, r = r, s.pkts[r].reqNext {
+		if t := s.pkts[r].headAt + s.lat; t > now {
+			wake = min(wake, t)
+			continue
+		}
+		if ovl, ok := s.eligible(out, r, &wake); ok && rk.better(s, ovl, r) {
+			best, bestVL, bestPrev = r, ovl, prev
+		}
+	}
+	if best < 0 {
+		if wake != never {
+			s.requestTry(out, wake)
+		}
+		return
+	}
+	if bestPrev >= 0 {
+		s.pkts[bestPrev].reqNext = s.pkts[best].reqNext
+	} else {
+		c.reqHead = s.pkts[best].reqNext
+	}
+	s.grantVOQ(out, best, bestVL)
+	if c.reqHead >= 0 {
+		s.requestTry(out, c.xbarFree)
+	}
+}
+
+// eligible reports whether packet pi, ready as far as its own timing goes,
+// can be granted output out now: room in the output buffer and credits
+// downstream on its VL there, which it returns. Otherwise it lowers wake to
+// when that may change (or notes the credits it waits for).
+func (s *simulator) eligible(out int32, pi int32, wake *int64) (uint8, bool) {
+	pk := &s.pkts[pi]
+	if t := s.roomAt(out, pk.flits); t > s.k.now {
+		*wake = min(*wake, t)
+		return 0, false
+	}
+	c, in := &s.chans[out], &s.chans[pk.ch]
+	ovl := s.t.VL(int(c.from), int(in.toPort), int(c.fromPort), pk.sl)
+	ol := s.lane(out, ovl)
+	if !s.cr.has(ol, pk.flits, s.k.now) {
+		if t := s.creditsAt(ol, pk.flits); t != never {
+			*wake = min(*wake, t)
+		}
+		return 0, false
+	}
+	return ovl, true
+}
+
+// ranker orders the eligible requests of one output: output VL first after
+// the VL granted last, then input port first after the one granted last on
+// that VL, then the lower input VL.
+type ranker struct {
+	out        int32
+	nVL, ports int
+	lastVL     int
+	best       int // rank of the best request so far
+}
+
+func (s *simulator) newRanker(out int32) ranker {
+	c := &s.chans[out]
+	return ranker{out: out, nVL: s.nVL, ports: s.net.Nodes[c.from].Radix + 1, lastVL: int(c.lastVL), best: 1 << 62}
+}
+
+// better reports whether packet pi, requesting on output VL ovl, beats the
+// best request so far, and if so makes it the best.
+func (r *ranker) better(s *simulator, ovl uint8, pi int32) bool {
+	pk := &s.pkts[pi]
+	inPort := int(s.chans[pk.ch].toPort)
+	last := int(s.lanes[int(r.out)*r.nVL+int(ovl)].lastIn)
+	rank := (((int(ovl)-r.lastVL-1+2*r.nVL)%r.nVL)*r.ports+(inPort-last-1+2*r.ports)%r.ports)*r.nVL + int(pk.vl)
+	if rank >= r.best {
+		return false
+	}
+	r.best = rank
+	return true
 }
 
 // roomAt returns the earliest instant from now on at which the output
@@ -142,23 +245,62 @@ func (s *simulator) roomAt(out int32, n int32) int64 {
 }
 
 // grant moves the head packet of input lane in through output out on VL
-// ovl, starting now.
+// ovl, starting now; the lane's next packet competes once it has crossed.
 func (s *simulator) grant(out int32, in int, ovl uint8) {
-	c := &s.chans[out]
 	ln := &s.lanes[in]
 	pi := ln.head
+	ln.head = s.pkts[pi].next
+	if ln.head < 0 {
+		ln.tail = -1
+	}
+	ln.free = s.move(out, in, pi, ovl) + s.fx
+	if ln.head >= 0 {
+		s.becomeHead(in)
+	}
+	s.wakeSender(in)
+}
+
+// grantVOQ moves packet pi, its lane's oldest for output out, through out
+// on VL ovl, starting now; the lane's next packet for out competes at once.
+func (s *simulator) grantVOQ(out int32, pi int32, ovl uint8) {
 	pk := &s.pkts[pi]
-	now := s.k.now
+	in := s.lane(pk.ch, pk.vl)
+	ln := &s.lanes[in]
+	prev := int32(-1)
+	for x := ln.head; x != pi; x = s.pkts[x].next {
+		prev = x
+	}
+	next := pk.next
+	if prev < 0 {
+		ln.head = next
+	} else {
+		s.pkts[prev].next = next
+	}
+	if next < 0 {
+		ln.tail = prev
+	}
+	s.move(out, in, pi, ovl)
+	if n := s.oldestFor(next, out); n >= 0 {
+		s.request(n)
+	}
+	s.wakeSender(in)
+}
+
+// move sends packet pi from input lane in through output out on VL ovl,
+// starting now, and returns the instant its last flit crosses. Flit k
+// crosses into the output buffer when it has arrived (cut-through:
+// head + k·ft) and the crossbar has moved its predecessor (now + k·fx); it
+// leaves the input buffer then, and its credit goes upstream. The earlier
+// flits are crossbar-bound, the later ones arrival-bound.
+func (s *simulator) move(out int32, in int, pi int32, ovl uint8) int64 {
+	c := &s.chans[out]
+	pk := &s.pkts[pi]
 	c.lastVL = ovl
 	ol := s.lane(out, ovl)
 	s.lanes[ol].lastIn = s.chans[pk.ch].toPort
 	s.cr.take(ol, pk.flits)
 	s.res.FlitHops += int64(pk.flits)
-	// Flit k crosses into the output buffer when it has arrived (cut-through:
-	// head + k·ft) and the crossbar has moved its predecessor (now + k·fx);
-	// it leaves the input buffer then, and its credit goes upstream. The
-	// earlier flits are crossbar-bound, the later ones arrival-bound.
-	g, h, n := now, pk.headAt, int64(pk.flits)
+	g, h, n := s.k.now, pk.headAt, int64(pk.flits)
 	k1 := n
 	if s.fx < s.ft {
 		k1 = min(n, (g-h)/(s.ft-s.fx)+1)
@@ -167,21 +309,13 @@ func (s *simulator) grant(out int32, in int, ovl uint8) {
 	s.cr.release(in, h+k1*s.ft+s.prop, s.ft, int32(n-k1))
 	last := max(g+(n-1)*s.fx, h+(n-1)*s.ft)
 	c.xbarFree = last + s.fx
-	ln.free = last + s.fx
 	// The cable sends the output buffer back to back: the packet starts when
 	// the cable has sent what is ahead of it, as one train (its flits reach
 	// the buffer no later than the cable needs them).
 	d0 := max(g, c.linkFree)
 	c.linkFree = d0 + n*s.ft
 	s.horizon = max(s.horizon, c.linkFree+s.prop, last+s.prop)
-	ln.head = pk.next
-	if pk.next < 0 {
-		ln.tail = -1
-	}
 	pk.ch, pk.vl, pk.next = out, ovl, -1
 	s.k.schedule(event{at: d0 + s.ft + s.prop, phase: phaseArrive, kind: evHeadArrive, node: c.to, port: c.toPort, vl: ovl, ref: pi})
-	if ln.head >= 0 {
-		s.becomeHead(in)
-	}
-	s.wakeSender(in)
+	return last
 }

@@ -99,6 +99,7 @@ func hwDiff(h fabric.Hardware) string {
 	add("hiccup_period_ps", h.HiccupPeriodPs, d.HiccupPeriodPs)
 	add("hiccup_ps", h.HiccupPs, d.HiccupPs)
 	add("switch_latency_ps", h.SwitchLatencyPs, d.SwitchLatencyPs)
+	add("voq", h.VOQ, d.VOQ)
 	return strings.Join(out, ",")
 }
 
@@ -386,6 +387,7 @@ func generate(c chooser) Scenario {
 	if chance(c, 10) {
 		hw.PCIeGbps = float64(between(c, 8, 64))
 	}
+	hw.VOQ = chance(c, 40)
 	if chance(c, 10) {
 		hw.LinkGbps = pick(c, 8.0, 16.0, 56.0)
 		hw.CrossbarGbps = max(hw.CrossbarGbps, hw.LinkGbps)

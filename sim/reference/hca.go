@@ -244,9 +244,10 @@ func (s *simulator) isSteady(w *welford) bool {
 	return w.halfWidth() <= s.p.CIRel*w.mean
 }
 
-// deadlockCycle follows, from every blocked head packet in switch order,
-// the buffer it waits for credits from, until a buffer repeats; it returns
-// the first cycle found (nil if every chain ends).
+// deadlockCycle searches, depth first from the switch buffers in (switch,
+// port, VL) order, the graph in which a buffer points to every buffer one of
+// its competing packets waits for credits from, and returns the first cycle
+// found (nil if there is none).
 func (s *simulator) deadlockCycle() []sim.Buffer {
 	const (
 		unseen = iota
@@ -254,28 +255,39 @@ func (s *simulator) deadlockCycle() []sim.Buffer {
 		done
 	)
 	state := map[*inBuf]int{}
+	var path []*inBuf
+	var visit func(b *inBuf) []*inBuf
+	visit = func(b *inBuf) []*inBuf {
+		state[b] = onPath
+		path = append(path, b)
+		for _, n := range s.waitsFor(b) {
+			switch state[n] {
+			case onPath:
+				for i, c := range path {
+					if c == n {
+						return path[i:]
+					}
+				}
+			case unseen:
+				if cyc := visit(n); cyc != nil {
+					return cyc
+				}
+			}
+		}
+		path = path[:len(path)-1]
+		state[b] = done
+		return nil
+	}
 	for node := 0; node < s.net.NumSwitches; node++ {
 		for _, pt := range s.ports[node] {
 			if pt == nil {
 				continue
 			}
-			for _, start := range pt.in {
-				var path []*inBuf
-				b := start
-				for b != nil && state[b] == unseen {
-					state[b] = onPath
-					path = append(path, b)
-					b = s.waitsFor(b)
-				}
-				if b != nil && state[b] == onPath {
-					for i, c := range path {
-						if c == b {
-							return s.buffers(path[i:])
-						}
+			for _, b := range pt.in {
+				if state[b] == unseen {
+					if cyc := visit(b); cyc != nil {
+						return s.buffers(cyc)
 					}
-				}
-				for _, c := range path {
-					state[c] = done
 				}
 			}
 		}
@@ -283,17 +295,28 @@ func (s *simulator) deadlockCycle() []sim.Buffer {
 	return nil
 }
 
-// waitsFor returns the buffer whose credits the head packet of switch
-// buffer b waits for, or nil.
-func (s *simulator) waitsFor(b *inBuf) *inBuf {
+// waitsFor returns the buffers whose credits the competing packets of
+// switch buffer b wait for: its head's (one FIFO), or with VOQ the oldest
+// packet's for every output.
+func (s *simulator) waitsFor(b *inBuf) []*inBuf {
 	if !b.at.isSwitch {
 		return nil
 	}
-	h := b.head()
-	if h == nil || h.out == nil || h.out.credits[h.outVL] >= h.p.flits {
-		return nil
+	var out []*inBuf
+	seen := map[*port]bool{}
+	for i, h := range b.q {
+		if i > 0 && !s.voq {
+			break
+		}
+		if h.out == nil || seen[h.out] {
+			continue
+		}
+		seen[h.out] = true
+		if h.out.credits[h.outVL] < h.p.flits {
+			out = append(out, h.out.peer.in[h.outVL])
+		}
 	}
-	return h.out.peer.in[h.outVL]
+	return out
 }
 
 func (s *simulator) buffers(bs []*inBuf) []sim.Buffer {

@@ -69,6 +69,7 @@ type inBuf struct {
 	occ int
 	// q holds the packets whose head has arrived and that have not been
 	// granted, in arrival order; q[0] is the head packet (switches only).
+	// With VOQ every output considers the oldest packet for it in q.
 	q []*hop
 	// free is free(i, v): when the previous packet has crossed.
 	free int64
@@ -119,7 +120,7 @@ type port struct {
 	lastCross int64    // when the last flit crossed into this output, -1 before any
 	lastVL    int      // VL of the last grant
 	lastPort  []int    // per VL, input port of the last grant on it
-	cand      []*inBuf // input buffers whose head packet routes to this output
+	cand      []*inBuf // input buffers whose competing packet routes to this output
 	decideAt  int64    // instant of the latest decision event scheduled, -1 if none
 
 	// hca is the HCA this port sends for (its lowest cabled port), or nil.

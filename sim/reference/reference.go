@@ -73,6 +73,7 @@ type simulator struct {
 	ft, fx, pf, cab, lat int64 // flit, crossbar flit, bus flit, cable, switch latency (ps)
 	vls                  int   // HW.VLs
 	obuf                 int   // HW.OutputBufferFlits
+	voq                  bool  // HW.VOQ
 
 	ports   [][]*port // [node][port number]; nil where unconnected
 	hcas    []*hca    // by terminal
@@ -162,7 +163,7 @@ func newSimulator(net *fabric.Network, t *routing.Tables, p sim.Params) (*simula
 	s := &simulator{
 		net: net, tab: t, p: p,
 		ft: p.HW.FlitPs(), fx: p.HW.CrossbarFlitPs(), pf: p.HW.PCIeFlitPs(), cab: p.HW.CablePs(), lat: p.HW.SwitchLatencyPs,
-		vls: p.HW.VLs, obuf: p.HW.OutputBufferFlits,
+		vls: p.HW.VLs, obuf: p.HW.OutputBufferFlits, voq: p.HW.VOQ,
 		pattern: pattern, firstInject: -1,
 	}
 

@@ -30,6 +30,13 @@ func (s *simulator) arrive(h *hop, k int) {
 	if k == 0 {
 		s.route(h)
 		b.q = append(b.q, h)
+		if s.voq {
+			if h.out != nil && s.candHop(b, h.out) == h {
+				h.out.cand = append(h.out.cand, b)
+				s.postDecide(h.out, h.arr[0]+s.lat)
+			}
+			return
+		}
 		if len(b.q) == 1 {
 			s.becomeHead(b)
 		}
@@ -110,8 +117,9 @@ func (s *simulator) decideSwitch(o *port) {
 // pick returns the input buffer whose head packet o grants at t, or nil
 // when none is eligible. It reads the state and changes nothing.
 //
-// Eligible: head arrived and routed (t ≥ a₀ + lat), the buffer's previous
-// packet has crossed (t ≥ free), o's crossbar path is free (t ≥ xbar), the
+// Eligible: head arrived and routed (t ≥ a₀ + lat), without VOQ the
+// buffer's previous packet has crossed (t ≥ free), o's crossbar path is
+// free (t ≥ xbar), the
 // next hop has room (credits ≥ flits) and so has o's output buffer
 // (held + flits ≤ obuf). Among the eligible: first the VL coming first
 // after the last granted one (cyclically over the VLs), then the input port
@@ -126,9 +134,12 @@ func (s *simulator) pick(o *port, t int64) *inBuf {
 	var best *inBuf
 	var bestVL, bestPort int
 	for _, b := range o.cand {
-		h := b.head()
+		h := s.candHop(b, o)
 		f := h.p.flits
-		if t < h.arr[0]+s.lat || t < b.free || o.credits[h.outVL] < f || o.held+f > s.obuf {
+		if t < h.arr[0]+s.lat || o.credits[h.outVL] < f || o.held+f > s.obuf {
+			continue
+		}
+		if !s.voq && t < b.free {
 			continue
 		}
 		rv := mod(h.outVL-o.lastVL-1, s.vls)
@@ -145,6 +156,10 @@ func mod(a, n int) int { return ((a % n) + n) % n }
 // grant: o grants the head packet of b. It takes the credits, records the
 // grant for the round robin, and moves the first flit at once.
 func (s *simulator) grant(o *port, b *inBuf) {
+	if s.voq {
+		s.grantVOQ(o, b)
+		return
+	}
 	h := b.head()
 	w, f := h.outVL, h.p.flits
 	o.credits[w] -= f
@@ -179,7 +194,7 @@ func (s *simulator) cross(h *hop, k int) {
 		s.failf("flit %d of packet %d/%d crosses %s before it fully arrived", k, h.p.srcNode, h.p.seq, s.bufName(b))
 	case o.lastCross >= 0 && s.now < o.lastCross+s.fx:
 		s.failf("crossbar path of %s moves flits %d ps apart, less than %d", s.portName(o), s.now-o.lastCross, s.fx)
-	case b.lastRead >= 0 && s.now < b.lastRead+s.fx:
+	case !s.voq && b.lastRead >= 0 && s.now < b.lastRead+s.fx:
 		s.failf("input buffer %s is read %d ps apart, less than %d", s.bufName(b), s.now-b.lastRead, s.fx)
 	}
 	if s.err != nil {
@@ -201,6 +216,15 @@ func (s *simulator) cross(h *hop, k int) {
 	o.queue = append(o.queue, qflit{h: h, k: k, ready: s.now})
 	s.kickCable(o)
 
+	if h.crossed == h.p.flits && s.voq {
+		// The crossbar path is free fx later; the input buffer has no
+		// read port to wait for.
+		o.xbar = s.now + s.fx
+		for _, c := range o.cand {
+			s.postDecide(o, s.candHop(c, o).arr[0]+s.lat)
+		}
+		return
+	}
 	if h.crossed == h.p.flits {
 		// The crossbar path and the buffer's read port are free fx later.
 		o.xbar, b.free = s.now+s.fx, s.now+s.fx
@@ -289,4 +313,48 @@ func (s *simulator) portName(o *port) string {
 
 func (s *simulator) bufName(b *inBuf) string {
 	return s.portName(b.at) + " VL " + strconv.Itoa(b.vl)
+}
+
+// candHop returns the packet of input buffer b that output o considers:
+// the buffer's head (one FIFO), or with VOQ the oldest packet for o.
+func (s *simulator) candHop(b *inBuf, o *port) *hop {
+	if !s.voq {
+		return b.head()
+	}
+	for _, h := range b.q {
+		if h.out == o {
+			return h
+		}
+	}
+	return nil
+}
+
+// grantVOQ: o grants the oldest packet for it in b.
+func (s *simulator) grantVOQ(o *port, b *inBuf) {
+	h := s.candHop(b, o)
+	w, f := h.outVL, h.p.flits
+	o.credits[w] -= f
+	if o.credits[w] < 0 {
+		s.failf("credits of %s on VL %d went negative (%d)", s.portName(o), w, o.credits[w])
+		return
+	}
+	o.lastVL, o.lastPort[w] = w, b.at.num
+	s.flitHops += int64(f)
+	s.lastActive = s.now
+	for i, x := range b.q {
+		if x == h {
+			b.q = append(b.q[:i], b.q[i+1:]...)
+			break
+		}
+	}
+	if s.candHop(b, o) == nil {
+		for i, c := range o.cand {
+			if c == b {
+				o.cand = append(o.cand[:i], o.cand[i+1:]...)
+				break
+			}
+		}
+	}
+	o.xbar = never
+	s.post(event{t: s.now, kind: evCross, h: h, k: 0})
 }
