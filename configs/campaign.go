@@ -105,9 +105,11 @@ type TrafficEntry struct {
 // HardwareEntry overrides hardware parameters; zero values keep the
 // defaults of fabric.DefaultHardware.
 type HardwareEntry struct {
-	LinkGbps          float64 `toml:"link_gbps" json:"link_gbps,omitempty"`
-	FlitBytes         int     `toml:"flit_bytes" json:"flit_bytes,omitempty"`
-	MTU               int     `toml:"mtu" json:"mtu,omitempty"`
+	LinkGbps  float64 `toml:"link_gbps" json:"link_gbps,omitempty"`
+	FlitBytes int     `toml:"flit_bytes" json:"flit_bytes,omitempty"`
+	MTU       int     `toml:"mtu" json:"mtu,omitempty"`
+	// HeaderBytes are the per-packet headers (LRH, BTH, ICRC, VCRC: 26).
+	HeaderBytes       *int    `toml:"header_bytes" json:"header_bytes,omitempty"`
 	CableMeters       float64 `toml:"cable_m" json:"cable_m,omitempty"`
 	InputBufferFlits  int     `toml:"input_buffer_flits" json:"input_buffer_flits,omitempty"`
 	OutputBufferFlits int     `toml:"output_buffer_flits" json:"output_buffer_flits,omitempty"`
@@ -301,7 +303,7 @@ func (k keyIndex) nth(key string, n int) int {
 var knownKeys = []string{"name", "description", "seeds", "topology.spec", "topology.label", "faults.kind", "faults.label", "faults.percent",
 	"faults.ratio", "faults.take_hcas", "faults.fixed", "routing.engine", "routing.vls", "routing.roots", "routing.label",
 	"traffic.kind", "traffic.msg_bytes", "traffic.load", "traffic.distance", "traffic.max_time", "traffic.seeds",
-	"hardware.link_gbps", "hardware.flit_bytes", "hardware.mtu", "hardware.cable_m", "hardware.input_buffer_flits",
+	"hardware.link_gbps", "hardware.flit_bytes", "hardware.mtu", "hardware.header_bytes", "hardware.cable_m", "hardware.input_buffer_flits",
 	"hardware.output_buffer_flits", "hardware.crossbar_gbps", "hardware.hca_buffer_flits", "hardware.vls", "hardware.pcie_gbps",
 	"hardware.hiccup_period", "hardware.hiccup", "hardware.switch_latency", "hardware.voq", "sim.sample_window", "sim.warmup",
 	"sim.min_samples", "sim.ci_rel", "sim.steady_fraction"}
@@ -553,6 +555,9 @@ func (c *Campaign) hardware() (fabric.Hardware, error) {
 	set(&hw.HCABufferFlits, h.HCABufferFlits)
 	set(&hw.VLs, h.VLs)
 	setf(&hw.PCIeGbps, h.PCIeGbps)
+	if h.HeaderBytes != nil {
+		hw.HeaderBytes = *h.HeaderBytes
+	}
 	if h.VOQ != nil {
 		hw.VOQ = *h.VOQ
 	}

@@ -74,6 +74,7 @@ func DefaultHardware() Hardware {
 		HiccupPeriodPs:        100 * Nanosecond,
 		HiccupPs:              10 * Nanosecond,
 		SwitchLatencyPs:       0,
+		VOQ:                   true,
 	}
 }
 

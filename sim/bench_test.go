@@ -77,8 +77,13 @@ func benchRun(b *testing.B, spec, engine string, p Params) {
 // saturation load (saturation measured by TestTorusSaturation: 0.036 of the
 // link rate per HCA at load 1 — Up*/Down* with one root funnels the torus
 // through the root — so half saturation offers 0.0181).
+//
+// The workload keeps one FIFO per input buffer (voq = false), the model it
+// was defined with, so that its figures compare across versions;
+// BenchmarkTorus16x16VOQ runs the default model.
 func BenchmarkTorus16x16(b *testing.B) {
 	p := DefaultParams()
+	p.HW.VOQ = false
 	p.Traffic = traffic.Spec{Kind: traffic.Uniform, MessageBytes: 2048, Load: halfSaturation}
 	p.MaxTime = 200 * fabric.Microsecond
 	p.SteadyFraction = 2 // run to the time limit: a fixed amount of work
@@ -87,7 +92,25 @@ func BenchmarkTorus16x16(b *testing.B) {
 
 // BenchmarkFatTreeExchange: the 16-ary 2-tree of Table 4.2, exchange with
 // 10-MTU messages, routed by DFSSSP.
+// (FIFO input buffers, as for BenchmarkTorus16x16.)
 func BenchmarkFatTreeExchange(b *testing.B) {
+	p := DefaultParams()
+	p.HW.VOQ = false
+	p.Traffic = traffic.Spec{Kind: traffic.Exchange, MessageBytes: 10 * 2048}
+	benchRun(b, "kary-ntree:k=16,n=2", "dfsssp", p)
+}
+
+// BenchmarkTorus16x16VOQ and BenchmarkFatTreeExchangeVOQ run the two
+// workloads with the default model: input buffers queued per output.
+func BenchmarkTorus16x16VOQ(b *testing.B) {
+	p := DefaultParams()
+	p.Traffic = traffic.Spec{Kind: traffic.Uniform, MessageBytes: 2048, Load: halfSaturation}
+	p.MaxTime = 200 * fabric.Microsecond
+	p.SteadyFraction = 2
+	benchRun(b, "torus:dims=16x16", "updn", p)
+}
+
+func BenchmarkFatTreeExchangeVOQ(b *testing.B) {
 	p := DefaultParams()
 	p.Traffic = traffic.Spec{Kind: traffic.Exchange, MessageBytes: 10 * 2048}
 	benchRun(b, "kary-ntree:k=16,n=2", "dfsssp", p)

@@ -24,6 +24,12 @@ type credits struct {
 	// looks past a segment it has only partly drained, and when counts
 	// over all of them.
 	overlap bool
+	// In overlap mode, the last answer of when per lane: the need it was
+	// for (0: none) and the instant. Releases and takes forget it;
+	// settling keeps it (it moves queued credits into avail, which changes
+	// no instant).
+	whenNeed []int32
+	whenAt   []int64
 }
 
 type segment struct {
@@ -40,12 +46,18 @@ func newCredits(capacity []int32, overlap bool) credits {
 	for i := range c.head {
 		c.head[i], c.tail[i] = -1, -1
 	}
+	if overlap {
+		c.whenNeed, c.whenAt = make([]int32, len(capacity)), make([]int64, len(capacity))
+	}
 	return c
 }
 
 // take spends n credits of lane l, which the sender must hold (after settle).
 func (c *credits) take(l int, n int32) {
 	c.avail[l] -= n
+	if c.overlap {
+		c.whenNeed[l] = 0
+	}
 	checkf(c.avail[l] >= 0, "lane %d: took %d credits it did not hold (%d left)", l, n, c.avail[l])
 }
 
@@ -54,6 +66,9 @@ func (c *credits) take(l int, n int32) {
 func (c *credits) release(l int, t0, dt int64, n int32) {
 	if n <= 0 {
 		return
+	}
+	if c.overlap {
+		c.whenNeed[l] = 0
 	}
 	if tl := c.tail[l]; tl >= 0 {
 		s := &c.pool[tl]
@@ -144,7 +159,8 @@ func (c *credits) settle(l int, t int64) {
 // drains every segment that has begun by t, then re-files the partly
 // drained ones by their next release.
 func (c *credits) settleOverlap(l int, t int64) {
-	var partial []int32
+	var buf [8]int32
+	partial := buf[:0]
 	prev := int32(-1)
 	for h := c.head[l]; h >= 0 && c.pool[h].t0 <= t; {
 		s := &c.pool[h]
@@ -196,7 +212,10 @@ func (c *credits) when(l int, need int32, now int64) int64 {
 		return now
 	}
 	if c.overlap {
-		return c.whenOverlap(l, missing)
+		if c.whenNeed[l] != need {
+			c.whenNeed[l], c.whenAt[l] = need, c.whenOverlap(l, missing)
+		}
+		return c.whenAt[l]
 	}
 	for h := c.head[l]; h >= 0; h = c.pool[h].next {
 		s := &c.pool[h]
@@ -208,39 +227,55 @@ func (c *credits) when(l int, need int32, now int64) int64 {
 	return never
 }
 
-// whenOverlap is when for queues whose segments may overlap: the first
-// instant at which their releases add up to missing, by bisection over
-// time (the count of releases by t grows with t).
+// whenOverlap is when for queues whose segments may overlap: the instant
+// of the missing-th queued release. Segments that do not overlap (the
+// common case) are walked in order; otherwise the releases are merged
+// (the segments are few, and missing at most a buffer's credits).
 func (c *credits) whenOverlap(l int, missing int32) int64 {
-	lo, hi, total := never, int64(0), int32(0)
+	prevLast := int64(-1)
+	ordered := true
 	for h := c.head[l]; h >= 0; h = c.pool[h].next {
 		s := &c.pool[h]
-		lo = min(lo, s.t0)
-		hi = max(hi, s.t0+int64(s.n-1)*s.dt)
-		total += s.n
+		if s.t0 <= prevLast {
+			ordered = false
+			break
+		}
+		prevLast = s.t0 + int64(s.n-1)*s.dt
 	}
-	if total < missing {
+	if ordered {
+		for h := c.head[l]; h >= 0; h = c.pool[h].next {
+			s := &c.pool[h]
+			if s.n >= missing {
+				return s.t0 + int64(missing-1)*s.dt
+			}
+			missing -= s.n
+		}
 		return never
 	}
-	count := func(t int64) int32 {
-		var n int32
-		for h := c.head[l]; h >= 0 && c.pool[h].t0 <= t; h = c.pool[h].next {
-			s := &c.pool[h]
-			if s.dt == 0 {
-				n += s.n
-			} else {
-				n += int32(min(int64(s.n), (t-s.t0)/s.dt+1))
+	type cursor struct {
+		t, dt int64
+		n     int32
+	}
+	var buf [8]cursor
+	cur := buf[:0]
+	for h := c.head[l]; h >= 0; h = c.pool[h].next {
+		s := &c.pool[h]
+		cur = append(cur, cursor{t: s.t0, dt: s.dt, n: s.n})
+	}
+	t := never
+	for ; missing > 0; missing-- {
+		best := -1
+		for i := range cur {
+			if cur[i].n > 0 && (best < 0 || cur[i].t < cur[best].t) {
+				best = i
 			}
 		}
-		return n
-	}
-	for lo < hi {
-		mid := lo + (hi-lo)/2
-		if count(mid) >= missing {
-			hi = mid
-		} else {
-			lo = mid + 1
+		if best < 0 {
+			return never
 		}
+		t = cur[best].t
+		cur[best].t += cur[best].dt
+		cur[best].n--
 	}
-	return lo
+	return t
 }

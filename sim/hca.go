@@ -99,7 +99,7 @@ func (s *simulator) tryInject(h int32) {
 	pk := &s.pkts[pi]
 	l := s.lane(hc.ch, pk.vl)
 	if s.voq {
-		s.lanes[l].blocked = 0 // noted again below while still short
+		s.lanes[l].blocked, s.lanes[l].wakeAt = 0, never // noted again below while still short
 	}
 	if !s.cr.has(l, pk.flits, now) {
 		if t := s.creditsAt(l, pk.flits); t != never {
@@ -166,6 +166,7 @@ func (s *simulator) consume(hc *hcaDev, pi int32) {
 	done := hc.sinkFree
 	nextH := int64(-1)    // the next hiccup starts here, none since nextH−P+H; -1 unknown
 	var runT0, runN int64 // credits arriving at runT0, runT0+pf, …
+	first := int64(-1)    // the first of them
 	for k, arr := int64(0), s.k.now; k < int64(pk.flits); k, arr = k+1, arr+s.ft {
 		t := max(arr, done)
 		if H == 0 || (t+pf <= nextH && t >= nextH-P+H) {
@@ -183,13 +184,16 @@ func (s *simulator) consume(hc *hcaDev, pi int32) {
 		} else {
 			s.cr.release(l, runT0, pf, int32(runN))
 			runT0, runN = c, 1
+			if first < 0 {
+				first = c
+			}
 		}
 	}
 	s.cr.release(l, runT0, pf, int32(runN))
 	hc.sinkFree = done
 	s.horizon = max(s.horizon, done+s.prop)
 	s.k.schedule(event{at: done, phase: phaseArrive, kind: evDone, node: hc.idx, ref: pi})
-	s.wakeSender(l)
+	s.wakeSender(l, first)
 }
 
 // delivered books a packet whose last flit is consumed now.

@@ -65,6 +65,7 @@ type lane struct {
 	free       int64 // the buffer's read port is free (its last packet crossed)
 	reqNext    int32 // next lane in the output port's request list
 	blocked    int32 // credits the smallest packet blocked on this lane waits for, 0 none
+	wakeAt     int64 // with VOQ: when the blocked sender is to try again (never: not known)
 	lastIn     int16 // input port the sender's arbiter last granted on this VL
 }
 
@@ -166,7 +167,7 @@ func newSimulator(net *fabric.Network, t *routing.Tables, p Params) (*simulator,
 	s.lanes = make([]lane, len(s.chans)*s.nVL)
 	s.capacity = make([]int32, len(s.lanes))
 	for l := range s.lanes {
-		s.lanes[l] = lane{head: -1, tail: -1, reqNext: -1}
+		s.lanes[l] = lane{head: -1, tail: -1, reqNext: -1, wakeAt: never}
 		s.capacity[l] = int32(hw.InputBufferFlits)
 		if int(s.chans[l/s.nVL].to) >= net.NumSwitches {
 			s.capacity[l] = int32(hw.HCABufferFlits)
@@ -251,28 +252,35 @@ func (s *simulator) creditsAt(l int, n int32) int64 {
 	if t == never || s.voq {
 		// Wake for the smallest waiting packet: a short packet need not
 		// wait for a long one's credits.
-		if b := s.lanes[l].blocked; b == 0 || n < b {
-			s.lanes[l].blocked = n
+		ln := &s.lanes[l]
+		if ln.blocked == 0 || n < ln.blocked {
+			ln.blocked = n
+		}
+		if s.voq {
+			ln.wakeAt = min(ln.wakeAt, t)
 		}
 	}
 	return t
 }
 
 // wakeSender lets the sender of lane l try again once the credits queued
-// for it cover what its blocked packet needs (with VOQ: as soon as they
-// do, which a new release may bring forward; the sender's next decision
-// notes its need afresh).
-func (s *simulator) wakeSender(l int) {
-	need := s.lanes[l].blocked
-	if need == 0 {
-		return
+// for it, the latest released from instant first on, cover what its
+// blocked packet needs (with VOQ: as soon as they do, which a new release
+// may bring forward; the sender's next decision notes its need afresh).
+func (s *simulator) wakeSender(l int, first int64) {
+	ln := &s.lanes[l]
+	need := ln.blocked
+	if need == 0 || first >= ln.wakeAt {
+		return // nothing waits, or the new credits come after the wake-up
 	}
 	t := s.cr.when(l, need, s.k.now)
 	if t == never {
 		return
 	}
-	if !s.voq {
-		s.lanes[l].blocked = 0
+	if s.voq {
+		ln.wakeAt = t
+	} else {
+		ln.blocked = 0
 	}
 	ch := int32(l / s.nVL)
 	if h := s.hcaOf[s.chans[ch].from]; h >= 0 {

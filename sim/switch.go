@@ -117,6 +117,7 @@ func (s *simulator) arbitrate(out int32) {
 		return
 	}
 	best, bestVL, bestPrev, wake := int32(-1), uint8(0), int32(-1), never
+	var settled uint32
 	rk := s.newRanker(out)
 	prev := int32(-1)
 	for r := c.reqHead; r >= 0; prev, r = r, s.lanes[r].reqNext {
@@ -126,7 +127,7 @@ func (s *simulator) arbitrate(out int32) {
 			wake = min(wake, t)
 			continue
 		}
-		if ovl, ok := s.eligible(out, pi, &wake); ok && rk.better(s, ovl, pi) {
+		if ovl, ok := s.eligible(out, pi, &wake, &settled); ok && rk.better(s, ovl, pi) {
 			best, bestVL, bestPrev = r, ovl, prev
 		}
 	}
@@ -153,9 +154,11 @@ func (s *simulator) arbitrateVOQ(out int32) {
 	c := &s.chans[out]
 	now := s.k.now
 	for v := 0; v < s.nVL; v++ {
-		s.lanes[s.lane(out, uint8(v))].blocked = 0 // noted again below while still short
+		ln := &s.lanes[s.lane(out, uint8(v))]
+		ln.blocked, ln.wakeAt = 0, never // noted again below while still short
 	}
 	best, bestVL, bestPrev, wake := int32(-1), uint8(0), int32(-1), never
+	var settled uint32
 	rk := s.newRanker(out)
 	prev := int32(-1)
 	for r := c.reqHead; r >= 0; prev, r = r, s.pkts[r].reqNext {
@@ -163,7 +166,7 @@ func (s *simulator) arbitrateVOQ(out int32) {
 			wake = min(wake, t)
 			continue
 		}
-		if ovl, ok := s.eligible(out, r, &wake); ok && rk.better(s, ovl, r) {
+		if ovl, ok := s.eligible(out, r, &wake, &settled); ok && rk.better(s, ovl, r) {
 			best, bestVL, bestPrev = r, ovl, prev
 		}
 	}
@@ -187,8 +190,9 @@ func (s *simulator) arbitrateVOQ(out int32) {
 // eligible reports whether packet pi, ready as far as its own timing goes,
 // can be granted output out now: room in the output buffer and credits
 // downstream on its VL there, which it returns. Otherwise it lowers wake to
-// when that may change (or notes the credits it waits for).
-func (s *simulator) eligible(out int32, pi int32, wake *int64) (uint8, bool) {
+// when that may change (or notes the credits it waits for). settled has a
+// bit per VL whose credits this arbitration has settled already.
+func (s *simulator) eligible(out int32, pi int32, wake *int64, settled *uint32) (uint8, bool) {
 	pk := &s.pkts[pi]
 	if t := s.roomAt(out, pk.flits); t > s.k.now {
 		*wake = min(*wake, t)
@@ -197,7 +201,11 @@ func (s *simulator) eligible(out int32, pi int32, wake *int64) (uint8, bool) {
 	c, in := &s.chans[out], &s.chans[pk.ch]
 	ovl := s.t.VL(int(c.from), int(in.toPort), int(c.fromPort), pk.sl)
 	ol := s.lane(out, ovl)
-	if !s.cr.has(ol, pk.flits, s.k.now) {
+	if *settled&(1<<ovl) == 0 { // once per arbitration and VL: many requests share it
+		s.cr.settle(ol, s.k.now)
+		*settled |= 1 << ovl
+	}
+	if s.cr.avail[ol] < pk.flits {
 		if t := s.creditsAt(ol, pk.flits); t != never {
 			*wake = min(*wake, t)
 		}
@@ -257,7 +265,7 @@ func (s *simulator) grant(out int32, in int, ovl uint8) {
 	if ln.head >= 0 {
 		s.becomeHead(in)
 	}
-	s.wakeSender(in)
+	s.wakeSender(in, s.k.now+s.prop)
 }
 
 // grantVOQ moves packet pi, its lane's oldest for output out, through out
@@ -283,7 +291,7 @@ func (s *simulator) grantVOQ(out int32, pi int32, ovl uint8) {
 	if n := s.oldestFor(next, out); n >= 0 {
 		s.request(n)
 	}
-	s.wakeSender(in)
+	s.wakeSender(in, s.k.now+s.prop)
 }
 
 // move sends packet pi from input lane in through output out on VL ovl,
