@@ -32,10 +32,12 @@ type Hardware struct {
 	InputBufferFlits  int `toml:"input_buffer_flits" json:"input_buffer_flits"`
 	OutputBufferFlits int `toml:"output_buffer_flits" json:"output_buffer_flits"`
 	// CrossbarGbps is the rate at which a switch moves a packet from an input
-	// buffer into an output buffer. The default, 230.4 Gbit/s (28.8 GB/s), is
-	// the switch arbiter of the Mellanox OMNeT++ InfiniBand model the thesis
-	// simulated with (1,200 MHz × 24-byte bus); at LinkGbps the crossbar has
-	// no speedup and the output buffer never holds more than it sends.
+	// buffer into an output buffer. The default, 230.4 Gbit/s (1,200 MHz ×
+	// 24-byte bus), is the arbiter clock of the hcyang99/ib_model copy of the
+	// Mellanox OMNeT++ InfiniBand model; the 2013 release has 250 MHz (48
+	// Gbit/s) and the thesis states neither (docs/model.md, row 5). At
+	// LinkGbps the crossbar has no speedup and the output buffer never holds
+	// more than it sends.
 	CrossbarGbps float64 `toml:"crossbar_gbps" json:"crossbar_gbps"`
 	// HCABufferFlits is an HCA's receive buffer per VL.
 	HCABufferFlits int `toml:"hca_buffer_flits" json:"hca_buffer_flits"`
