@@ -19,7 +19,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/BurntSushi/toml"
 
@@ -32,11 +31,12 @@ import (
 
 // Campaign is a decoded campaign file.
 type Campaign struct {
+	// Name names the campaign and its results directory: a plain word.
 	Name        string `toml:"name" json:"name"`
 	Description string `toml:"description" json:"description,omitempty"`
 	// Seeds are the failure draws per failure level (and the traffic seeds);
 	// a traffic entry may override them.
-	Seeds      []uint64        `toml:"seeds" json:"seeds"`
+	Seeds      []int64         `toml:"seeds" json:"seeds"`
 	Topologies []TopologyEntry `toml:"topology" json:"topologies"`
 	// Faults are one [faults] table or several [[faults]] tables (say
 	// link-only, switch-only and mixed failures of one system); every
@@ -44,13 +44,23 @@ type Campaign struct {
 	Faults   []FaultsEntry  `toml:"-" json:"faults"`
 	Routings []RoutingEntry `toml:"routing" json:"routings"`
 	Traffic  []TrafficEntry `toml:"traffic" json:"traffic"`
-	Hardware HardwareEntry  `toml:"hardware" json:"hardware"`
-	Sim      SimEntry       `toml:"sim" json:"sim"`
+	// Hardware and Sim set parameters declared by fabric.HardwareKnobs and
+	// sim.Knobs; a key that is present is used (or rejected), never read
+	// as "unset".
+	Hardware map[string]any `toml:"hardware" json:"hardware,omitempty"`
+	Sim      map[string]any `toml:"sim" json:"sim,omitempty"`
+	// Inputs holds a digest of every file the campaign reads (fabric
+	// files, failure lists, LFT dumps), filled by Check: the campaign's
+	// identity (Hash) covers their contents, not just their names.
+	Inputs map[string]string `toml:"-" json:"inputs,omitempty"`
 
 	// Source is the file (or embedded name) the campaign came from.
 	Source string `toml:"-" json:"-"`
 	// dir resolves relative paths in the file.
-	dir string
+	dir   string
+	lines keyIndex
+	hw    fabric.Hardware
+	base  sim.Params // the [sim] settings over the defaults
 }
 
 // TopologyEntry names one topology.
@@ -68,7 +78,7 @@ type FaultsEntry struct {
 	// Label names the entry in keys and tables (default: the kind, with
 	// the ratio for mixed failures, e.g. "mixed 1:13").
 	Label string `toml:"label" json:"label,omitempty"`
-	// Percent lists the failure levels.
+	// Percent lists the failure levels (default [0]).
 	Percent []float64 `toml:"percent" json:"percent"`
 	// Ratio is the switch:link ratio of mixed failures, e.g. "1:13".
 	Ratio string `toml:"ratio" json:"ratio,omitempty"`
@@ -80,57 +90,35 @@ type FaultsEntry struct {
 
 // RoutingEntry is one routing engine with its parameters.
 type RoutingEntry struct {
-	Engine string   `toml:"engine" json:"engine"`
-	VLs    int      `toml:"vls" json:"vls,omitempty"`
-	Roots  []string `toml:"roots" json:"roots,omitempty"`
+	Engine string `toml:"engine" json:"engine"`
+	// VLs available to the engine (default: the hardware's).
+	VLs   *int     `toml:"vls" json:"vls,omitempty"`
+	Roots []string `toml:"roots" json:"roots,omitempty"`
+	// File is the LFT dump the "file" engine loads (OpenSM's
+	// opensm-lfts.dump or dump_lfts output).
+	File string `toml:"file" json:"file,omitempty"`
 	// Label distinguishes several entries of one engine (default: engine,
 	// plus the VLs when given).
 	Label string `toml:"label" json:"label,omitempty"`
 }
 
-// TrafficEntry is one traffic pattern.
+// TrafficEntry is one traffic pattern. Optional numbers are pointers: a
+// key that is present is used or rejected, never read as "unset".
 type TrafficEntry struct {
 	Kind string `toml:"kind" json:"kind"`
 	// MsgBytes is a size: bytes as a number, or a string like "10MTU", "2KiB".
-	MsgBytes any     `toml:"msg_bytes" json:"msg_bytes,omitempty"`
-	Load     float64 `toml:"load" json:"load,omitempty"`
-	Distance int     `toml:"distance" json:"distance,omitempty"`
+	MsgBytes any `toml:"msg_bytes" json:"msg_bytes,omitempty"`
+	// Load is the offered load per HCA, a fraction of the link (default 1).
+	Load *float64 `toml:"load" json:"load,omitempty"`
+	// Distance is the shift of shift traffic (default 1).
+	Distance *int `toml:"distance" json:"distance,omitempty"`
+	// HotFraction is the share of hot spot traffic to terminal 0 (default 0.1).
+	HotFraction *float64 `toml:"hot_fraction" json:"hot_fraction,omitempty"`
 	// MaxTime bounds each simulation, e.g. "10ms" (default 10 ms for
 	// infinite traffic, 10 s for the exchange, which ends by itself).
-	MaxTime string `toml:"max_time" json:"max_time,omitempty"`
+	MaxTime *string `toml:"max_time" json:"max_time,omitempty"`
 	// Seeds overrides the campaign's seeds for this pattern.
-	Seeds []uint64 `toml:"seeds" json:"seeds,omitempty"`
-}
-
-// HardwareEntry overrides hardware parameters; zero values keep the
-// defaults of fabric.DefaultHardware.
-type HardwareEntry struct {
-	LinkGbps  float64 `toml:"link_gbps" json:"link_gbps,omitempty"`
-	FlitBytes int     `toml:"flit_bytes" json:"flit_bytes,omitempty"`
-	MTU       int     `toml:"mtu" json:"mtu,omitempty"`
-	// HeaderBytes are the per-packet headers (LRH, BTH, ICRC, VCRC: 26).
-	HeaderBytes       *int    `toml:"header_bytes" json:"header_bytes,omitempty"`
-	CableMeters       float64 `toml:"cable_m" json:"cable_m,omitempty"`
-	InputBufferFlits  int     `toml:"input_buffer_flits" json:"input_buffer_flits,omitempty"`
-	OutputBufferFlits int     `toml:"output_buffer_flits" json:"output_buffer_flits,omitempty"`
-	CrossbarGbps      float64 `toml:"crossbar_gbps" json:"crossbar_gbps,omitempty"`
-	HCABufferFlits    int     `toml:"hca_buffer_flits" json:"hca_buffer_flits,omitempty"`
-	VLs               int     `toml:"vls" json:"vls,omitempty"`
-	PCIeGbps          float64 `toml:"pcie_gbps" json:"pcie_gbps,omitempty"`
-	HiccupPeriod      string  `toml:"hiccup_period" json:"hiccup_period,omitempty"`
-	Hiccup            string  `toml:"hiccup" json:"hiccup,omitempty"`
-	SwitchLatency     string  `toml:"switch_latency" json:"switch_latency,omitempty"`
-	// VOQ gives switch input buffers one queue per output (the IB model's).
-	VOQ *bool `toml:"voq" json:"voq,omitempty"`
-}
-
-// SimEntry tunes the steady-state controller.
-type SimEntry struct {
-	SampleWindow   string  `toml:"sample_window" json:"sample_window,omitempty"`
-	Warmup         string  `toml:"warmup" json:"warmup,omitempty"`
-	MinSamples     int     `toml:"min_samples" json:"min_samples,omitempty"`
-	CIRel          float64 `toml:"ci_rel" json:"ci_rel,omitempty"`
-	SteadyFraction float64 `toml:"steady_fraction" json:"steady_fraction,omitempty"`
+	Seeds []int64 `toml:"seeds" json:"seeds,omitempty"`
 }
 
 // Error is a problem in a campaign file, located by file, line and key.
@@ -207,13 +195,16 @@ func Parse(data []byte, file, dir string) (*Campaign, error) {
 		return nil, &Error{File: file, Msg: err.Error()}
 	}
 	c := f.Campaign
-	lines := keyLines(data)
-	if und := md.Undecoded(); len(und) > 0 {
-		k := und[0].String()
-		return nil, &Error{File: file, Line: lines.find(k), Key: k, Msg: "unknown key" + suggest(k)}
+	c.lines = keyLines(data)
+	for _, k := range md.Undecoded() {
+		key := k.String()
+		if strings.HasPrefix(key, "hardware.") || strings.HasPrefix(key, "sim.") {
+			continue // tables of knobs, checked against their declarations
+		}
+		return nil, &Error{File: file, Line: c.lines.find(key), Key: key, Msg: "unknown key" + suggest(key)}
 	}
 	c.Source, c.dir = file, dir
-	if err := c.validate(lines); err != nil {
+	if err := c.validate(&md); err != nil {
 		return nil, err
 	}
 	return &c, nil
@@ -300,13 +291,19 @@ func (k keyIndex) nth(key string, n int) int {
 	return k.find(key)
 }
 
-var knownKeys = []string{"name", "description", "seeds", "topology.spec", "topology.label", "faults.kind", "faults.label", "faults.percent",
-	"faults.ratio", "faults.take_hcas", "faults.fixed", "routing.engine", "routing.vls", "routing.roots", "routing.label",
-	"traffic.kind", "traffic.msg_bytes", "traffic.load", "traffic.distance", "traffic.max_time", "traffic.seeds",
-	"hardware.link_gbps", "hardware.flit_bytes", "hardware.mtu", "hardware.header_bytes", "hardware.cable_m", "hardware.input_buffer_flits",
-	"hardware.output_buffer_flits", "hardware.crossbar_gbps", "hardware.hca_buffer_flits", "hardware.vls", "hardware.pcie_gbps",
-	"hardware.hiccup_period", "hardware.hiccup", "hardware.switch_latency", "hardware.voq", "sim.sample_window", "sim.warmup",
-	"sim.min_samples", "sim.ci_rel", "sim.steady_fraction"}
+// knownKeys lists every key a campaign file may contain.
+func knownKeys() []string {
+	keys := []string{"name", "description", "seeds", "topology.spec", "topology.label", "faults.kind", "faults.label", "faults.percent",
+		"faults.ratio", "faults.take_hcas", "faults.fixed", "routing.engine", "routing.vls", "routing.roots", "routing.file", "routing.label",
+		"traffic.kind", "traffic.msg_bytes", "traffic.load", "traffic.distance", "traffic.hot_fraction", "traffic.max_time", "traffic.seeds"}
+	for _, k := range fabric.HardwareKnobs() {
+		keys = append(keys, "hardware."+k.Key)
+	}
+	for _, k := range sim.Knobs() {
+		keys = append(keys, "sim."+k.Key)
+	}
+	return keys
+}
 
 func suggest(k string) string {
 	table := ""
@@ -314,7 +311,7 @@ func suggest(k string) string {
 		table = k[:i+1]
 	}
 	var same []string
-	for _, kk := range knownKeys {
+	for _, kk := range knownKeys() {
 		if table != "" && strings.HasPrefix(kk, table) && !strings.Contains(kk[len(table):], ".") {
 			same = append(same, kk[len(table):])
 		}
@@ -355,43 +352,46 @@ func (c *Campaign) errAt(lines keyIndex, key string, n int, format string, v ...
 	return &Error{File: c.Source, Line: line, Key: key, Msg: fmt.Sprintf(format, v...)}
 }
 
-func (c *Campaign) validate(lines keyIndex) error {
+// plainWord matches names that may become a directory or a job name.
+var plainWord = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]*$`)
+
+// PlainWord reports whether s is usable as a file name, a directory name
+// and a shell word: letters, digits, '_', '.', '-', not starting with a
+// dot or dash, and no "..".
+func PlainWord(s string) bool { return plainWord.MatchString(s) && !strings.Contains(s, "..") }
+
+// errAtKey locates a problem at key (n ≥ 0: in the n-th entry of its array
+// of tables).
+func (c *Campaign) errAtKey(key string, n int, format string, v ...any) error {
+	return c.errAt(c.lines, key, n, format, v...)
+}
+
+// validate checks everything it can without reading other files or
+// building networks (Check does that) and resolves defaults.
+func (c *Campaign) validate(md *toml.MetaData) error {
 	if strings.TrimSpace(c.Name) == "" {
-		return c.errAt(lines, "name", -1, "a campaign needs a name")
+		return c.errAtKey("name", -1, "a campaign needs a name")
+	}
+	if !PlainWord(c.Name) {
+		return c.errAtKey("name", -1, "%q: a name becomes a directory and a job name; want letters, digits, '_', '.' and '-' only", c.Name)
+	}
+	if md.IsDefined("seeds") && len(c.Seeds) == 0 {
+		return c.errAtKey("seeds", -1, "an empty list: give at least one seed, or leave the key out (seed 1)")
 	}
 	if len(c.Seeds) == 0 {
-		c.Seeds = []uint64{1}
+		c.Seeds = []int64{1}
+	}
+	for _, s := range c.Seeds {
+		if s < 0 {
+			return c.errAtKey("seeds", -1, "seed %d: seeds are non-negative integers", s)
+		}
 	}
 	if len(c.Topologies) == 0 {
-		return c.errAt(lines, "topology", -1, "no [[topology]] given")
+		return c.errAtKey("topology", -1, "no [[topology]] given")
 	}
-	for i, t := range c.Topologies {
-		sp, err := fabric.ParseSpec(t.Spec)
-		if err != nil {
-			return c.errAt(lines, "topology.spec", i, "%v", err)
-		}
-		if sp.Kind == "file" {
-			if !filepath.IsAbs(sp.Path) {
-				sp.Path = filepath.Join(c.dir, sp.Path)
-			}
-			if _, err := os.Stat(sp.Path); err != nil {
-				return c.errAt(lines, "topology.spec", i, "%v", err)
-			}
-			c.Topologies[i].Spec = sp.String()
-			continue
-		}
-		g, ok := fabric.LookupGenerator(sp.Kind)
-		if !ok {
-			return c.errAt(lines, "topology.spec", i, "unknown topology kind %q", sp.Kind)
-		}
-		for _, kv := range sp.Params {
-			found := false
-			for _, p := range g.Params {
-				found = found || p.Name == kv.Key
-			}
-			if !found {
-				return c.errAt(lines, "topology.spec", i, "%s has no parameter %q", sp.Kind, kv.Key)
-			}
+	for i := range c.Topologies {
+		if err := c.validateTopology(i); err != nil {
+			return err
 		}
 	}
 	if len(c.Faults) == 0 {
@@ -399,91 +399,195 @@ func (c *Campaign) validate(lines keyIndex) error {
 	}
 	faultLabels := map[string]bool{}
 	for i := range c.Faults {
-		f := &c.Faults[i]
-		switch f.Kind {
-		case "":
-			f.Kind = "links"
-		case "links", "switches", "mixed":
-		default:
-			return c.errAt(lines, "faults.kind", i, "%q: want links, switches or mixed", f.Kind)
+		if err := c.validateFaults(i, faultLabels); err != nil {
+			return err
 		}
-		if len(f.Percent) == 0 {
-			f.Percent = []float64{0}
-		}
-		for _, p := range f.Percent {
-			if p < 0 || p > 100 {
-				return c.errAt(lines, "faults.percent", i, "%g %% is outside 0..100", p)
-			}
-		}
-		if f.Kind == "mixed" {
-			if _, _, err := f.ratio(); err != nil {
-				return c.errAt(lines, "faults.ratio", i, "%v", err)
-			}
-		} else if f.Ratio != "" {
-			return c.errAt(lines, "faults.ratio", i, "a ratio only applies to mixed failures, not %s", f.Kind)
-		}
-		if f.Fixed != "" && !filepath.IsAbs(f.Fixed) {
-			f.Fixed = filepath.Join(c.dir, f.Fixed)
-		}
-		if f.Label == "" {
-			f.Label = f.Kind
-			if f.Kind == "mixed" {
-				x, y, _ := f.ratio()
-				f.Label = fmt.Sprintf("mixed %d:%d", x, y)
-			}
-		}
-		if faultLabels[f.Label] {
-			return c.errAt(lines, "faults.label", i, "failures %q listed twice (give each [[faults]] a label)", f.Label)
-		}
-		faultLabels[f.Label] = true
 	}
 	if len(c.Routings) == 0 {
-		return c.errAt(lines, "routing", -1, "no [[routing]] given")
+		return c.errAtKey("routing", -1, "no [[routing]] given")
 	}
 	labels := map[string]bool{}
 	for i := range c.Routings {
-		r := &c.Routings[i]
-		if !opensm.Known(r.Engine) {
-			return c.errAt(lines, "routing.engine", i, "unknown routing engine %q (known: %s, and opensm:<engine>)", r.Engine, strings.Join(routing.Names(), ", "))
+		if err := c.validateRouting(i, labels); err != nil {
+			return err
 		}
-		if r.VLs < 0 || r.VLs > routing.MaxVLs {
-			return c.errAt(lines, "routing.vls", i, "%d VLs: want 1..%d", r.VLs, routing.MaxVLs)
-		}
-		if r.Label == "" {
-			r.Label = r.Engine
-			if r.VLs > 0 {
-				r.Label = fmt.Sprintf("%s-%dvl", r.Engine, r.VLs)
-			}
-		}
-		if labels[r.Label] {
-			return c.errAt(lines, "routing.label", i, "routing %q listed twice (give each a label)", r.Label)
-		}
-		labels[r.Label] = true
+	}
+	var err error
+	if c.hw, err = c.hardware(); err != nil {
+		return err
+	}
+	if c.base, err = c.simBase(); err != nil {
+		return err
 	}
 	if len(c.Traffic) == 0 {
-		return c.errAt(lines, "traffic", -1, "no [[traffic]] given")
-	}
-	hw, err := c.hardware()
-	if err != nil {
-		return c.errAt(lines, "hardware", -1, "%v", err)
+		return c.errAtKey("traffic", -1, "no [[traffic]] given")
 	}
 	for i := range c.Traffic {
-		t := &c.Traffic[i]
-		if _, err := traffic.ParseKind(t.Kind); err != nil {
-			return c.errAt(lines, "traffic.kind", i, "%v", err)
-		}
-		if _, err := t.bytes(hw.MTU); err != nil {
-			return c.errAt(lines, "traffic.msg_bytes", i, "%v", err)
-		}
-		if t.Load < 0 || t.Load > 1 {
-			return c.errAt(lines, "traffic.load", i, "load %g outside (0, 1]", t.Load)
-		}
-		if _, err := t.maxTime(); err != nil {
-			return c.errAt(lines, "traffic.max_time", i, "%v", err)
+		if err := c.validateTraffic(i); err != nil {
+			return err
 		}
 	}
-	if _, err := c.simParams(hw, c.Traffic[0]); err != nil {
-		return c.errAt(lines, "sim", -1, "%v", err)
+	return nil
+}
+
+func (c *Campaign) validateTopology(i int) error {
+	t := &c.Topologies[i]
+	sp, err := fabric.ParseSpec(t.Spec)
+	if err != nil {
+		return c.errAtKey("topology.spec", i, "%v", err)
+	}
+	if sp.Kind == "file" {
+		if !filepath.IsAbs(sp.Path) {
+			sp.Path = filepath.Join(c.dir, sp.Path)
+		}
+		t.Spec = sp.String()
+		return nil
+	}
+	g, ok := fabric.LookupGenerator(sp.Kind)
+	if !ok {
+		return c.errAtKey("topology.spec", i, "unknown topology kind %q (flitsim topo list)", sp.Kind)
+	}
+	for _, kv := range sp.Params {
+		found := false
+		for _, p := range g.Params {
+			found = found || p.Name == kv.Key
+		}
+		if !found {
+			return c.errAtKey("topology.spec", i, "%s has no parameter %q", sp.Kind, kv.Key)
+		}
+	}
+	return nil
+}
+
+func (c *Campaign) validateFaults(i int, labels map[string]bool) error {
+	f := &c.Faults[i]
+	switch f.Kind {
+	case "":
+		f.Kind = "links"
+	case "links", "switches", "mixed":
+	default:
+		return c.errAtKey("faults.kind", i, "%q: want links, switches or mixed", f.Kind)
+	}
+	if f.Percent != nil && len(f.Percent) == 0 {
+		return c.errAtKey("faults.percent", i, "an empty list: give the failure levels, or leave the key out (0 %%)")
+	}
+	if len(f.Percent) == 0 {
+		f.Percent = []float64{0}
+	}
+	for _, p := range f.Percent {
+		if !(p >= 0 && p < 100) {
+			return c.errAtKey("faults.percent", i, "%g %%: want a failure level in [0, 100)", p)
+		}
+	}
+	if f.Kind == "mixed" {
+		if _, _, err := f.ratio(); err != nil {
+			return c.errAtKey("faults.ratio", i, "%v", err)
+		}
+	} else if f.Ratio != "" {
+		return c.errAtKey("faults.ratio", i, "a ratio only applies to mixed failures, not %s", f.Kind)
+	}
+	if f.TakeHCAs && f.Kind == "links" {
+		return c.errAtKey("faults.take_hcas", i, "take_hcas only applies to switch and mixed failures")
+	}
+	if f.Fixed != "" && !filepath.IsAbs(f.Fixed) {
+		f.Fixed = filepath.Join(c.dir, f.Fixed)
+	}
+	if f.Label == "" {
+		f.Label = f.Kind
+		if f.Kind == "mixed" {
+			x, y, _ := f.ratio()
+			f.Label = fmt.Sprintf("mixed %d:%d", x, y)
+		}
+	}
+	if labels[f.Label] {
+		return c.errAtKey("faults.label", i, "failures %q listed twice (give each [[faults]] a label)", f.Label)
+	}
+	labels[f.Label] = true
+	return nil
+}
+
+func (c *Campaign) validateRouting(i int, labels map[string]bool) error {
+	r := &c.Routings[i]
+	if !opensm.Known(r.Engine) {
+		return c.errAtKey("routing.engine", i, "unknown routing engine %q (known: %s, and opensm:<engine>)", r.Engine, strings.Join(routing.Names(), ", "))
+	}
+	if r.VLs != nil && (*r.VLs < 1 || *r.VLs > routing.MaxVLs) {
+		return c.errAtKey("routing.vls", i, "%d VLs: want 1..%d", *r.VLs, routing.MaxVLs)
+	}
+	if r.Roots != nil && len(r.Roots) == 0 {
+		return c.errAtKey("routing.roots", i, "an empty list: name root switches, or leave the key out (automatic roots)")
+	}
+	for _, root := range r.Roots {
+		if strings.TrimSpace(root) == "" {
+			return c.errAtKey("routing.roots", i, "an empty root name")
+		}
+	}
+	switch {
+	case r.Engine == "file" && r.File == "":
+		return c.errAtKey("routing.engine", i, "the file engine needs the LFT dump to load: file = \"PATH\"")
+	case r.Engine != "file" && r.File != "":
+		return c.errAtKey("routing.file", i, "only the file engine loads a dump, not %s", r.Engine)
+	case r.File != "" && !filepath.IsAbs(r.File):
+		r.File = filepath.Join(c.dir, r.File)
+	}
+	if r.Label == "" {
+		r.Label = r.Engine
+		if r.VLs != nil {
+			r.Label = fmt.Sprintf("%s-%dvl", r.Engine, *r.VLs)
+		}
+	}
+	if labels[r.Label] {
+		return c.errAtKey("routing.label", i, "routing %q listed twice (give each a label)", r.Label)
+	}
+	labels[r.Label] = true
+	return nil
+}
+
+func (c *Campaign) validateTraffic(i int) error {
+	t := &c.Traffic[i]
+	kind, err := traffic.ParseKind(t.Kind)
+	if err != nil {
+		return c.errAtKey("traffic.kind", i, "%v", err)
+	}
+	if _, err := t.bytes(c.hw.MTU); err != nil {
+		return c.errAtKey("traffic.msg_bytes", i, "%v", err)
+	}
+	if t.Load != nil && !(*t.Load > 0 && *t.Load <= 1) {
+		return c.errAtKey("traffic.load", i, "%g: want the offered load as a fraction of the link in (0, 1]", *t.Load)
+	}
+	if t.Distance != nil {
+		if kind != traffic.Shift {
+			return c.errAtKey("traffic.distance", i, "a distance only applies to shift traffic, not %s", kind)
+		}
+		if *t.Distance == 0 {
+			return c.errAtKey("traffic.distance", i, "a shift by 0 sends every terminal to itself")
+		}
+	}
+	if t.HotFraction != nil {
+		if kind != traffic.HotSpot {
+			return c.errAtKey("traffic.hot_fraction", i, "a hot fraction only applies to hotspot traffic, not %s", kind)
+		}
+		if !(*t.HotFraction > 0 && *t.HotFraction <= 1) {
+			return c.errAtKey("traffic.hot_fraction", i, "%g: want a fraction in (0, 1]", *t.HotFraction)
+		}
+	}
+	if _, err := t.maxTime(); err != nil {
+		return c.errAtKey("traffic.max_time", i, "%v", err)
+	}
+	if t.Seeds != nil && len(t.Seeds) == 0 {
+		return c.errAtKey("traffic.seeds", i, "an empty list: give at least one seed, or leave the key out (the campaign's seeds)")
+	}
+	for _, s := range t.Seeds {
+		if s < 0 {
+			return c.errAtKey("traffic.seeds", i, "seed %d: seeds are non-negative integers", s)
+		}
+	}
+	p, err := c.simParams(*t)
+	if err != nil {
+		return c.errAtKey("traffic", i, "%v", err)
+	}
+	if err := p.Normalize(); err != nil {
+		return c.errAtKey("traffic", i, "%v", err)
 	}
 	return nil
 }
@@ -503,123 +607,58 @@ func (t TrafficEntry) bytes(mtu int) (int, error) {
 	case nil:
 		return mtu, nil
 	case int64:
-		if v <= 0 {
-			return 0, fmt.Errorf("message size %d must be positive", v)
+		if v < 1 || v > sim.MaxMessageBytes {
+			return 0, fmt.Errorf("%d bytes: want 1..%d", v, sim.MaxMessageBytes)
 		}
 		return int(v), nil
 	case string:
-		return traffic.ParseBytes(v, mtu)
+		n, err := traffic.ParseBytes(v, mtu)
+		if err == nil && n > sim.MaxMessageBytes {
+			err = fmt.Errorf("%q is %d bytes: want at most %d", v, n, sim.MaxMessageBytes)
+		}
+		return n, err
 	}
-	return 0, fmt.Errorf("message size must be a number of bytes or a string like \"10MTU\", not %T", t.MsgBytes)
+	return 0, fmt.Errorf("want a number of bytes or a string like \"10MTU\", not %T", t.MsgBytes)
 }
 
 func (t TrafficEntry) maxTime() (int64, error) {
-	if t.MaxTime == "" {
+	if t.MaxTime == nil {
 		if t.Kind == string(traffic.Exchange) {
 			return 10 * 1000 * 1000 * fabric.Microsecond, nil // 10 s: finite traffic ends by itself
 		}
 		return 10 * 1000 * fabric.Microsecond, nil
 	}
-	return parseDuration(t.MaxTime)
+	ps, ok := fabric.ParseDurationPs(*t.MaxTime)
+	if !ok || ps <= 0 || ps > float64(sim.MaxTimePs) {
+		return 0, fmt.Errorf("%q: want a positive duration up to 1000s, such as 10ms or 500us", *t.MaxTime)
+	}
+	return int64(ps), nil
 }
 
-// parseDuration reads a Go duration ("10ms", "500us") as picoseconds.
-func parseDuration(s string) (int64, error) {
-	d, err := time.ParseDuration(strings.ReplaceAll(s, "µ", "u"))
-	if err != nil || d <= 0 {
-		return 0, fmt.Errorf("duration %q: want a positive duration such as 10ms or 500us", s)
-	}
-	return d.Nanoseconds() * 1000, nil
-}
-
-func (c *Campaign) hardware() (fabric.Hardware, error) {
-	hw := fabric.DefaultHardware()
-	h := c.Hardware
-	set := func(dst *int, v int) {
-		if v != 0 {
-			*dst = v
-		}
-	}
-	setf := func(dst *float64, v float64) {
-		if v != 0 {
-			*dst = v
-		}
-	}
-	setf(&hw.LinkGbps, h.LinkGbps)
-	set(&hw.FlitBytes, h.FlitBytes)
-	set(&hw.MTU, h.MTU)
-	setf(&hw.CableMeters, h.CableMeters)
-	set(&hw.InputBufferFlits, h.InputBufferFlits)
-	set(&hw.OutputBufferFlits, h.OutputBufferFlits)
-	setf(&hw.CrossbarGbps, h.CrossbarGbps)
-	set(&hw.HCABufferFlits, h.HCABufferFlits)
-	set(&hw.VLs, h.VLs)
-	setf(&hw.PCIeGbps, h.PCIeGbps)
-	if h.HeaderBytes != nil {
-		hw.HeaderBytes = *h.HeaderBytes
-	}
-	if h.VOQ != nil {
-		hw.VOQ = *h.VOQ
-	}
-	for _, d := range []struct {
-		s   string
-		dst *int64
-	}{{h.HiccupPeriod, &hw.HiccupPeriodPs}, {h.Hiccup, &hw.HiccupPs}, {h.SwitchLatency, &hw.SwitchLatencyPs}} {
-		if d.s == "" {
-			continue
-		}
-		if d.s == "0" || d.s == "0s" {
-			*d.dst = 0
-			continue
-		}
-		v, err := parseDuration(d.s)
-		if err != nil {
-			return hw, err
-		}
-		*d.dst = v
-	}
-	return hw, hw.Validate()
-}
-
-func (c *Campaign) simParams(hw fabric.Hardware, t TrafficEntry) (sim.Params, error) {
-	p := sim.DefaultParams()
-	p.HW = hw
+// simParams is the simulation of traffic entry t: the hardware, the [sim]
+// settings, the pattern.
+func (c *Campaign) simParams(t TrafficEntry) (sim.Params, error) {
+	p := c.base
 	kind, err := traffic.ParseKind(t.Kind)
 	if err != nil {
 		return p, err
 	}
-	n, err := t.bytes(hw.MTU)
+	n, err := t.bytes(c.hw.MTU)
 	if err != nil {
 		return p, err
 	}
-	p.Traffic = traffic.Spec{Kind: kind, MessageBytes: n, Load: t.Load, Distance: t.Distance}
-	if p.MaxTime, err = t.maxTime(); err != nil {
-		return p, err
+	p.Traffic = traffic.Spec{Kind: kind, MessageBytes: n, Load: 1}
+	if t.Load != nil {
+		p.Traffic.Load = *t.Load
 	}
-	s := c.Sim
-	if s.SampleWindow != "" {
-		if p.SampleWindow, err = parseDuration(s.SampleWindow); err != nil {
-			return p, err
-		}
+	if t.Distance != nil {
+		p.Traffic.Distance = *t.Distance
 	}
-	if s.Warmup != "" {
-		if p.Warmup, err = parseDuration(s.Warmup); err != nil {
-			return p, err
-		}
+	if t.HotFraction != nil {
+		p.Traffic.HotFraction = *t.HotFraction
 	}
-	if s.MinSamples != 0 {
-		p.MinSamples = s.MinSamples
-	}
-	if s.CIRel != 0 {
-		p.CIRel = s.CIRel
-	}
-	if s.SteadyFraction != 0 {
-		p.SteadyFraction = s.SteadyFraction
-	}
-	if p.CIRel < 0 || p.SteadyFraction < 0 || p.SteadyFraction > 1 || p.MinSamples < 0 {
-		return p, fmt.Errorf("impossible steady-state settings")
-	}
-	return p, nil
+	p.MaxTime, err = t.maxTime()
+	return p, err
 }
 
 // Hash identifies the campaign's content: every record carries it, so

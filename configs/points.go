@@ -34,10 +34,7 @@ type Point struct {
 // entry, failure level, seed, routing. Points that share a topology, level and seed share
 // the failure draw, so routings are compared on the same faulty network.
 func (c *Campaign) Points() ([]Point, error) {
-	hw, err := c.hardware()
-	if err != nil {
-		return nil, err
-	}
+	var err error
 	fixed := map[string][]faults.Fixed{}
 	for _, f := range c.Faults {
 		if f.Fixed != "" && fixed[f.Fixed] == nil {
@@ -49,7 +46,7 @@ func (c *Campaign) Points() ([]Point, error) {
 	var pts []Point
 	for _, topo := range c.Topologies {
 		for ti, tr := range c.Traffic {
-			params, err := c.simParams(hw, tr)
+			params, err := c.simParams(tr)
 			if err != nil {
 				return nil, err
 			}
@@ -59,23 +56,15 @@ func (c *Campaign) Points() ([]Point, error) {
 			}
 			for _, f := range c.Faults {
 				for _, pct := range f.Percent {
-					for _, seed := range seeds {
-						fs := faults.Spec{Seed: seed, TakeHCAs: f.TakeHCAs, Fixed: fixed[f.Fixed]}
-						switch f.Kind {
-						case "links":
-							fs.LinkPercent = pct
-						case "switches":
-							fs.SwitchPercent = pct
-						case "mixed":
-							fs.MixedPercent = pct
-							fs.RatioSwitches, fs.RatioLinks, _ = f.ratio()
-						}
+					for _, s64 := range seeds {
+						seed := uint64(s64) // validated non-negative
+						fs := c.faultSpec(f, pct, seed, fixed[f.Fixed])
 						for _, r := range c.Routings {
 							p := params
 							p.Seed = seed
-							vls := r.VLs
-							if vls == 0 {
-								vls = hw.VLs
+							vls := c.hw.VLs
+							if r.VLs != nil {
+								vls = *r.VLs
 							}
 							pts = append(pts, Point{
 								Index:        len(pts),
@@ -89,7 +78,7 @@ func (c *Campaign) Points() ([]Point, error) {
 								Seed:         seed,
 								Faults:       fs,
 								Routing:      r,
-								Options:      routing.Options{VLs: vls, Roots: r.Roots},
+								Options:      routing.Options{VLs: vls, Roots: r.Roots, File: r.File},
 								Params:       p,
 							})
 						}

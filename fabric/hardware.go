@@ -107,39 +107,60 @@ func (h Hardware) PacketFlits(payload int) int {
 	return (payload + h.HeaderBytes + h.FlitBytes - 1) / h.FlitBytes
 }
 
-// Validate reports impossible parameter combinations.
+// ParamError is an impossible hardware parameter, named by its campaign
+// key so that a caller can point at the line that set it.
+type ParamError struct {
+	Key string
+	Msg string
+}
+
+func (e *ParamError) Error() string { return e.Key + ": " + e.Msg }
+
+// Bounds of the hardware parameters: beyond them times in picoseconds
+// would round to zero or overflow.
+const (
+	maxGbps        = 1e5     // 100 Tbit/s
+	maxBytes       = 1 << 20 // flits, MTUs, headers
+	maxFlits       = 1 << 24 // buffers
+	maxTimePs      = 1e12    // 1 s: cable delays, latencies, hiccup periods
+	maxCableMeters = maxTimePs / 1000
+)
+
+// Validate reports impossible parameters and combinations, each as a
+// *ParamError naming the key to blame: every knob within its declared range
+// (HardwareKnobs), then what only combinations rule out.
 func (h Hardware) Validate() error {
+	bad := func(key, format string, a ...any) error { return &ParamError{Key: key, Msg: fmt.Sprintf(format, a...)} }
+	for _, k := range HardwareKnobs() {
+		if err := k.Check(k.Get(&h)); err != nil {
+			return err
+		}
+	}
 	switch {
-	case h.LinkGbps <= 0:
-		return fmt.Errorf("link_gbps must be positive, not %g", h.LinkGbps)
-	case h.FlitBytes <= 0:
-		return fmt.Errorf("flit_bytes must be positive, not %d", h.FlitBytes)
-	case h.MTU <= 0:
-		return fmt.Errorf("mtu must be positive, not %d", h.MTU)
-	case h.HeaderBytes < 0:
-		return fmt.Errorf("header_bytes must not be negative, not %d", h.HeaderBytes)
 	case h.CablePs() < 1:
-		return fmt.Errorf("cable_m %g at %d ps/m gives a cable delay below 1 ps: a cable needs a positive delay (a credit must take time to travel)",
+		return bad("cable_m", "%g m at %d ps/m is a cable delay below 1 ps: a cable needs a positive delay (a credit must take time to travel)",
 			h.CableMeters, h.PropagationPsPerMeter)
-	case h.VLs < 1 || h.VLs > 15:
-		return fmt.Errorf("vls must be in 1..15, not %d", h.VLs)
-	case h.PCIeGbps <= 0:
-		return fmt.Errorf("pcie_gbps must be positive, not %g", h.PCIeGbps)
-	case h.HiccupPs < 0 || h.HiccupPeriodPs < 0 || (h.HiccupPs > 0 && h.HiccupPs >= h.HiccupPeriodPs):
-		return fmt.Errorf("hiccup of %d ps every %d ps is impossible", h.HiccupPs, h.HiccupPeriodPs)
-	case h.SwitchLatencyPs < 0:
-		return fmt.Errorf("switch_latency_ps must not be negative")
+	case h.HiccupPs > 0 && h.HiccupPs >= h.HiccupPeriodPs:
+		return bad("hiccup", "a hiccup of %d ps every %d ps is impossible: want 0, or less than hiccup_period", h.HiccupPs, h.HiccupPeriodPs)
+	case h.FlitPs() < 1:
+		return bad("link_gbps", "%g Gbit/s moves a %d-byte flit in under 1 ps", h.LinkGbps, h.FlitBytes)
+	case h.PCIeFlitPs() < 1:
+		return bad("pcie_gbps", "%g Gbit/s moves a %d-byte flit in under 1 ps", h.PCIeGbps, h.FlitBytes)
+	case h.CrossbarFlitPs() < 1:
+		return bad("crossbar_gbps", "%g Gbit/s moves a %d-byte flit in under 1 ps", h.CrossbarGbps, h.FlitBytes)
 	}
-	if pf := h.PacketFlits(h.MTU); h.InputBufferFlits < pf || h.HCABufferFlits < pf {
-		return fmt.Errorf("a full packet is %d flits but input buffers hold %d (switch) and %d (HCA): credits for a whole packet could never be granted",
-			pf, h.InputBufferFlits, h.HCABufferFlits)
+	pf := h.PacketFlits(h.MTU)
+	if h.InputBufferFlits < pf {
+		return bad("input_buffer_flits", "%d flits, but a full packet is %d flits: credits for a whole packet could never be granted", h.InputBufferFlits, pf)
 	}
-	if pf := h.PacketFlits(h.MTU); h.OutputBufferFlits < pf {
-		return fmt.Errorf("a full packet is %d flits but output buffers hold %d: the crossbar could never start one",
-			pf, h.OutputBufferFlits)
+	if h.HCABufferFlits < pf {
+		return bad("hca_buffer_flits", "%d flits, but a full packet is %d flits: credits for a whole packet could never be granted", h.HCABufferFlits, pf)
+	}
+	if h.OutputBufferFlits < pf {
+		return bad("output_buffer_flits", "%d flits, but a full packet is %d flits: the crossbar could never start one", h.OutputBufferFlits, pf)
 	}
 	if h.CrossbarGbps < h.LinkGbps {
-		return fmt.Errorf("crossbar_gbps %g is below link_gbps %g: a cut-through switch needs a crossbar at least as fast as its links",
+		return bad("crossbar_gbps", "%g is below link_gbps %g: a cut-through switch needs a crossbar at least as fast as its links",
 			h.CrossbarGbps, h.LinkGbps)
 	}
 	return nil

@@ -175,3 +175,9 @@ func (g *graph) resolveRoots(engine string, roots []string) ([]int, error) {
 	}
 	return out, nil
 }
+
+// ResolveRoots maps root switch names or 0x GUIDs to switch indices of
+// net, or says which one is not a switch of it.
+func ResolveRoots(net *fabric.Network, roots []string) ([]int, error) {
+	return newGraph(net).resolveRoots("roots", roots)
+}

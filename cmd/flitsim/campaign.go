@@ -179,9 +179,14 @@ func (p *progress) done(r results.Record) {
 
 // loadCampaign loads a campaign file or embedded name and expands its
 // points; any problem is bad input.
+// loadCampaign loads a campaign and checks everything a run would trip on
+// (configs.Campaign.Check) before expanding it into points.
 func loadCampaign(name string) (*configs.Campaign, []configs.Point, error) {
 	c, err := configs.Load(name)
 	if err != nil {
+		return nil, nil, asInput(err)
+	}
+	if err := c.Check(); err != nil {
 		return nil, nil, asInput(err)
 	}
 	pts, err := c.Points()
@@ -348,7 +353,10 @@ func writeOutputs(dir string) ([]byte, error) {
 }
 
 func checkCmd(args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("check", "check FILE|NAME", "Validates a campaign file without running it and prints its size.", stderr)
+	fs := newFlags("check", "check FILE|NAME", "Checks a campaign as a run would, except simulating: reads every file it names, builds every\n"+
+		"topology, draws every failure level with every seed, resolves every routing's roots and dump and builds every\n"+
+		"traffic pattern; prints its size. A campaign that passes check fails no point for a reason check could see.\n\n"+
+		"Keys of the [hardware] and [sim] tables:\n"+configs.KnobHelp(), stderr)
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err

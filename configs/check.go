@@ -1,0 +1,158 @@
+package configs
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"os"
+
+	"flitsim/fabric"
+	"flitsim/faults"
+	"flitsim/routing"
+	"flitsim/traffic"
+)
+
+// Check does everything a run does before it simulates: it reads every
+// file the campaign names (fabric files, failure lists, LFT dumps; their
+// digests go into Inputs, so the campaign's identity covers their
+// contents), builds every network, draws every failure level with every
+// seed, resolves every routing's roots and dump, and builds every traffic
+// pattern for the HCAs each failure draw leaves. A campaign that passes
+// Check fails no point for a reason Check could have seen; every error
+// names the campaign file, the line and the key.
+func (c *Campaign) Check() error {
+	c.Inputs = map[string]string{}
+	nets := make([]*fabric.Network, len(c.Topologies))
+	for i, t := range c.Topologies {
+		sp, _ := fabric.ParseSpec(t.Spec)
+		if sp.Kind == "file" {
+			if err := c.digest(sp.Path); err != nil {
+				return c.errAtKey("topology.spec", i, "%v", err)
+			}
+		}
+		net, err := fabric.Build(t.Spec)
+		if err != nil {
+			return c.errAtKey("topology.spec", i, "%v", err)
+		}
+		if net.NumHCAs() < 2 {
+			return c.errAtKey("topology.spec", i, "%s has %d HCAs: traffic needs at least two", t.Spec, net.NumHCAs())
+		}
+		nets[i] = net
+	}
+	fixed := map[string][]faults.Fixed{}
+	for i, f := range c.Faults {
+		if f.Fixed == "" || fixed[f.Fixed] != nil {
+			continue
+		}
+		if err := c.digest(f.Fixed); err != nil {
+			return c.errAtKey("faults.fixed", i, "%v", err)
+		}
+		list, err := faults.LoadFixed(f.Fixed)
+		if err != nil {
+			return c.errAtKey("faults.fixed", i, "%v", err)
+		}
+		fixed[f.Fixed] = list
+	}
+	for i, r := range c.Routings {
+		if r.File != "" {
+			if err := c.digest(r.File); err != nil {
+				return c.errAtKey("routing.file", i, "%v", err)
+			}
+		}
+		if r.VLs != nil && *r.VLs > c.hw.VLs {
+			return c.errAtKey("routing.vls", i, "%d VLs, but the hardware has %d (hardware.vls)", *r.VLs, c.hw.VLs)
+		}
+		for ti, net := range nets {
+			if len(r.Roots) > 0 {
+				if _, err := routing.ResolveRoots(net, r.Roots); err != nil {
+					return c.errAtKey("routing.roots", i, "on %s: %v", c.Topologies[ti].Spec, err)
+				}
+			}
+			if r.File != "" {
+				if _, err := routing.LoadLFTs(r.File, net); err != nil {
+					return c.errAtKey("routing.file", i, "on %s: %v", c.Topologies[ti].Spec, err)
+				}
+			}
+		}
+	}
+	for ti, net := range nets {
+		hcaCounts := map[int]bool{net.NumHCAs(): true}
+		for fi, f := range c.Faults {
+			for _, pct := range f.Percent {
+				for _, seed := range c.seedsOfFaults() {
+					spec := c.faultSpec(f, pct, uint64(seed), fixed[f.Fixed])
+					failed, _, err := faults.Inject(net, spec)
+					if err != nil {
+						return c.errAtKey("faults.percent", fi, "%s %g %% on %s (seed %d): %v", f.Kind, pct, c.Topologies[ti].Spec, seed, err)
+					}
+					if failed.NumHCAs() < 2 {
+						return c.errAtKey("faults.percent", fi, "%s %g %% on %s (seed %d) leaves %d HCAs: traffic needs two", f.Kind, pct, c.Topologies[ti].Spec, seed, failed.NumHCAs())
+					}
+					hcaCounts[failed.NumHCAs()] = true
+				}
+			}
+		}
+		for i, t := range c.Traffic {
+			p, _ := c.simParams(t)
+			for n := range hcaCounts {
+				if _, err := traffic.New(p.Traffic, n, fabric.Stream(1, "check")); err != nil {
+					key := "traffic.kind"
+					if t.Distance != nil {
+						key = "traffic.distance"
+					}
+					return c.errAtKey(key, i, "on %s with %d HCAs: %v", c.Topologies[ti].Spec, n, err)
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// seedsOfFaults are every seed a failure draw uses (the campaign's and
+// every traffic entry's own).
+func (c *Campaign) seedsOfFaults() []int64 {
+	seen := map[int64]bool{}
+	var out []int64
+	add := func(ss []int64) {
+		for _, s := range ss {
+			if !seen[s] {
+				seen[s] = true
+				out = append(out, s)
+			}
+		}
+	}
+	add(c.Seeds)
+	for _, t := range c.Traffic {
+		add(t.Seeds)
+	}
+	return out
+}
+
+// faultSpec is the failure draw of one level and seed of entry f.
+func (c *Campaign) faultSpec(f FaultsEntry, pct float64, seed uint64, fixed []faults.Fixed) faults.Spec {
+	fs := faults.Spec{Seed: seed, TakeHCAs: f.TakeHCAs, Fixed: fixed}
+	switch f.Kind {
+	case "links":
+		fs.LinkPercent = pct
+	case "switches":
+		fs.SwitchPercent = pct
+	case "mixed":
+		fs.MixedPercent = pct
+		fs.RatioSwitches, fs.RatioLinks, _ = f.ratio()
+	}
+	return fs
+}
+
+// digest records the SHA-256 of a file the campaign reads.
+func (c *Campaign) digest(path string) error {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	sum := sha256.Sum256(data)
+	c.Inputs[path] = hex.EncodeToString(sum[:])
+	return nil
+}
+
+// String names the campaign for messages.
+func (c *Campaign) String() string { return fmt.Sprintf("campaign %q (%s)", c.Name, c.Source) }
