@@ -231,6 +231,9 @@ func ReadIBNetDiscover(r io.Reader, file string) (*Network, error) {
 		if me == them {
 			return nil, perr("port cabled to itself")
 		}
+		if p.node == peer {
+			return nil, perr("%q port %d is cabled to its own port %d: a loop carries no traffic", nodes[p.node].id, p.port, p.peerPort)
+		}
 		if prev, ok := conn[me]; ok {
 			if prev.peer == p.peer && prev.peerPort == p.peerPort {
 				continue // the same cable, listed from its other end
@@ -245,6 +248,23 @@ func ReadIBNetDiscover(r io.Reader, file string) (*Network, error) {
 		if err := b.Connect(p.node, p.port, peer, p.peerPort); err != nil {
 			return nil, perr("%v", err)
 		}
+	}
+	cabled := map[int]bool{}
+	for k := range conn {
+		cabled[k.node] = true
+	}
+	guids := map[uint64]int{}
+	for i, n := range nodes {
+		if n.kind == HCA && !cabled[i] {
+			return nil, &ParseError{File: file, Line: n.line, Msg: fmt.Sprintf("HCA %q has no cable", n.id)}
+		}
+		if n.guid == 0 {
+			continue
+		}
+		if prev, dup := guids[n.guid]; dup {
+			return nil, &ParseError{File: file, Line: n.line, Msg: fmt.Sprintf("%q has GUID 0x%016x, as %q at line %d", n.id, n.guid, nodes[prev].id, nodes[prev].line)}
+		}
+		guids[n.guid] = i
 	}
 	net, err := b.Finish()
 	if err != nil {

@@ -233,3 +233,29 @@ func (n *Network) Ports() int { return len(n.portLink) }
 func (n *Network) Describe() string {
 	return fmt.Sprintf("%s: %d switches, %d HCAs, %d switch links", n.Name, n.NumSwitches, n.NumHCAs(), n.SwitchLinks())
 }
+
+// HCAsConnected reports how many HCAs the first HCA reaches over the
+// network's cables (through switches), and whether that is all of them.
+func (n *Network) HCAsConnected() (reached int, all bool) {
+	if n.NumHCAs() == 0 {
+		return 0, true
+	}
+	seen := make([]bool, len(n.Nodes))
+	start := n.NumSwitches
+	seen[start] = true
+	stack := []int{start}
+	for len(stack) > 0 {
+		v := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if v >= n.NumSwitches {
+			reached++
+		}
+		for p := 1; p <= n.Nodes[v].Radix; p++ {
+			if e, ok := n.Peer(v, p); ok && !seen[e.Node] {
+				seen[e.Node] = true
+				stack = append(stack, int(e.Node))
+			}
+		}
+	}
+	return reached, reached == n.NumHCAs()
+}

@@ -75,6 +75,7 @@ func ReadLFTs(r io.Reader, file string, net *fabric.Network) (*Tables, error) {
 	perr := func(format string, v ...any) error {
 		return &fabric.ParseError{File: file, Line: ln, Msg: fmt.Sprintf(format, v...)}
 	}
+	var lidLine map[uint64]int // LID → the line that routed it, for the current switch
 	for sc.Scan() {
 		ln++
 		line := strings.TrimSpace(sc.Text())
@@ -99,6 +100,7 @@ func ReadLFTs(r io.Reader, file string, net *fabric.Network) (*Tables, error) {
 			}
 			seen[s] = ln
 			cur = s
+			lidLine = map[uint64]int{}
 		case strings.HasSuffix(line, "lids dumped"), strings.HasPrefix(line, "Lid "), strings.HasPrefix(line, "Port "):
 			continue
 		default:
@@ -117,6 +119,10 @@ func ReadLFTs(r io.Reader, file string, net *fabric.Network) (*Tables, error) {
 			if err != nil || port > net.Nodes[cur].Radix {
 				return nil, perr("port %s: switch %q has ports 0..%d", m[2], net.Nodes[cur].Name, net.Nodes[cur].Radix)
 			}
+			if prev, dup := lidLine[lid]; dup {
+				return nil, perr("LID %s given twice for switch %q (first at line %d)", m[1], net.Nodes[cur].Name, prev)
+			}
+			lidLine[lid] = ln
 			t.SetPort(cur, uint16(lid), port)
 		}
 	}

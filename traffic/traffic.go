@@ -8,6 +8,7 @@ package traffic
 
 import (
 	"fmt"
+	"math"
 	"math/bits"
 	"math/rand/v2"
 	"sort"
@@ -245,6 +246,9 @@ func ParseBytes(s string, mtu int) (int, error) {
 	n, err := strconv.Atoi(t)
 	if err != nil || n <= 0 {
 		return 0, fmt.Errorf("size %q: want a positive number of bytes, KiB or MTU", s)
+	}
+	if n > math.MaxInt32/mult {
+		return 0, fmt.Errorf("size %q: more than %d bytes", s, math.MaxInt32)
 	}
 	return n * mult, nil
 }

@@ -89,7 +89,13 @@ func routeCmd(args []string, stdout, stderr io.Writer) error {
 	if *dump != "" && len(names) != 1 {
 		return badInput("--dump-lfts needs exactly one engine")
 	}
-	net, err := loadNetwork(spec)
+	if err := checkOutFile("--dump-lfts", *dump); err != nil {
+		return err
+	}
+	if *ebb < 0 {
+		return badInput("--ebb %d: want a number of random matchings ≥ 0", *ebb)
+	}
+	net, err := loadConnected(spec)
 	if err != nil {
 		return err
 	}
@@ -105,6 +111,9 @@ func routeCmd(args []string, stdout, stderr io.Writer) error {
 	opts := routing.Options{VLs: *vls, File: *lftFile}
 	if *roots != "" {
 		opts.Roots = strings.Split(*roots, ",")
+	}
+	if err := checkRouteFlags(net, names, *vls, opts.Roots, *lftFile); err != nil {
+		return err
 	}
 	if *compare != "" {
 		cmp, err := opensm.Compare(net, names, opts)

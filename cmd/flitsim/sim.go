@@ -1,6 +1,7 @@
 package main
 
 import (
+	"flag"
 	"fmt"
 	"io"
 	"strings"
@@ -43,6 +44,7 @@ func simCmd(args []string, stdout, stderr io.Writer) error {
 	seed := fs.Uint64("seed", 1, "seed of the traffic streams")
 	vls := fs.Int("vls", 8, "virtual lanes available")
 	roots := fs.String("roots", "", "root switches for updn/dnup")
+	lfts := fs.String("lfts", "", "LFT dump for --routing file")
 	distance := fs.Int("distance", 1, "shift distance (traffic shift)")
 	useRef := fs.Bool("reference", false, "simulate with the per-flit reference simulator (slow; the specification the fast one is tested against)")
 	hwFlag := fs.String("hw", "", "hardware overrides key=value,... with the keys of a campaign's [hardware] table")
@@ -57,7 +59,7 @@ func simCmd(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	net, err := loadNetwork(spec)
+	net, err := loadConnected(spec)
 	if err != nil {
 		return err
 	}
@@ -84,6 +86,14 @@ func simCmd(args []string, stdout, stderr io.Writer) error {
 	p.Traffic.Kind = k
 	p.Traffic.Load = *load
 	p.Traffic.Distance = *distance
+	distanceSet := false
+	fs.Visit(func(f *flag.Flag) { distanceSet = distanceSet || f.Name == "distance" })
+	if distanceSet && k != traffic.Shift {
+		return badInput("--distance only applies to --traffic shift")
+	}
+	if *distance == 0 {
+		return badInput("--distance 0 sends every terminal to itself")
+	}
 	if p.Traffic.MessageBytes, err = traffic.ParseBytes(*msg, p.HW.MTU); err != nil {
 		return asInput(err)
 	}
@@ -99,9 +109,15 @@ func simCmd(args []string, stdout, stderr io.Writer) error {
 	if !opensm.Known(*engine) {
 		return badInput("unknown routing engine %q (known: %s, and opensm:<engine>)", *engine, strings.Join(routing.Names(), ", "))
 	}
-	opts := routing.Options{VLs: *vls}
+	opts := routing.Options{VLs: *vls, File: *lfts}
 	if *roots != "" {
 		opts.Roots = strings.Split(*roots, ",")
+	}
+	if err := checkRouteFlags(net, []string{*engine}, *vls, opts.Roots, *lfts); err != nil {
+		return err
+	}
+	if *vls > p.HW.VLs {
+		return badInput("--vls %d: the hardware has %d VLs (--hw vls=N)", *vls, p.HW.VLs)
 	}
 	rep := simReport{Topology: net.Name, Routing: *engine, Traffic: string(k), Simulator: "fast", Hardware: p.HW}
 	run := sim.Run

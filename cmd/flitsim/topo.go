@@ -6,12 +6,14 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"text/tabwriter"
 
 	"flitsim/fabric"
 	"flitsim/faults"
+	"flitsim/routing"
 )
 
 const topoHelp = `
@@ -92,6 +94,9 @@ func topoGen(args []string, stdout, stderr io.Writer) error {
 
 // writeNetlist writes net to path in ibnetdiscover format.
 func writeNetlist(path string, net *fabric.Network) error {
+	if err := checkOutFile("-o", path); err != nil {
+		return err
+	}
 	f, err := os.Create(path)
 	if err != nil {
 		return err
@@ -172,6 +177,14 @@ func (f *faultFlags) register(fs *flag.FlagSet) {
 
 func (f *faultFlags) spec() (faults.Spec, error) {
 	s := faults.Spec{LinkPercent: f.links, SwitchPercent: f.switches, MixedPercent: f.mixed, Seed: f.seed, TakeHCAs: f.takeHCAs}
+	for _, p := range []struct {
+		name string
+		v    float64
+	}{{"--links", f.links}, {"--switches", f.switches}, {"--mixed", f.mixed}} {
+		if !(p.v >= 0 && p.v < 100) {
+			return s, badInput("%s %g: want a percentage in [0, 100)", p.name, p.v)
+		}
+	}
 	if f.mixed > 0 {
 		a, b, ok := strings.Cut(f.ratio, ":")
 		x, err1 := strconv.Atoi(a)
@@ -267,5 +280,58 @@ func topoList(w io.Writer) error {
 		fmt.Fprintln(w)
 	}
 	fmt.Fprintln(w, "file — an ibnetdiscover dump or ibsim netlist\n  example: file:fabric.topo")
+	return nil
+}
+
+// loadConnected loads a network whose HCAs must all reach each other
+// (to route or simulate it).
+func loadConnected(arg string) (*fabric.Network, error) {
+	net, err := loadNetwork(arg)
+	if err != nil {
+		return nil, err
+	}
+	if reached, all := net.HCAsConnected(); !all {
+		return nil, badInput("%s: its HCAs are not all connected (the first reaches %d of %d): nothing can route it", arg, reached, net.NumHCAs())
+	}
+	return net, nil
+}
+
+// checkRouteFlags rejects routing flags that cannot apply: VLs out of
+// range, roots that are not switches of net, a dump without the file
+// engine or the file engine without one (or a dump that does not load).
+func checkRouteFlags(net *fabric.Network, engines []string, vls int, roots []string, lfts string) error {
+	if vls < 1 || vls > routing.MaxVLs {
+		return badInput("--vls %d: want 1..%d", vls, routing.MaxVLs)
+	}
+	if len(roots) > 0 {
+		if _, err := routing.ResolveRoots(net, roots); err != nil {
+			return badInput("--roots: %v", err)
+		}
+	}
+	usesFile := false
+	for _, e := range engines {
+		usesFile = usesFile || e == "file"
+	}
+	switch {
+	case usesFile && lfts == "":
+		return badInput("--routing file needs the LFT dump to load: --lfts FILE")
+	case !usesFile && lfts != "":
+		return badInput("--lfts only applies to --routing file")
+	case lfts != "":
+		if _, err := routing.LoadLFTs(lfts, net); err != nil {
+			return asInput(err)
+		}
+	}
+	return nil
+}
+
+// checkOutFile rejects an output file whose directory does not exist.
+func checkOutFile(flag, path string) error {
+	if path == "" {
+		return nil
+	}
+	if st, err := os.Stat(filepath.Dir(path)); err != nil || !st.IsDir() {
+		return badInput("%s %s: no directory %s to write it in", flag, path, filepath.Dir(path))
+	}
 	return nil
 }
