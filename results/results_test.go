@@ -1,6 +1,7 @@
 package results
 
 import (
+	"encoding/json"
 	"math"
 	"os"
 	"path/filepath"
@@ -99,20 +100,17 @@ func TestLevelsConfidenceInterval(t *testing.T) {
 
 func TestStoreResumeAndTornLine(t *testing.T) {
 	dir := t.TempDir()
-	s, err := Open(dir, "c1")
+	s, err := Open(dir, "c1", "test")
 	require.NoError(t, err)
 	require.NoError(t, s.Append(rec(3, "T", "a", 0, "completed", 1, true), 0.5))
 	require.NoError(t, s.Append(rec(1, "T", "a", 0, "completed", 2, true), 0.5))
 	assert.Error(t, s.Append(rec(1, "T", "a", 0, "completed", 2, true), 0.5), "a point is never recorded twice")
 	require.NoError(t, s.Close())
+	require.NoError(t, s.Release())
 	// A kill in the middle of a write leaves half a line.
-	f, err := os.OpenFile(filepath.Join(dir, ResultsFile), os.O_APPEND|os.O_WRONLY, 0)
-	require.NoError(t, err)
-	_, err = f.WriteString(`{"campaign":"c1","point":7,"ke`)
-	require.NoError(t, err)
-	require.NoError(t, f.Close())
+	appendRaw(t, dir, `{"campaign":"c1","point":7,"ke`)
 
-	s, err = Open(dir, "c1")
+	s, err = Open(dir, "c1", "test")
 	require.NoError(t, err)
 	assert.True(t, s.Done(1))
 	assert.True(t, s.Done(3))
@@ -120,6 +118,7 @@ func TestStoreResumeAndTornLine(t *testing.T) {
 	require.NoError(t, s.Append(rec(7, "T", "a", 0, "completed", 3, true), 0.5))
 	require.NoError(t, s.Close())
 	require.NoError(t, s.Finalize())
+	require.NoError(t, s.Release())
 	recs, err := ReadDir(dir)
 	require.NoError(t, err)
 	require.Len(t, recs, 3)
@@ -127,8 +126,55 @@ func TestStoreResumeAndTornLine(t *testing.T) {
 	data, _ := os.ReadFile(filepath.Join(dir, ResultsFile))
 	assert.NotContains(t, string(data), "wall", "results hold no wall-clock time")
 
-	_, err = Open(dir, "other")
+	_, err = Open(dir, "other", "test")
 	assert.ErrorContains(t, err, "another campaign")
+}
+
+// A power cut between a record and its newline leaves a whole record
+// without one: it is kept (and counted) on resume, never dropped while its
+// point counts as done.
+func TestStoreKeepsWholeRecordWithoutNewline(t *testing.T) {
+	dir := t.TempDir()
+	line, err := json.Marshal(rec(5, "T", "a", 0, "completed", 9, true))
+	require.NoError(t, err)
+	appendRaw(t, dir, string(line))
+	s, err := Open(dir, "c1", "test")
+	require.NoError(t, err)
+	assert.True(t, s.Done(5))
+	require.NoError(t, s.Append(rec(6, "T", "a", 0, "completed", 8, true), 0.5))
+	require.NoError(t, s.Close())
+	require.NoError(t, s.Release())
+	recs, err := ReadDir(dir)
+	require.NoError(t, err)
+	require.Len(t, recs, 2)
+	assert.Equal(t, 5, recs[0].Point)
+	assert.Equal(t, 6, recs[1].Point)
+}
+
+// Two runs never write into one directory: the second is refused, told
+// who holds it, until the first lets go.
+func TestStoreLock(t *testing.T) {
+	dir := t.TempDir()
+	s, err := Open(dir, "c1", "flitsim run first")
+	require.NoError(t, err)
+	_, err = Open(dir, "c1", "flitsim run second")
+	require.ErrorContains(t, err, "in use by pid")
+	assert.ErrorContains(t, err, "flitsim run first")
+	require.NoError(t, s.Close())
+	require.NoError(t, s.Release())
+	s, err = Open(dir, "c1", "flitsim run second")
+	require.NoError(t, err)
+	require.NoError(t, s.Close())
+	require.NoError(t, s.Release())
+}
+
+func appendRaw(t *testing.T, dir, text string) {
+	t.Helper()
+	f, err := os.OpenFile(filepath.Join(dir, ResultsFile), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	require.NoError(t, err)
+	_, err = f.WriteString(text)
+	require.NoError(t, err)
+	require.NoError(t, f.Close())
 }
 
 func TestTablesAndPlots(t *testing.T) {

@@ -85,17 +85,30 @@ type Store struct {
 	mu       sync.Mutex
 	f, wall  *os.File
 	done     map[int]bool
+	lock     *Lock
 }
 
 // ResultsFile is the records file inside a store directory.
 const ResultsFile = "results.jsonl"
 
-// Open opens (creating) the store in dir for campaign hash; records of
-// another campaign already there are an error.
-func Open(dir, campaign string) (*Store, error) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+// Open opens (creating) the store in dir for campaign hash, holding the
+// directory's lock until Close: a second process is refused, named the
+// holder. Records of another campaign already there are an error.
+func Open(dir, campaign, what string) (*Store, error) {
+	lock, err := AcquireLock(dir, what)
+	if err != nil {
 		return nil, err
 	}
+	s, err := open(dir, campaign)
+	if err != nil {
+		lock.Release()
+		return nil, err
+	}
+	s.lock = lock
+	return s, nil
+}
+
+func open(dir, campaign string) (*Store, error) {
 	s := &Store{Dir: dir, campaign: campaign, done: map[int]bool{}}
 	recs, err := ReadDir(dir)
 	if err != nil {
@@ -120,7 +133,12 @@ func Open(dir, campaign string) (*Store, error) {
 	return s, nil
 }
 
-// truncateTorn cuts a last line that a killed run left half written.
+// truncateTorn repairs the end of the records file after a crash. A last
+// line without its newline is either a whole record (the power went
+// between the record and its newline: it is kept, and the newline added)
+// or a record cut short (it is cut off, and its point runs again). Either
+// way ReadDir agrees: it counts a newline-less last line exactly when it
+// is a whole record.
 func (s *Store) truncateTorn() error {
 	path := filepath.Join(s.Dir, ResultsFile)
 	data, err := os.ReadFile(path)
@@ -134,6 +152,22 @@ func (s *Store) truncateTorn() error {
 		return nil
 	}
 	i := bytes.LastIndexByte(data, '\n')
+	var r Record
+	if json.Unmarshal(data[i+1:], &r) == nil {
+		f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0o644)
+		if err != nil {
+			return err
+		}
+		if _, err := f.Write([]byte{'\n'}); err != nil {
+			f.Close()
+			return err
+		}
+		if err := f.Sync(); err != nil {
+			f.Close()
+			return err
+		}
+		return f.Close()
+	}
 	return os.Truncate(path, int64(i+1))
 }
 
@@ -174,7 +208,8 @@ func (s *Store) Append(r Record, wallSeconds float64) error {
 	return nil
 }
 
-// Close closes the files.
+// Close closes the files. The lock stays until Release, so that the
+// final tables are written under it.
 func (s *Store) Close() error {
 	err := s.f.Close()
 	if e := s.wall.Close(); err == nil {
@@ -182,6 +217,9 @@ func (s *Store) Close() error {
 	}
 	return err
 }
+
+// Release gives up the directory's lock.
+func (s *Store) Release() error { return s.lock.Release() }
 
 // Finalize rewrites results.jsonl sorted by point (atomically: a temporary
 // file renamed over it), so the file is the same whatever order workers

@@ -82,20 +82,22 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 			dir = filepath.Join(dir, shardDirName(shard))
 		}
 	}
-	if !shard.Whole() {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return err
+	if shard.Whole() {
+		if _, err := results.ReadShardInfo(dir); err == nil {
+			return badInput("%s holds a shard (%s): run it with --shard, or merge the shards with 'flitsim merge'", dir, results.ShardFile)
 		}
+	}
+	store, err := results.Open(dir, c.Hash(), "flitsim run "+name)
+	if err != nil {
+		return asInput(err)
+	}
+	defer store.Release()
+	if !shard.Whole() {
 		si := results.ShardInfo{Campaign: c.Name, Hash: c.Hash(), Shard: shard.I, Shards: shard.N, Points: len(pts), Size: shard.Size(len(pts))}
 		if err := results.WriteShardInfo(dir, si); err != nil {
+			store.Close()
 			return asInput(err)
 		}
-	} else if _, err := results.ReadShardInfo(dir); err == nil {
-		return badInput("%s holds a shard (%s): run it with --shard, or merge the shards with 'flitsim merge'", dir, results.ShardFile)
-	}
-	store, err := results.Open(dir, c.Hash())
-	if err != nil {
-		return err
 	}
 	start := time.Now()
 	var todo []int

@@ -33,6 +33,11 @@ func mergeCmd(args []string, stdout, stderr io.Writer) error {
 			}
 		}
 	}
+	lock, err := results.AcquireLock(dir, "flitsim merge")
+	if err != nil {
+		return asInput(err)
+	}
+	defer lock.Release()
 	recs, si, err := results.Merge(pos)
 	if err != nil {
 		return asInput(err)

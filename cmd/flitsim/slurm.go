@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -151,6 +152,14 @@ func slurmCmd(args []string, stdout, stderr io.Writer) error {
 	if *wait && !*submit {
 		return badInput("--wait needs --submit")
 	}
+	for _, f := range []struct{ name, v string }{{"--partition", *partition}, {"--account", *account}} {
+		if f.v != "" && !configs.PlainWord(f.v) {
+			return badInput("%s %q: goes into an #SBATCH line; want letters, digits, '_', '.' and '-' only", f.name, f.v)
+		}
+	}
+	if *limit != "" && !slurmTime.MatchString(*limit) {
+		return badInput("--time %q: want a Slurm time such as 90, 2:00:00 or 1-12:00:00", *limit)
+	}
 	c, pts, err := loadCampaign(name)
 	if err != nil {
 		return err
@@ -176,7 +185,7 @@ func slurmCmd(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	for _, p := range []string{dir, wd} {
-		if strings.ContainsAny(p, " \t\n\"'") {
+		if strings.ContainsAny(p, " \t\n\r\"'\\$`;&|<>") {
 			return badInput("%q: #SBATCH directives cannot take a path with spaces or quotes; use another -o or working directory", p)
 		}
 	}
@@ -380,3 +389,7 @@ func waitJob(ctx context.Context, id string, progress func() string, w io.Writer
 		}
 	}
 }
+
+// slurmTime matches Slurm's time limit formats: minutes, m:s, h:m:s,
+// d-h, d-h:m, d-h:m:s.
+var slurmTime = regexp.MustCompile(`^(\d+-)?\d+(:\d+){0,2}$`)
