@@ -207,8 +207,31 @@ func FuzzParse(f *testing.F) {
 			}
 			return
 		}
-		if _, err := c.Points(); err != nil {
+		// Through Check, as flitsim check and run do, when the work is
+		// small (the fuzzer must not spend minutes on one input): every
+		// error still names the file and a key, and a campaign that passes
+		// expands into points.
+		draws := len(c.Topologies) * len(c.seedsOfFaults())
+		for _, f := range c.Faults {
+			draws *= max(1, len(f.Percent))
+		}
+		for _, tp := range c.Topologies {
+			if len(tp.Spec) > 40 || strings.HasPrefix(tp.Spec, "file:") {
+				return
+			}
+		}
+		if draws > 20 {
 			return
+		}
+		if err := c.Check(); err != nil {
+			var ce *Error
+			if !errors.As(err, &ce) || !strings.HasPrefix(err.Error(), "fuzz.toml") || ce.Key == "" {
+				t.Fatalf("check error without file and key: %v", err)
+			}
+			return
+		}
+		if _, err := c.Points(); err != nil {
+			t.Fatalf("a campaign that passes check fails to expand: %v", err)
 		}
 	})
 }

@@ -140,13 +140,32 @@ func findKnob(n int, key func(int) string, want string) int {
 	return -1
 }
 
-// paramErr locates a *fabric.ParamError at its key in table.
+// paramErr locates a *fabric.ParamError at its key in table, or, when
+// that key is not in the file but another of an impossible combination
+// is, at that one.
 func (c *Campaign) paramErr(table string, err error) error {
 	var pe *fabric.ParamError
-	if errors.As(err, &pe) {
-		return c.errAtKey(table+"."+pe.Key, -1, "%s", pe.Msg)
+	if !errors.As(err, &pe) {
+		return c.errAtKey(table, -1, "%v", err)
 	}
-	return c.errAtKey(table, -1, "%v", err)
+	m := c.Hardware
+	if table == "sim" {
+		m = c.Sim
+	}
+	key := pe.Key
+	if _, set := m[key]; !set {
+		for _, k := range pe.Also {
+			if _, ok := m[k]; ok {
+				key = k
+				break
+			}
+		}
+	}
+	msg := pe.Msg
+	if key != pe.Key {
+		msg = pe.Key + " " + msg
+	}
+	return c.errAtKey(table+"."+key, -1, "%s", msg)
 }
 
 // HardwareOverrides reads the value of a --hw flag, "key=value,…" with the

@@ -112,6 +112,9 @@ func (h Hardware) PacketFlits(payload int) int {
 type ParamError struct {
 	Key string
 	Msg string
+	// Also names the other keys of a combination that is impossible, so
+	// that a caller can blame one that the user actually set.
+	Also []string
 }
 
 func (e *ParamError) Error() string { return e.Key + ": " + e.Msg }
@@ -141,27 +144,34 @@ func (h Hardware) Validate() error {
 		return bad("cable_m", "%g m at %d ps/m is a cable delay below 1 ps: a cable needs a positive delay (a credit must take time to travel)",
 			h.CableMeters, h.PropagationPsPerMeter)
 	case h.HiccupPs > 0 && h.HiccupPs >= h.HiccupPeriodPs:
-		return bad("hiccup", "a hiccup of %d ps every %d ps is impossible: want 0, or less than hiccup_period", h.HiccupPs, h.HiccupPeriodPs)
+		return &ParamError{Key: "hiccup", Msg: fmt.Sprintf("a hiccup of %d ps every %d ps (hiccup_period) is impossible: want 0, or less than the period", h.HiccupPs, h.HiccupPeriodPs),
+			Also: []string{"hiccup_period"}}
 	case h.FlitPs() < 1:
-		return bad("link_gbps", "%g Gbit/s moves a %d-byte flit in under 1 ps", h.LinkGbps, h.FlitBytes)
+		return &ParamError{Key: "link_gbps", Msg: fmt.Sprintf("%g Gbit/s moves a %d-byte flit (flit_bytes) in under 1 ps", h.LinkGbps, h.FlitBytes), Also: []string{"flit_bytes"}}
 	case h.PCIeFlitPs() < 1:
-		return bad("pcie_gbps", "%g Gbit/s moves a %d-byte flit in under 1 ps", h.PCIeGbps, h.FlitBytes)
+		return &ParamError{Key: "pcie_gbps", Msg: fmt.Sprintf("%g Gbit/s moves a %d-byte flit (flit_bytes) in under 1 ps", h.PCIeGbps, h.FlitBytes), Also: []string{"flit_bytes"}}
 	case h.CrossbarFlitPs() < 1:
-		return bad("crossbar_gbps", "%g Gbit/s moves a %d-byte flit in under 1 ps", h.CrossbarGbps, h.FlitBytes)
+		return &ParamError{Key: "crossbar_gbps", Msg: fmt.Sprintf("%g Gbit/s moves a %d-byte flit (flit_bytes) in under 1 ps", h.CrossbarGbps, h.FlitBytes), Also: []string{"flit_bytes"}}
 	}
 	pf := h.PacketFlits(h.MTU)
+	packet := []string{"mtu", "header_bytes", "flit_bytes"}
+	also := func(err error, keys ...string) error {
+		err.(*ParamError).Also = keys
+		return err
+	}
+	full := fmt.Sprintf("a full packet (mtu %d + header_bytes %d in %d-byte flits, flit_bytes) is %d flits", h.MTU, h.HeaderBytes, h.FlitBytes, pf)
 	if h.InputBufferFlits < pf {
-		return bad("input_buffer_flits", "%d flits, but a full packet is %d flits: credits for a whole packet could never be granted", h.InputBufferFlits, pf)
+		return also(bad("input_buffer_flits", "%d flits, but %s: credits for a whole packet could never be granted", h.InputBufferFlits, full), packet...)
 	}
 	if h.HCABufferFlits < pf {
-		return bad("hca_buffer_flits", "%d flits, but a full packet is %d flits: credits for a whole packet could never be granted", h.HCABufferFlits, pf)
+		return also(bad("hca_buffer_flits", "%d flits, but %s: credits for a whole packet could never be granted", h.HCABufferFlits, full), packet...)
 	}
 	if h.OutputBufferFlits < pf {
-		return bad("output_buffer_flits", "%d flits, but a full packet is %d flits: the crossbar could never start one", h.OutputBufferFlits, pf)
+		return also(bad("output_buffer_flits", "%d flits, but %s: the crossbar could never start one", h.OutputBufferFlits, full), packet...)
 	}
 	if h.CrossbarGbps < h.LinkGbps {
-		return bad("crossbar_gbps", "%g is below link_gbps %g: a cut-through switch needs a crossbar at least as fast as its links",
-			h.CrossbarGbps, h.LinkGbps)
+		return also(bad("crossbar_gbps", "%g is below link_gbps %g: a cut-through switch needs a crossbar at least as fast as its links",
+			h.CrossbarGbps, h.LinkGbps), "link_gbps")
 	}
 	return nil
 }

@@ -68,7 +68,7 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 	var shard configs.Shard
 	if *shardFlag != "" {
 		if shard, err = configs.ParseShard(*shardFlag); err != nil {
-			return asInput(err)
+			return badInput("--shard: %v", err)
 		}
 	}
 	c, pts, err := loadCampaign(name)
@@ -390,6 +390,11 @@ func tableCmd(args []string, stdout, stderr io.Writer) error {
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
+	}
+	switch *format {
+	case "md", "csv", "json":
+	default:
+		return badInput("--format %q: want md, csv or json", *format)
 	}
 	dir, err := oneArg(pos, "results DIR")
 	if err != nil {

@@ -84,6 +84,9 @@ func simCmd(args []string, stdout, stderr io.Writer) error {
 	}
 	p.Seed = *seed
 	p.Traffic.Kind = k
+	if !(*load > 0 && *load <= 1) {
+		return badInput("--load %g: want the offered load as a fraction of the link in (0, 1]", *load)
+	}
 	p.Traffic.Load = *load
 	p.Traffic.Distance = *distance
 	distanceSet := false
@@ -95,7 +98,10 @@ func simCmd(args []string, stdout, stderr io.Writer) error {
 		return badInput("--distance 0 sends every terminal to itself")
 	}
 	if p.Traffic.MessageBytes, err = traffic.ParseBytes(*msg, p.HW.MTU); err != nil {
-		return asInput(err)
+		return badInput("--msg-bytes: %v", err)
+	}
+	if p.Traffic.MessageBytes > sim.MaxMessageBytes {
+		return badInput("--msg-bytes %s: more than %d bytes", *msg, sim.MaxMessageBytes)
 	}
 	switch {
 	case *maxTime < 0:

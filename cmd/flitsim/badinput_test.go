@@ -1,0 +1,422 @@
+package main
+
+import (
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"flitsim/fabric"
+	"flitsim/sim"
+)
+
+// A bad input and where its error must point: the command exits 2, and
+// its message names the file and line (when one is given) and the key or
+// flag.
+type badCase struct {
+	name string
+	args []string
+	file string // file the message must name, with line
+	line int
+	key  string // key or flag the message must name
+}
+
+// campaignText is a valid campaign as tables of lines; extra lines go at
+// the end of a table. text returns the file and the line of the marked
+// extra line (1-based).
+type campaignText struct {
+	tables []struct {
+		header string
+		lines  []string
+	}
+}
+
+func baseCampaign() *campaignText {
+	c := &campaignText{}
+	add := func(h string, lines ...string) {
+		c.tables = append(c.tables, struct {
+			header string
+			lines  []string
+		}{h, lines})
+	}
+	add("", `name = "bad"`, `seeds = [1]`)
+	add("[[topology]]", `spec = "kary-ntree:k=2,n=2"`)
+	add("[faults]", `kind = "links"`, `percent = [0]`)
+	add("[[routing]]", `engine = "minhop"`)
+	add("[[traffic]]", `kind = "uniform"`, `max_time = "20us"`)
+	add("[hardware]")
+	add("[sim]")
+	return c
+}
+
+// with sets key = value in the table with header h (replacing the key if
+// present) and returns the text and the line of that key.
+func (c *campaignText) with(h, key, value string) (string, int) {
+	var b strings.Builder
+	line, at := 0, 0
+	for _, t := range c.tables {
+		if t.header != "" {
+			line++
+			b.WriteString(t.header + "\n")
+		}
+		done := false
+		for _, l := range t.lines {
+			k, _, _ := strings.Cut(l, " =")
+			line++
+			if t.header == h && k == key {
+				l, at, done = key+" = "+value, line, true
+			}
+			b.WriteString(l + "\n")
+		}
+		if t.header == h && !done && key != "" {
+			line++
+			at = line
+			b.WriteString(key + " = " + value + "\n")
+		}
+	}
+	return b.String(), at
+}
+
+// knobBadValues are values of a knob its declaration rules out: the wrong
+// TOML types, NaN and infinities, values beyond its declared range, and
+// values that overflow.
+func knobBadValues(k fabric.Knob) []string {
+	var v []string
+	switch k.Kind {
+	case fabric.KnobBool:
+		return []string{`1`, `"yes"`, `0.5`, `[true]`}
+	case fabric.KnobDuration:
+		v = []string{`"soon"`, `"-1s"`, `"3000h"`, `5`, `0.5`, `true`, `[1]`, `"1"`}
+		if k.Max < 3.6e15 {
+			v = append(v, fmt.Sprintf("%q", fabric.Knob{Kind: fabric.KnobDuration}.Format(k.Max*2)))
+		}
+		if k.MinOpen {
+			v = append(v, `"0s"`)
+		}
+		return v
+	case fabric.KnobInt:
+		v = []string{`"x"`, `true`, `1.5`, `[1]`, `9223372036854775807`, fmt.Sprint(int64(k.Max) + 1), fmt.Sprint(int64(k.Min) - 1)}
+		return v
+	}
+	v = []string{`"x"`, `true`, `[1]`, `nan`, `inf`, `-inf`, `1e300`, fmt.Sprint(k.Max * 2), fmt.Sprint(k.Min - 1)}
+	if k.MinOpen {
+		v = append(v, fmt.Sprint(k.Min))
+	}
+	return v
+}
+
+// knobBadFlagValues are the values of a knob ruled out as flag text.
+func knobBadFlagValues(k fabric.Knob) []string {
+	switch k.Kind {
+	case fabric.KnobBool:
+		return []string{"yes", "2", "x", ""}
+	case fabric.KnobDuration:
+		v := []string{"soon", "-1s", "3000h", "5", "", "1m1"}
+		if k.Max < 3.6e15 {
+			v = append(v, fabric.Knob{Kind: fabric.KnobDuration}.Format(k.Max*2))
+		}
+		return v
+	case fabric.KnobInt:
+		return []string{"x", "1.5", "", "9223372036854775807", fmt.Sprint(int64(k.Max) + 1), fmt.Sprint(int64(k.Min) - 1)}
+	}
+	v := []string{"x", "", "nan", "inf", "-inf", "1e300", fmt.Sprint(k.Max * 2), fmt.Sprint(k.Min - 1)}
+	if k.MinOpen {
+		v = append(v, fmt.Sprint(k.Min))
+	}
+	return v
+}
+
+func campaignCases(t *testing.T, dir string) []badCase {
+	var cases []badCase
+	n := 0
+	add := func(name, h, key, value, wantKey string) {
+		text, line := baseCampaign().with(h, key, value)
+		n++
+		path := filepath.Join(dir, fmt.Sprintf("c%04d.toml", n))
+		require.NoError(t, os.WriteFile(path, []byte(text), 0o644))
+		cases = append(cases, badCase{name: name, args: []string{"check", path}, file: path, line: line, key: wantKey})
+	}
+	for _, k := range fabric.HardwareKnobs() {
+		for _, v := range knobBadValues(k.Knob) {
+			add("hardware."+k.Key+"="+v, "[hardware]", k.Key, v, "hardware."+k.Key)
+		}
+	}
+	for _, k := range sim.Knobs() {
+		for _, v := range knobBadValues(k.Knob) {
+			add("sim."+k.Key+"="+v, "[sim]", k.Key, v, "sim."+k.Key)
+		}
+	}
+	// Combinations only the validation of the whole hardware rules out.
+	for _, kv := range [][2]string{{"input_buffer_flits", "32"}, {"hca_buffer_flits", "20"}, {"output_buffer_flits", "32"},
+		{"crossbar_gbps", "16"}, {"hiccup", `"100ns"`}, {"hiccup", `"200ns"`}, {"cable_m", "0.00001"}, {"link_gbps", "99999"}} {
+		add("hardware combination "+kv[0], "[hardware]", kv[0], kv[1], "hardware."+kv[0])
+	}
+	add("hardware unknown key", "[hardware]", "link_speed", "32", "hardware.link_speed")
+	add("sim unknown key", "[sim]", "warm_up", `"1us"`, "sim.warm_up")
+	// [[traffic]]
+	traffic := map[string][]string{
+		"kind":         {`"random"`, `5`, `""`},
+		"msg_bytes":    {`0`, `-1`, `9223372036854775807`, `"x"`, `"9999999999999999MTU"`, `1.5`, `true`, `"0MTU"`, `2147483648`, `"-5KiB"`},
+		"load":         {`0`, `-0.1`, `1.5`, `nan`, `inf`, `"x"`, `true`, `0.0`},
+		"max_time":     {`"0s"`, `"-1s"`, `"3000h"`, `"x"`, `5`, `true`, `""`, `"1001s"`},
+		"seeds":        {`[]`, `[-1]`, `["x"]`, `1.5`, `[1.5]`, `5`},
+		"distance":     {`2`},   // not shift traffic
+		"hot_fraction": {`0.5`}, // not hotspot traffic
+	}
+	for key, vals := range traffic {
+		for _, v := range vals {
+			add("traffic."+key+"="+v, "[[traffic]]", key, v, "traffic."+key)
+		}
+	}
+	shift := baseCampaign()
+	shift.tables[4].lines[0] = `kind = "shift"`
+	hot := baseCampaign()
+	hot.tables[4].lines[0] = `kind = "hotspot"`
+	for _, c := range []struct {
+		base     *campaignText
+		key, val string
+	}{{shift, "distance", "0"}, {shift, "distance", `"x"`}, {shift, "distance", "1.5"}, {shift, "distance", "4"},
+		{hot, "hot_fraction", "0"}, {hot, "hot_fraction", "2"}, {hot, "hot_fraction", "nan"}, {hot, "hot_fraction", `"x"`}} {
+		text, line := c.base.with("[[traffic]]", c.key, c.val)
+		n++
+		path := filepath.Join(dir, fmt.Sprintf("c%04d.toml", n))
+		require.NoError(t, os.WriteFile(path, []byte(text), 0o644))
+		cases = append(cases, badCase{name: "traffic." + c.key + "=" + c.val, args: []string{"check", path}, file: path, line: line, key: "traffic." + c.key})
+	}
+	// [[routing]]
+	routingBad := map[string][]string{
+		"engine": {`"nosuch"`, `5`, `""`, `"file"`},
+		"vls":    {`0`, `-1`, `99`, `"x"`, `1.5`, `9`},
+		"roots":  {`[]`, `[""]`, `["nosuch"]`, `"l1-0"`, `[5]`},
+		"file":   {`"x.dump"`, `5`},
+		"label":  {`5`},
+	}
+	for key, vals := range routingBad {
+		for _, v := range vals {
+			add("routing."+key+"="+v, "[[routing]]", key, v, "routing."+key)
+		}
+	}
+	// [faults]
+	faultsBad := map[string][]string{
+		"kind":      {`"cables"`, `5`},
+		"percent":   {`[]`, `[-1]`, `[100]`, `[nan]`, `["x"]`, `[150]`, `5`, `[inf]`, `[99.99]`},
+		"ratio":     {`"1:2"`},
+		"take_hcas": {`true`, `"yes"`},
+		"fixed":     {`"missing.txt"`, `5`},
+		"label":     {`5`},
+	}
+	for key, vals := range faultsBad {
+		for _, v := range vals {
+			add("faults."+key+"="+v, "[faults]", key, v, "faults."+key)
+		}
+	}
+	mixed := baseCampaign()
+	mixed.tables[2].lines[0] = `kind = "mixed"`
+	for _, v := range []string{`"1"`, `"a:b"`, `"0:0"`, `"-1:2"`, `5`} {
+		text, line := mixed.with("[faults]", "ratio", v)
+		n++
+		path := filepath.Join(dir, fmt.Sprintf("c%04d.toml", n))
+		require.NoError(t, os.WriteFile(path, []byte(text), 0o644))
+		cases = append(cases, badCase{name: "faults.ratio=" + v, args: []string{"check", path}, file: path, line: line, key: "faults.ratio"})
+	}
+	// [[topology]]: every generator's parameters with bad values, and
+	// specs that are not specs.
+	for _, g := range fabric.Generators() {
+		for _, p := range g.Params {
+			for _, v := range []string{"0", "-1", "x", "99999999", ""} {
+				if p.Type == fabric.ListParam {
+					v = strings.Replace(v, "99999999", "99999x99999", 1)
+				}
+				add(g.Kind+"."+p.Name+"="+v, "[[topology]]", "spec", fmt.Sprintf("%q", g.Kind+":"+p.Name+"="+v), "topology.spec")
+			}
+		}
+	}
+	for _, spec := range []string{"torus:", "mesh:dims=x", "tsubame2:rail=3", "kary-ntree:k=0,n=2", "nosuch:k=1", "torus:dims=3,bogus=1",
+		"file:missing.net", "kary-ntree:k=2", "torus:dims=3x", "xgft:m=2", "dragonfly:a=4,p=1,h=1,g=9", ":", "torus:dims=1,hcas=1", "kautz:d=0,k=2"} {
+		add("spec "+spec, "[[topology]]", "spec", fmt.Sprintf("%q", spec), "topology.spec")
+	}
+	// The top level.
+	for _, c := range []struct{ key, val string }{{"name", `""`}, {"name", `"../../escaped"`}, {"name", `"a b"`}, {"name", `5`},
+		{"name", `".hidden"`}, {"seeds", `[]`}, {"seeds", `[-1]`}, {"seeds", `["x"]`}, {"bogus", `1`}, {"description", `5`}} {
+		add("top "+c.key+"="+c.val, "", c.key, c.val, c.key)
+	}
+	return cases
+}
+
+// flagCases are bad flags of every command that takes one, and every
+// [hardware] knob through sim --hw.
+func flagCases() []badCase {
+	var cases []badCase
+	add := func(key string, args ...string) {
+		cases = append(cases, badCase{name: strings.Join(args, " "), args: args, key: key})
+	}
+	for _, k := range fabric.HardwareKnobs() {
+		for _, v := range knobBadFlagValues(k.Knob) {
+			add(k.Key, "sim", "kary-ntree:k=2,n=2", "--hw", k.Key+"="+v)
+		}
+	}
+	net := "torus:dims=4x4"
+	for _, c := range []struct {
+		key  string
+		args []string
+	}{
+		{"--links", []string{"route", net, "--links", "-5"}}, {"--links", []string{"route", net, "--links", "nan"}},
+		{"--links", []string{"route", net, "--links", "100"}}, {"--switches", []string{"route", net, "--switches", "-1"}},
+		{"--mixed", []string{"route", net, "--mixed", "inf"}}, {"--ratio", []string{"route", net, "--mixed", "5", "--ratio", "x"}},
+		{"--ebb", []string{"route", net, "--ebb", "-1"}}, {"--vls", []string{"route", net, "--vls", "0"}},
+		{"--vls", []string{"route", net, "--vls", "99"}}, {"--roots", []string{"route", net, "--routing", "updn", "--roots", "nosuch"}},
+		{"--lfts", []string{"route", net, "--lfts", "x.dump"}}, {"--lfts", []string{"route", net, "--routing", "file"}},
+		{"--dump-lfts", []string{"route", net, "--dump-lfts", "/no/such/dir/x.dump"}}, {"routing", []string{"route", net, "--routing", "nosuch"}},
+		{"--lfts", []string{"sim", net, "--routing", "file"}}, {"--distance", []string{"sim", net, "--traffic", "shift", "--distance", "0"}},
+		{"--distance", []string{"sim", net, "--distance", "3"}}, {"--load", []string{"sim", net, "--load", "0"}},
+		{"--load", []string{"sim", net, "--load", "nan"}}, {"--load", []string{"sim", net, "--load", "1.5"}},
+		{"--msg-bytes", []string{"sim", net, "--msg-bytes", "9999999999999999MTU"}}, {"--msg-bytes", []string{"sim", net, "--msg-bytes", "0"}},
+		{"--max-time", []string{"sim", net, "--max-time", "-1s"}}, {"--vls", []string{"sim", net, "--vls", "9"}},
+		{"traffic", []string{"sim", net, "--traffic", "nosuch"}}, {"--hw", []string{"sim", net, "--hw", "nosuch=1"}},
+		{"--hw", []string{"sim", net, "--hw", "mtu"}}, {"--hw", []string{"sim", net, "--hw", "mtu=1,mtu=2"}},
+		{"--seed", []string{"sim", net, "--seed", "-1"}}, {"-o", []string{"topo", "gen", net, "-o", "/no/such/dir/x.net"}},
+		{"-o", []string{"topo", "faults", net, "--links", "5", "-o", "/no/such/dir/x.net"}},
+		{"--partition", []string{"slurm", "quickstart", "--tasks", "2", "--partition", "batch\necho injected"}},
+		{"--account", []string{"slurm", "quickstart", "--tasks", "2", "--account", "a;b"}},
+		{"--time", []string{"slurm", "quickstart", "--tasks", "2", "--time", "1:00; rm -rf /"}},
+		{"--tasks", []string{"slurm", "quickstart", "--tasks", "0"}}, {"-j", []string{"run", "quickstart", "-j", "0"}},
+		{"--shard", []string{"run", "quickstart", "--shard", "3/2"}}, {"--format", []string{"table", ".", "--format", "xml"}},
+	} {
+		add(c.key, c.args...)
+	}
+	return cases
+}
+
+// fileCases mutate a valid netlist, failure list and LFT dump line by
+// line in ways that are always wrong, and expect the error at that line.
+func fileCases(t *testing.T, dir string) []badCase {
+	var cases []badCase
+	n := 0
+	write := func(ext string, lines []string) string {
+		n++
+		path := filepath.Join(dir, fmt.Sprintf("f%04d.%s", n, ext))
+		require.NoError(t, os.WriteFile(path, []byte(strings.Join(lines, "\n")+"\n"), 0o644))
+		return path
+	}
+	spec := "torus:dims=3x2,hcas=6"
+	netPath := filepath.Join(dir, "good.net")
+	code, _, errs := run("topo", "gen", spec, "-o", netPath)
+	require.Equal(t, 0, code, errs)
+	data, err := os.ReadFile(netPath)
+	require.NoError(t, err)
+	lines := strings.Split(strings.TrimRight(string(data), "\n"), "\n")
+	for i, l := range lines {
+		var muts []string
+		switch {
+		case strings.HasPrefix(l, "["): // a port line: [p] "peer"[pp]
+			close := strings.Index(l, "]")
+			muts = append(muts, "[0"+l[close:], "[99"+l[close:], "[x"+l[close:])
+			if q := strings.Index(l, `"`); q >= 0 {
+				r := strings.Index(l[q+1:], `"`)
+				peer := l[q+1 : q+1+r]
+				muts = append(muts, strings.Replace(l, `"`+peer+`"`, `"nosuch"`, 1))
+				rest := l[q+1+r+1:]
+				if strings.HasPrefix(rest, "[") {
+					pp := rest[1:strings.Index(rest, "]")]
+					muts = append(muts, strings.Replace(l, `"`+peer+`"[`+pp+`]`, `"`+peer+`"[0]`, 1),
+						strings.Replace(l, `"`+peer+`"[`+pp+`]`, `"`+peer+`"[999]`, 1))
+				}
+			}
+			if c := strings.Index(l, "#"); c > 0 {
+				muts = append(muts, l[:c]+" garbage "+l[c:])
+			}
+		case strings.HasPrefix(l, "Switch"), strings.HasPrefix(l, "Ca"):
+			f := strings.Fields(l)
+			muts = append(muts, strings.Replace(l, f[0]+"\t"+f[1], f[0]+"\t0", 1), strings.Replace(l, f[0]+"\t"+f[1], f[0]+"\t300", 1),
+				strings.Replace(l, f[0]+"\t"+f[1], f[0]+"\tx", 1), "Rt\t"+strings.Join(f[1:], " "))
+		}
+		for _, m := range muts {
+			mutated := append(append(append([]string{}, lines[:i]...), m), lines[i+1:]...)
+			if m == l {
+				continue
+			}
+			path := write("net", mutated)
+			cases = append(cases, badCase{name: "netlist line " + fmt.Sprint(i+1) + ": " + m, args: []string{"topo", "info", path}, file: path, line: i + 1})
+		}
+	}
+	// Failure lists against the same network.
+	for _, l := range []string{"switch nosuch", "link s-0-0 99", "link s-0-0 nosuch", "bogus line", "link", "switch", "link s-0-0", "switch s-0-0 extra words here",
+		"link s-0-0 0", "link s-0-0 -1", "link s-0-0 s-0-0"} {
+		for _, before := range []int{0, 2} {
+			body := make([]string, before)
+			for j := range body {
+				body[j] = "# comment"
+			}
+			path := write("txt", append(body, l))
+			cases = append(cases, badCase{name: "fixed: " + l, args: []string{"topo", "faults", spec, "--fixed", path}, file: path, line: before + 1})
+		}
+	}
+	// LFT dumps of MinHop's tables on the network.
+	dump := filepath.Join(dir, "good.dump")
+	code, _, errs = run("route", spec, "--routing", "minhop", "--dump-lfts", dump)
+	require.Equal(t, 0, code, errs)
+	data, err = os.ReadFile(dump)
+	require.NoError(t, err)
+	lines = strings.Split(strings.TrimRight(string(data), "\n"), "\n")
+	for i, l := range lines {
+		var muts []string
+		switch {
+		case strings.HasPrefix(l, "0x"):
+			f := strings.Fields(l)
+			muts = append(muts, strings.Replace(l, " "+f[1], " 099", 1), strings.Replace(l, f[0], "0x0000", 1),
+				strings.Replace(l, f[0], "0xbfff", 1), strings.Replace(l, f[0], "0xzz", 1), "garbage "+l)
+		case strings.HasPrefix(l, "Unicast lids"):
+			muts = append(muts, strings.Replace(l, "guid 0x", "guid 0xdead", 1), "Unicast lids [garbage]")
+		}
+		for _, m := range muts {
+			mutated := append(append(append([]string{}, lines[:i]...), m), lines[i+1:]...)
+			path := write("dump", mutated)
+			cases = append(cases, badCase{name: "dump line " + fmt.Sprint(i+1) + ": " + m, args: []string{"route", spec, "--routing", "file", "--lfts", path}, file: path, line: i + 1})
+		}
+		if strings.HasPrefix(l, "0x") { // the same LID twice
+			mutated := append(append(append([]string{}, lines[:i+1]...), l), lines[i+1:]...)
+			path := write("dump", mutated)
+			cases = append(cases, badCase{name: "dump line " + fmt.Sprint(i+2) + ": twice", args: []string{"route", spec, "--routing", "file", "--lfts", path}, file: path, line: i + 2})
+		}
+	}
+	return cases
+}
+
+// TestBadInputBattery: more than a thousand bad inputs generated from the
+// parameter declarations and from valid files, through every command that
+// reads them. Each exits 2 (never 0 or 1, never a panic), and its message
+// names the file and line, and the key or flag.
+func TestBadInputBattery(t *testing.T) {
+	dir := t.TempDir()
+	cases := campaignCases(t, dir)
+	nCampaign := len(cases)
+	cases = append(cases, flagCases()...)
+	nFlags := len(cases) - nCampaign
+	cases = append(cases, fileCases(t, dir)...)
+	nFiles := len(cases) - nCampaign - nFlags
+	failed := 0
+	for _, c := range cases {
+		code, _, errs := run(c.args...)
+		ok := code == 2
+		if c.file != "" && c.line > 0 {
+			ok = ok && strings.Contains(errs, fmt.Sprintf("%s:%d:", c.file, c.line))
+		}
+		if c.key != "" {
+			ok = ok && strings.Contains(errs, c.key)
+		}
+		if !ok {
+			failed++
+			if failed <= 40 {
+				t.Errorf("%s: exit %d, want 2 naming %s:%d and %q:\n  %s", c.name, code, filepath.Base(c.file), c.line, c.key, strings.TrimSpace(errs))
+			}
+		}
+	}
+	t.Logf("%d bad inputs (%d campaign keys, %d flags, %d file lines): %d failed", len(cases), nCampaign, nFlags, nFiles, failed)
+	require.GreaterOrEqual(t, len(cases), 1000)
+	require.Zero(t, failed)
+	_ = math.Inf
+}
