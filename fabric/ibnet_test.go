@@ -170,3 +170,25 @@ func FuzzParseSpec(f *testing.F) {
 		_, _ = BuildSpec(sp)
 	})
 }
+
+// Netlists a simulation cannot use are refused at the line at fault: a
+// switch cabled to itself, an HCA without a cable, a GUID given twice (at
+// the second node, not the end of the file).
+func TestReadIBNetDiscoverRefuses(t *testing.T) {
+	for _, tc := range []struct {
+		name, text string
+		line       int
+		msg        string
+	}{
+		{"loop", "Switch\t4 \"a\"\n[1]\t\"a\"[2]\n", 2, "cabled to its own port"},
+		{"uncabled HCA", "Switch\t4 \"a\"\n[1]\t\"h1\"[1]\n\nCa\t1 \"h1\"\n[1]\t\"a\"[1]\n\nCa\t1 \"h2\"\n", 7, "has no cable"},
+		{"duplicate GUID", "switchguid=0x10\nSwitch\t4 \"a\"\n[1]\t\"h1\"[1]\n\nswitchguid=0x10\nSwitch\t4 \"b\"\n[1]\t\"h2\"[1]\n\nCa\t1 \"h1\"\n[1]\t\"a\"[1]\n\nCa\t1 \"h2\"\n[1]\t\"b\"[1]\n", 6, "has GUID"},
+	} {
+		_, err := ReadIBNetDiscover(strings.NewReader(tc.text), "x.net")
+		require.Error(t, err, tc.name)
+		var pe *ParseError
+		require.ErrorAs(t, err, &pe, tc.name)
+		assert.Equal(t, tc.line, pe.Line, "%s: %v", tc.name, err)
+		assert.Contains(t, err.Error(), tc.msg, tc.name)
+	}
+}

@@ -2,6 +2,8 @@ package main
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -70,4 +72,17 @@ func TestSimNotConverged(t *testing.T) {
 	assert.Equal(t, "not_converged", got["verdict"])
 	assert.Positive(t, got["throughput_ci_gbs"])
 	assert.EqualValues(t, 18, got["sampled_windows"], "(200-20) µs of 10-µs windows after the 20-µs warmup")
+}
+
+// A fabric whose HCAs are not all connected cannot be routed or
+// simulated: bad input, exit 2, not a failed run.
+func TestDisconnectedFabric(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "two.net")
+	two := "Switch\t4 \"a\"\n[1]\t\"h1\"[1]\n\nSwitch\t4 \"b\"\n[1]\t\"h2\"[1]\n\nCa\t1 \"h1\"\n[1]\t\"a\"[1]\n\nCa\t1 \"h2\"\n[1]\t\"b\"[1]\n"
+	require.NoError(t, os.WriteFile(path, []byte(two), 0o644))
+	for _, cmd := range []string{"route", "sim"} {
+		code, _, errs := run(cmd, path, "--routing", "minhop")
+		assert.Equal(t, 2, code, errs)
+		assert.Contains(t, errs, "not all connected")
+	}
 }
