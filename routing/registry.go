@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"flitsim/fabric"
+	"flitsim/fabric/invariants"
 )
 
 // Options are the parameters every engine receives.
@@ -139,6 +140,13 @@ func (e Engine) Route(net *fabric.Network, o Options) (*Tables, error) {
 		return nil, err
 	}
 	t.Engine = e.Name
+	if invariants.Enabled && e.DeadlockFree {
+		// An engine that promises deadlock-freedom keeps it on every
+		// network a test routes: complete tables, no loop, every VL's
+		// channel dependency graph acyclic.
+		v, err := Verify(net, t)
+		invariants.Checkf(err == nil && v.OK() && v.DeadlockFree, "%s on %s: tables not deadlock-free (%v, %+v)", e.Name, net.Name, err, v.Problem)
+	}
 	return t, nil
 }
 

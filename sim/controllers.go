@@ -3,6 +3,8 @@ package sim
 import (
 	"math"
 	"sort"
+
+	"flitsim/fabric/invariants"
 )
 
 // The global controllers (seeds/001 §4.3.4): completion of finite traffic
@@ -24,7 +26,7 @@ type steadyState struct {
 // book counts payload delivered at instant t to its window.
 func (st *steadyState) book(hc *hcaDev, t int64, payload int32, window int64) {
 	w := t / window
-	checkf(w == st.windows || w == st.windows+1, "consumption in window %d while closing %d", w, st.windows)
+	invariants.Checkf(w == st.windows || w == st.windows+1, "consumption in window %d while closing %d", w, st.windows)
 	hc.window[w&1] += float64(payload)
 }
 
@@ -83,7 +85,7 @@ func (s *simulator) sample() {
 // has its credits. So the network is frozen when no head packet in a
 // switch and no HCA's next packet has the credits it needs.
 func (s *simulator) frozen() bool {
-	checkf(s.horizon <= s.k.now, "frozen judged at %d, before the horizon %d", s.k.now, s.horizon)
+	invariants.Checkf(s.horizon <= s.k.now, "frozen judged at %d, before the horizon %d", s.k.now, s.horizon)
 	for out := range s.chans {
 		c := &s.chans[out]
 		for r := c.reqHead; r >= 0; {
@@ -267,7 +269,7 @@ func (s *simulator) waitCycle() []Buffer {
 // still travelling back), the flits held and the flits granted or
 // travelling to it add up to the buffer's capacity.
 func (s *simulator) checkConservation() {
-	if !invariants {
+	if !invariants.Enabled {
 		return
 	}
 	committed := make([]int32, len(s.lanes)) // flits holding a credit but not yet in the buffer
@@ -289,10 +291,10 @@ func (s *simulator) checkConservation() {
 		}
 		around += int64(held)
 		s.cr.settle(l, never-1)
-		checkf(s.cr.avail[l]+held+committed[l] == s.capacity[l],
+		invariants.Checkf(s.cr.avail[l]+held+committed[l] == s.capacity[l],
 			"lane %d: credits %d + held %d + committed %d != capacity %d",
 			l, s.cr.avail[l], held, committed[l], s.capacity[l])
 	}
-	checkf(s.res.FlitsInjected == s.res.FlitsConsumed+around, "flits: injected %d != consumed %d + in the network %d",
+	invariants.Checkf(s.res.FlitsInjected == s.res.FlitsConsumed+around, "flits: injected %d != consumed %d + in the network %d",
 		s.res.FlitsInjected, s.res.FlitsConsumed, around)
 }

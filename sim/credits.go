@@ -1,5 +1,7 @@
 package sim
 
+import "flitsim/fabric/invariants"
+
 // credits is the flow-control state of every lane at its sender, in flits.
 //
 // avail counts the credits the sender holds now. Credits the receiver has
@@ -58,7 +60,7 @@ func (c *credits) take(l int, n int32) {
 	if c.overlap {
 		c.whenNeed[l] = 0
 	}
-	checkf(c.avail[l] >= 0, "lane %d: took %d credits it did not hold (%d left)", l, n, c.avail[l])
+	invariants.Checkf(c.avail[l] >= 0, "lane %d: took %d credits it did not hold (%d left)", l, n, c.avail[l])
 }
 
 // release queues n credits of lane l reaching the sender at t0, t0+dt, …;
@@ -74,7 +76,7 @@ func (c *credits) release(l int, t0, dt int64, n int32) {
 		s := &c.pool[tl]
 		last := s.t0 + int64(s.n-1)*s.dt
 		if t0 < last || (c.overlap && t0 < s.t0) {
-			checkf(c.overlap, "lane %d: credit released at %d before the previous one (%d)", l, t0, last)
+			invariants.Checkf(c.overlap, "lane %d: credit released at %d before the previous one (%d)", l, t0, last)
 			c.insert(l, segment{t0: t0, dt: dt, n: n})
 			return
 		}

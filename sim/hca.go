@@ -3,6 +3,7 @@ package sim
 import (
 	"math/rand/v2"
 
+	"flitsim/fabric/invariants"
 	"flitsim/traffic"
 )
 
@@ -160,7 +161,7 @@ func (s *simulator) serve(hc *hcaDev, t, work int64) int64 {
 // done pf apart rather than one by one.
 func (s *simulator) consume(hc *hcaDev, pi int32) {
 	pk := &s.pkts[pi]
-	checkf(pk.dst == hc.node, "packet %d for %d delivered to %d", pk.seq, pk.dst, hc.node)
+	invariants.Checkf(pk.dst == hc.node, "packet %d for %d delivered to %d", pk.seq, pk.dst, hc.node)
 	l := s.lane(pk.ch, pk.vl)
 	pf, P, H := s.pcieFt, s.p.HW.HiccupPeriodPs, s.p.HW.HiccupPs
 	done := hc.sinkFree

@@ -3,6 +3,8 @@ package sim
 import (
 	"hash/fnv"
 	"strconv"
+
+	"flitsim/fabric/invariants"
 )
 
 // Event kinds.
@@ -74,7 +76,7 @@ func (s *simulator) loop() {
 			}
 		}
 		e := k.q.pop()
-		checkf(e.at >= k.now, "time went backwards: %d < %d", e.at, k.now)
+		invariants.Checkf(e.at >= k.now, "time went backwards: %d < %d", e.at, k.now)
 		k.now = e.at
 		if e.kind != evSample {
 			k.modelEvents--
@@ -128,7 +130,7 @@ func (s *simulator) deadlocked() {
 	}
 	for k.q.len() > 0 && !k.stop && k.q.peek().at <= end {
 		e := k.q.pop() // only controller samples are left
-		checkf(e.kind == evSample, "event of kind %d after the network froze", e.kind)
+		invariants.Checkf(e.kind == evSample, "event of kind %d after the network froze", e.kind)
 		k.now = e.at
 		s.res.Events++
 		s.sample()
