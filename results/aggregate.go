@@ -59,9 +59,9 @@ func usable(r *Record) bool {
 		return false
 	}
 	switch r.Verdict {
-	case "completed", "steady":
+	case Completed, Steady:
 		return true
-	case "not_converged":
+	case NotConverged:
 		return !r.Finite && r.ThroughputGBs > 0
 	}
 	return false
@@ -112,12 +112,12 @@ func Regressions(recs []Record) []Regression {
 			switch {
 			case !r.RoutingOK:
 				reg.RoutingFailed++
-			case r.Verdict == "deadlock":
+			case r.Verdict == Deadlock:
 				reg.Deadlocked++
 			case usable(r):
 				x = append(x, float64(r.Failed()))
 				y = append(y, r.ThroughputGBs)
-				if r.Verdict == "not_converged" {
+				if r.Verdict == NotConverged {
 					reg.NotConverged++
 				}
 			default:
@@ -227,7 +227,7 @@ func UsabilityMatrix(recs []Record) Usability {
 		switch {
 		case !r.RoutingOK:
 			c = "r"
-		case r.Verdict == "deadlock":
+		case r.Verdict == Deadlock:
 			c = "d"
 		case !r.DeadlockFree:
 			c = "c"

@@ -40,7 +40,7 @@ func TestFitMatchesGonumAndHand(t *testing.T) {
 	assert.InDelta(t, -3.6, b, 0.5)
 }
 
-func rec(point int, topo, routing string, failed int, verdict string, gbs float64, ok bool) Record {
+func rec(point int, topo, routing string, failed int, verdict Verdict, gbs float64, ok bool) Record {
 	return Record{Campaign: "c1", Point: point, Key: topo + routing, Topology: topo, TopologyLabel: topo, Routing: routing,
 		Traffic: "exchange", Finite: true, DeadlockFree: true, FailedLinks: failed, FaultPercent: float64(failed), Verdict: verdict, ThroughputGBs: gbs, RoutingOK: ok}
 }
@@ -184,7 +184,7 @@ func TestTablesAndPlots(t *testing.T) {
 		for f := 0; f < 4; f++ {
 			for seed := 0; seed < 3; seed++ {
 				x := rec(i, "T", r, f, "completed", 100-float64(5*f+seed), true)
-				x.HCABandwidth = Stats{1, 2, 3, 4, 5}
+				x.HCABandwidth = Stats{Min: 1, Q1: 2, Median: 3, Q3: 4, Max: 5}
 				recs = append(recs, x)
 				i++
 			}

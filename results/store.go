@@ -13,16 +13,27 @@ import (
 	"path/filepath"
 	"sort"
 	"sync"
+
+	"flitsim/sim"
 )
 
-// Stats mirrors sim.Stats (min, quartiles, max).
-type Stats struct {
-	Min    float64 `json:"min"`
-	Q1     float64 `json:"q1"`
-	Median float64 `json:"median"`
-	Q3     float64 `json:"q3"`
-	Max    float64 `json:"max"`
-}
+// Stats is a distribution's minimum, quartiles and maximum (sim's).
+type Stats = sim.Stats
+
+// Verdict is the outcome of a point: how its simulation ended, or why it
+// did not run.
+type Verdict string
+
+// The verdicts: a simulation's (sim.Verdict), and the two that stop a
+// point before it simulates.
+const (
+	Completed             = Verdict(sim.Completed)
+	Steady                = Verdict(sim.Steady)
+	Deadlock              = Verdict(sim.Deadlock)
+	NotConverged          = Verdict(sim.NotConverged)
+	RoutingFailed Verdict = "routing_failed" // the engine could not route the network, or left it incomplete
+	Failed        Verdict = "error"          // the point could not be evaluated (see Record.Error)
+)
 
 // Record is the result of one point. It holds no wall-clock time, so the
 // same campaign gives byte-identical records; wall times go to a separate
@@ -61,7 +72,7 @@ type Record struct {
 	EFIMean      float64 `json:"efi_mean,omitempty"`
 	PathLenMax   int     `json:"path_len_max,omitempty"`
 
-	Verdict       string  `json:"verdict"`
+	Verdict       Verdict `json:"verdict"`
 	ThroughputGBs float64 `json:"throughput_gbs"`
 	HCABandwidth  Stats   `json:"hca_bw_gbs"`
 	SimTimeNs     float64 `json:"sim_time_ns"`

@@ -1,11 +1,14 @@
 package sim
 
+// Verdict is how a run ended.
+type Verdict string
+
 // Verdicts of a run.
 const (
-	Completed    = "completed"     // finite traffic fully delivered
-	Steady       = "steady"        // infinite traffic reached steady state
-	Deadlock     = "deadlock"      // packets remain and nothing can ever move
-	NotConverged = "not_converged" // the time limit came first
+	Completed    Verdict = "completed"     // finite traffic fully delivered
+	Steady       Verdict = "steady"        // infinite traffic reached steady state
+	Deadlock     Verdict = "deadlock"      // packets remain and nothing can ever move
+	NotConverged Verdict = "not_converged" // the time limit came first
 )
 
 // Stats summarizes a distribution.
@@ -30,7 +33,7 @@ type Buffer struct {
 // Result is what a run reports. Everything but WallSeconds is a pure
 // function of the inputs.
 type Result struct {
-	Verdict string `json:"verdict"`
+	Verdict Verdict `json:"verdict"`
 	// ThroughputGBs: finite traffic: payload of all messages over the time
 	// from the first injected flit to the last consumed flit (eq. 4.2);
 	// infinite traffic: the sum over sinks of their mean consumption

@@ -276,19 +276,19 @@ func evaluate(p configs.Point, hash string, cache *netCache) results.Record {
 		Traffic: p.Traffic.Kind, Finite: p.Params.Traffic.Finite(), TrafficIndex: p.TrafficIndex, MsgBytes: p.Params.Traffic.MessageBytes}
 	base, err := cache.get(p.Topology.Spec)
 	if err != nil {
-		r.Verdict, r.Error = "error", err.Error()
+		r.Verdict, r.Error = results.Failed, err.Error()
 		return r
 	}
 	net, rec, err := faults.Inject(base, p.Faults)
 	if err != nil {
-		r.Verdict, r.Error = "error", err.Error()
+		r.Verdict, r.Error = results.Failed, err.Error()
 		return r
 	}
 	r.Switches, r.HCAs = net.NumSwitches, net.NumHCAs()
 	r.FailedLinks, r.FailedSwitch, r.Redrawn = len(rec.Links), len(rec.Switches), rec.Redrawn
 	tb, err := opensm.Compute(p.Routing.Engine, net, p.Options)
 	if err != nil {
-		r.Verdict, r.RoutingError = "routing_failed", err.Error()
+		r.Verdict, r.RoutingError = results.RoutingFailed, err.Error()
 		var f *routing.Failure
 		if errors.As(err, &f) {
 			r.VLsNeeded = f.VLsNeeded
@@ -297,12 +297,12 @@ func evaluate(p configs.Point, hash string, cache *netCache) results.Record {
 	}
 	v, err := routing.Verify(net, tb)
 	if err != nil {
-		r.Verdict, r.Error = "error", err.Error()
+		r.Verdict, r.Error = results.Failed, err.Error()
 		return r
 	}
 	r.VLsNeeded, r.VLsUsed, r.DeadlockFree = tb.VLsNeeded, v.VLsUsed, v.DeadlockFree
 	if !v.OK() {
-		r.Verdict, r.RoutingError = "routing_failed", "incomplete tables: "+v.Problem
+		r.Verdict, r.RoutingError = results.RoutingFailed, "incomplete tables: "+v.Problem
 		return r
 	}
 	r.RoutingOK = true
@@ -311,12 +311,12 @@ func evaluate(p configs.Point, hash string, cache *netCache) results.Record {
 	}
 	res, err := sim.Run(net, tb, p.Params)
 	if err != nil {
-		r.Verdict, r.Error = "error", err.Error()
+		r.Verdict, r.Error = results.Failed, err.Error()
 		return r
 	}
-	r.Verdict, r.ThroughputGBs = res.Verdict, res.ThroughputGBs
+	r.Verdict, r.ThroughputGBs = results.Verdict(res.Verdict), res.ThroughputGBs
 	b := res.HCABandwidthGBs
-	r.HCABandwidth = results.Stats{Min: b.Min, Q1: b.Q1, Median: b.Median, Q3: b.Q3, Max: b.Max}
+	r.HCABandwidth = b
 	r.SimTimeNs, r.RuntimeNs, r.Events, r.FlitHops = res.SimTimeNs, res.RuntimeNs, res.Events, res.FlitHops
 	r.DeadlockCycle = len(res.DeadlockCycle)
 	return r

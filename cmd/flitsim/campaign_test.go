@@ -208,7 +208,7 @@ kind = "exchange"
 	require.Len(t, recs, 6)
 	for _, r := range recs {
 		assert.True(t, r.RoutingOK, "%s: %s", r.Key, r.RoutingError)
-		assert.Equal(t, "completed", r.Verdict, r.Key)
+		assert.Equal(t, results.Completed, r.Verdict, r.Key)
 	}
 	assert.Equal(t, "opensm:dfsssp", recs[0].Routing)
 }

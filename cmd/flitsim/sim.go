@@ -10,6 +10,7 @@ import (
 	"flitsim/configs"
 	"flitsim/fabric"
 	"flitsim/faults"
+	"flitsim/results"
 	"flitsim/routing"
 	"flitsim/routing/opensm"
 	"flitsim/sim"
@@ -134,7 +135,7 @@ func simCmd(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		rep.RoutingError = err.Error()
 		if *asJSON {
-			rep.Result = &sim.Result{Verdict: "routing_failed"}
+			rep.Result = &sim.Result{Verdict: sim.Verdict(results.RoutingFailed)}
 			return writeJSON(stdout, rep)
 		}
 		return fmt.Errorf("routing failed: %w", err)

@@ -90,7 +90,7 @@ type simulator struct {
 	err        error
 
 	ended   bool
-	verdict string
+	verdict sim.Verdict
 	end     int64 // the run's last instant
 
 	// Counters.
@@ -292,7 +292,7 @@ func (s *simulator) handle(e *event) {
 	}
 }
 
-func (s *simulator) finish(verdict string, at int64) {
+func (s *simulator) finish(verdict sim.Verdict, at int64) {
 	s.ended, s.verdict, s.end = true, verdict, at
 }
 
