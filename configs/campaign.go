@@ -23,8 +23,9 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"flitsim/fabric"
+	"flitsim/fabric/param"
 	"flitsim/routing"
-	"flitsim/routing/opensm"
+	"flitsim/routing/engines"
 	"flitsim/sim"
 	"flitsim/traffic"
 )
@@ -34,10 +35,12 @@ type Campaign struct {
 	// Name names the campaign and its results directory: a plain word.
 	Name        string `toml:"name" json:"name"`
 	Description string `toml:"description" json:"description,omitempty"`
-	// Seeds are the failure draws per failure level (and the traffic seeds);
-	// a traffic entry may override them.
-	Seeds      []int64         `toml:"seeds" json:"seeds"`
-	Topologies []TopologyEntry `toml:"topology" json:"topologies"`
+	// FaultSeeds are the failure draws per failure level, TrafficSeeds the
+	// seeds of the traffic streams (default [1] each); every point runs
+	// one of each, and a traffic entry may override either list.
+	FaultSeeds   []int64         `toml:"fault_seeds" json:"fault_seeds"`
+	TrafficSeeds []int64         `toml:"traffic_seeds" json:"traffic_seeds"`
+	Topologies   []TopologyEntry `toml:"topology" json:"topologies"`
 	// Faults are one [faults] table or several [[faults]] tables (say
 	// link-only, switch-only and mixed failures of one system); every
 	// entry is swept over every topology.
@@ -114,11 +117,12 @@ type TrafficEntry struct {
 	Distance *int `toml:"distance" json:"distance,omitempty"`
 	// HotFraction is the share of hot spot traffic to terminal 0 (default 0.1).
 	HotFraction *float64 `toml:"hot_fraction" json:"hot_fraction,omitempty"`
-	// MaxTime bounds each simulation, e.g. "10ms" (default 10 ms for
-	// infinite traffic, 10 s for the exchange, which ends by itself).
-	MaxTime *string `toml:"max_time" json:"max_time,omitempty"`
-	// Seeds overrides the campaign's seeds for this pattern.
-	Seeds []int64 `toml:"seeds" json:"seeds,omitempty"`
+	// MaxTime bounds each simulation, e.g. "10ms", over the [sim] table's
+	// max_time (sim.Params declares it and its default).
+	MaxTime any `toml:"max_time" json:"max_time,omitempty"`
+	// FaultSeeds and TrafficSeeds override the campaign's for this pattern.
+	FaultSeeds   []int64 `toml:"fault_seeds" json:"fault_seeds,omitempty"`
+	TrafficSeeds []int64 `toml:"traffic_seeds" json:"traffic_seeds,omitempty"`
 }
 
 // Error is a problem in a campaign file, located by file, line and key.
@@ -293,14 +297,13 @@ func (k keyIndex) nth(key string, n int) int {
 
 // knownKeys lists every key a campaign file may contain.
 func knownKeys() []string {
-	keys := []string{"name", "description", "seeds", "topology.spec", "topology.label", "faults.kind", "faults.label", "faults.percent",
+	keys := []string{"name", "description", "fault_seeds", "traffic_seeds", "topology.spec", "topology.label", "faults.kind", "faults.label", "faults.percent",
 		"faults.ratio", "faults.take_hcas", "faults.fixed", "routing.engine", "routing.vls", "routing.roots", "routing.file", "routing.label",
-		"traffic.kind", "traffic.msg_bytes", "traffic.load", "traffic.distance", "traffic.hot_fraction", "traffic.max_time", "traffic.seeds"}
-	for _, k := range fabric.HardwareKnobs() {
-		keys = append(keys, "hardware."+k.Key)
-	}
-	for _, k := range sim.Knobs() {
-		keys = append(keys, "sim."+k.Key)
+		"traffic.kind", "traffic.msg_bytes", "traffic.load", "traffic.distance", "traffic.hot_fraction", "traffic.max_time", "traffic.fault_seeds", "traffic.traffic_seeds"}
+	for _, t := range Tables() {
+		for _, d := range t.Decls {
+			keys = append(keys, t.Name+"."+d.Key)
+		}
 	}
 	return keys
 }
@@ -375,15 +378,15 @@ func (c *Campaign) validate(md *toml.MetaData) error {
 	if !PlainWord(c.Name) {
 		return c.errAtKey("name", -1, "%q: a name becomes a directory and a job name; want letters, digits, '_', '.' and '-' only", c.Name)
 	}
-	if md.IsDefined("seeds") && len(c.Seeds) == 0 {
-		return c.errAtKey("seeds", -1, "an empty list: give at least one seed, or leave the key out (seed 1)")
-	}
-	if len(c.Seeds) == 0 {
-		c.Seeds = []int64{1}
-	}
-	for _, s := range c.Seeds {
-		if s < 0 {
-			return c.errAtKey("seeds", -1, "seed %d: seeds are non-negative integers", s)
+	for _, s := range []struct {
+		key  string
+		list *[]int64
+	}{{"fault_seeds", &c.FaultSeeds}, {"traffic_seeds", &c.TrafficSeeds}} {
+		if err := c.checkSeeds(s.key, -1, *s.list); err != nil {
+			return err
+		}
+		if len(*s.list) == 0 {
+			*s.list = []int64{1}
 		}
 	}
 	if len(c.Topologies) == 0 {
@@ -508,8 +511,17 @@ func (c *Campaign) validateFaults(i int, labels map[string]bool) error {
 
 func (c *Campaign) validateRouting(i int, labels map[string]bool) error {
 	r := &c.Routings[i]
-	if !opensm.Known(r.Engine) {
-		return c.errAtKey("routing.engine", i, "unknown routing engine %q (known: %s, and opensm:<engine>)", r.Engine, strings.Join(routing.Names(), ", "))
+	e, err := engines.Find(r.Engine)
+	if err != nil {
+		return c.errAtKey("routing.engine", i, "%v", err)
+	}
+	for _, p := range []struct {
+		key string
+		set bool
+	}{{"vls", r.VLs != nil}, {"roots", r.Roots != nil}, {"file", r.File != ""}} {
+		if err := e.Takes(p.key); p.set && err != nil {
+			return c.errAtKey("routing."+p.key, i, "%v", err)
+		}
 	}
 	if r.VLs != nil && (*r.VLs < 1 || *r.VLs > routing.MaxVLs) {
 		return c.errAtKey("routing.vls", i, "%d VLs: want 1..%d", *r.VLs, routing.MaxVLs)
@@ -525,8 +537,6 @@ func (c *Campaign) validateRouting(i int, labels map[string]bool) error {
 	switch {
 	case r.Engine == "file" && r.File == "":
 		return c.errAtKey("routing.engine", i, "the file engine needs the LFT dump to load: file = \"PATH\"")
-	case r.Engine != "file" && r.File != "":
-		return c.errAtKey("routing.file", i, "only the file engine loads a dump, not %s", r.Engine)
 	case r.File != "" && !filepath.IsAbs(r.File):
 		r.File = filepath.Join(c.dir, r.File)
 	}
@@ -552,8 +562,18 @@ func (c *Campaign) validateTraffic(i int) error {
 	if _, err := t.bytes(c.hw.MTU); err != nil {
 		return c.errAtKey("traffic.msg_bytes", i, "%v", err)
 	}
-	if t.Load != nil && !(*t.Load > 0 && *t.Load <= 1) {
-		return c.errAtKey("traffic.load", i, "%g: want the offered load as a fraction of the link in (0, 1]", *t.Load)
+	decls := param.Of(&traffic.Spec{})
+	for _, v := range []struct {
+		key string
+		x   *float64
+	}{{"load", t.Load}, {"hot_fraction", t.HotFraction}, {"distance", intAsFloat(t.Distance)}} {
+		d, _ := param.Find(decls, v.key)
+		if v.x == nil {
+			continue
+		}
+		if err := d.Check(*v.x); err != nil {
+			return c.errAtKey("traffic."+v.key, i, "%s", err.(*param.Error).Msg)
+		}
 	}
 	if t.Distance != nil {
 		if kind != traffic.Shift {
@@ -567,20 +587,15 @@ func (c *Campaign) validateTraffic(i int) error {
 		if kind != traffic.HotSpot {
 			return c.errAtKey("traffic.hot_fraction", i, "a hot fraction only applies to hotspot traffic, not %s", kind)
 		}
-		if !(*t.HotFraction > 0 && *t.HotFraction <= 1) {
-			return c.errAtKey("traffic.hot_fraction", i, "%g: want a fraction in (0, 1]", *t.HotFraction)
-		}
 	}
-	if _, err := t.maxTime(); err != nil {
+	if _, _, err := t.maxTime(); err != nil {
 		return c.errAtKey("traffic.max_time", i, "%v", err)
 	}
-	if t.Seeds != nil && len(t.Seeds) == 0 {
-		return c.errAtKey("traffic.seeds", i, "an empty list: give at least one seed, or leave the key out (the campaign's seeds)")
+	if err := c.checkSeeds("traffic.fault_seeds", i, t.FaultSeeds); err != nil {
+		return err
 	}
-	for _, s := range t.Seeds {
-		if s < 0 {
-			return c.errAtKey("traffic.seeds", i, "seed %d: seeds are non-negative integers", s)
-		}
+	if err := c.checkSeeds("traffic.traffic_seeds", i, t.TrafficSeeds); err != nil {
+		return err
 	}
 	p, err := c.simParams(*t)
 	if err != nil {
@@ -621,18 +636,18 @@ func (t TrafficEntry) bytes(mtu int) (int, error) {
 	return 0, fmt.Errorf("want a number of bytes or a string like \"10MTU\", not %T", t.MsgBytes)
 }
 
-func (t TrafficEntry) maxTime() (int64, error) {
+// maxTime is the entry's own time limit, or false.
+func (t TrafficEntry) maxTime() (int64, bool, error) {
 	if t.MaxTime == nil {
-		if t.Kind == string(traffic.Exchange) {
-			return 10 * 1000 * 1000 * fabric.Microsecond, nil // 10 s: finite traffic ends by itself
-		}
-		return 10 * 1000 * fabric.Microsecond, nil
+		return 0, false, nil
 	}
-	ps, ok := fabric.ParseDurationPs(*t.MaxTime)
-	if !ok || ps <= 0 || ps > float64(sim.MaxTimePs) {
-		return 0, fmt.Errorf("%q: want a positive duration up to 1000s, such as 10ms or 500us", *t.MaxTime)
+	d, _ := param.Find(sim.ParamDecls(), "max_time")
+	x, err := d.Value(t.MaxTime)
+	var pe *param.Error
+	if errors.As(err, &pe) {
+		err = errors.New(pe.Msg)
 	}
-	return int64(ps), nil
+	return int64(x), true, err
 }
 
 // simParams is the simulation of traffic entry t: the hardware, the [sim]
@@ -647,7 +662,8 @@ func (c *Campaign) simParams(t TrafficEntry) (sim.Params, error) {
 	if err != nil {
 		return p, err
 	}
-	p.Traffic = traffic.Spec{Kind: kind, MessageBytes: n, Load: 1}
+	p.Traffic = traffic.Spec{Kind: kind, MessageBytes: n}
+	param.Defaults(&p.Traffic)
 	if t.Load != nil {
 		p.Traffic.Load = *t.Load
 	}
@@ -657,8 +673,11 @@ func (c *Campaign) simParams(t TrafficEntry) (sim.Params, error) {
 	if t.HotFraction != nil {
 		p.Traffic.HotFraction = *t.HotFraction
 	}
-	p.MaxTime, err = t.maxTime()
-	return p, err
+	if ps, ok, err := t.maxTime(); ok {
+		p.MaxTime = ps
+		return p, err
+	}
+	return p, nil
 }
 
 // Hash identifies the campaign's content: every record carries it, so
@@ -667,4 +686,25 @@ func (c *Campaign) Hash() string {
 	b, _ := json.Marshal(c)
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:8])
+}
+
+// checkSeeds refuses an empty list given explicitly and negative seeds.
+func (c *Campaign) checkSeeds(key string, i int, seeds []int64) error {
+	if seeds != nil && len(seeds) == 0 {
+		return c.errAtKey(key, i, "an empty list: give at least one seed, or leave the key out (default [1], or the campaign's)")
+	}
+	for _, s := range seeds {
+		if s < 0 {
+			return c.errAtKey(key, i, "seed %d: seeds are non-negative integers", s)
+		}
+	}
+	return nil
+}
+
+func intAsFloat(n *int) *float64 {
+	if n == nil {
+		return nil
+	}
+	x := float64(*n)
+	return &x
 }

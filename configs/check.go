@@ -121,9 +121,9 @@ func (c *Campaign) seedsOfFaults() []int64 {
 			}
 		}
 	}
-	add(c.Seeds)
+	add(c.FaultSeeds)
 	for _, t := range c.Traffic {
-		add(t.Seeds)
+		add(t.FaultSeeds)
 	}
 	return out
 }

@@ -12,7 +12,7 @@ import (
 
 const good = `
 name = "t"
-seeds = [1, 2]
+fault_seeds = [1, 2]
 
 [[topology]]
 spec = "kary-ntree:k=4,n=2"
@@ -38,7 +38,8 @@ msg_bytes = "2MTU"
 
 [[traffic]]
 kind = "uniform"
-seeds = [7]
+fault_seeds = [7]
+traffic_seeds = [3]
 max_time = "100us"
 `
 
@@ -52,9 +53,12 @@ func TestParseAndExpand(t *testing.T) {
 	for i, p := range pts {
 		assert.Equal(t, i, p.Index)
 	}
-	assert.Equal(t, "kary-ntree:k=4,n=2|exchange#0|links=0%|seed=1|dfsssp", pts[0].Key)
+	assert.Equal(t, "kary-ntree:k=4,n=2|exchange#0|links=0%|fault_seed=1|traffic_seed=1|dfsssp", pts[0].Key)
 	assert.Equal(t, 4096, pts[0].Params.Traffic.MessageBytes)
-	assert.Equal(t, uint64(7), pts[8].Seed, "uniform uses its own seeds")
+	assert.Equal(t, uint64(7), pts[8].FaultSeed, "uniform uses its own fault seeds")
+	assert.Equal(t, uint64(7), pts[8].Faults.Seed)
+	assert.Equal(t, uint64(3), pts[8].Params.Seed, "and its own traffic seeds")
+	assert.Equal(t, uint64(1), pts[0].Params.Seed, "the default traffic seed")
 	assert.Equal(t, int64(100_000_000), pts[8].Params.MaxTime)
 	keys := map[string]bool{}
 	for _, p := range pts {
@@ -75,16 +79,18 @@ func TestStrictErrors(t *testing.T) {
 		key, want        string
 	}{
 		{"unknown key", `kind = "links"`, "kind = \"links\"\ncolour = 3", 14, "faults.colour", "unknown key"},
-		{"unknown top key", `seeds = [1, 2]`, "seeds = [1, 2]\nworkerz = 2", 4, "workerz", "unknown key"},
+		{"unknown top key", `fault_seeds = [1, 2]`, "fault_seeds = [1, 2]\nworkerz = 2", 4, "workerz", "unknown key"},
 		{"wrong type", `percent = [0, 5]`, `percent = "five"`, 14, "faults.percent", "incompatible types"},
 		{"unknown engine", `engine = "updn"`, `engine = "spf"`, 20, "routing.engine", "unknown routing engine \"spf\""},
 		{"unknown topology", `spec = "torus:dims=3x3"`, `spec = "hypercube:d=4"`, 9, "topology.spec", "unknown topology kind"},
 		{"unknown topology param", `spec = "torus:dims=3x3"`, `spec = "torus:dims=3x3,bogus=1"`, 9, "topology.spec", "no parameter \"bogus\""},
 		{"impossible percent", `percent = [0, 5]`, `percent = [0, 500]`, 14, "faults.percent", "want a failure level in [0, 100)"},
-		{"impossible load", `max_time = "100us"`, "max_time = \"100us\"\nload = 3.0", 31, "traffic.load", "fraction of the link in (0, 1]"},
-		{"bad duration", `max_time = "100us"`, `max_time = "soon"`, 30, "traffic.max_time", "duration"},
+		{"impossible load", `max_time = "100us"`, "max_time = \"100us\"\nload = 3.0", 32, "traffic.load", "want a number in (0, 1]"},
+		{"bad duration", `max_time = "100us"`, `max_time = "soon"`, 31, "traffic.max_time", "duration"},
 		{"bad size", `msg_bytes = "2MTU"`, `msg_bytes = "two"`, 25, "traffic.msg_bytes", "size"},
 		{"impossible hardware", `[faults]`, "[hardware]\ninput_buffer_flits = 8\n\n[faults]", 13, "hardware.input_buffer_flits", "credits for a whole packet"},
+		{"parameter the engine does not read", `engine = "dfsssp"`, "engine = \"minhop\"\nroots = [\"l1-0\"]", 18, "routing.roots", "routing engine minhop reads no roots"},
+		{"old seeds key", `fault_seeds = [1, 2]`, `seeds = [1, 2]`, 3, "seeds", "unknown key"},
 		{"syntax", `name = "t"`, `name = "t`, 2, "", ""},
 		{"bad traffic kind", `kind = "uniform"`, `kind = "random"`, 28, "traffic.kind", "unknown traffic kind"},
 	} {
@@ -108,7 +114,7 @@ func TestStrictErrors(t *testing.T) {
 
 const severalFaults = `
 name = "f"
-seeds = [1, 2]
+fault_seeds = [1, 2]
 
 [[topology]]
 spec = "tsubame2"
@@ -143,10 +149,10 @@ func TestSeveralFaultEntries(t *testing.T) {
 	pts, err := c.Points()
 	require.NoError(t, err)
 	require.Len(t, pts, (2+1+1)*2)
-	assert.Equal(t, "tsubame2|exchange#0|links=1%|seed=2|dfsssp", pts[3].Key)
-	assert.Equal(t, "tsubame2|exchange#0|switches=1%|seed=1|dfsssp", pts[4].Key)
+	assert.Equal(t, "tsubame2|exchange#0|links=1%|fault_seed=2|traffic_seed=1|dfsssp", pts[3].Key)
+	assert.Equal(t, "tsubame2|exchange#0|switches=1%|fault_seed=1|traffic_seed=1|dfsssp", pts[4].Key)
 	assert.Equal(t, 1.0, pts[4].Faults.SwitchPercent)
-	assert.Equal(t, "tsubame2|exchange#0|mixed 1:13=2%|seed=2|dfsssp", pts[7].Key)
+	assert.Equal(t, "tsubame2|exchange#0|mixed 1:13=2%|fault_seed=2|traffic_seed=1|dfsssp", pts[7].Key)
 	assert.Equal(t, 13, pts[7].Faults.RatioLinks)
 	assert.Equal(t, "mixed 1:13", pts[7].FaultLabel)
 

@@ -23,16 +23,19 @@ type Point struct {
 	// FaultLabel names the failures entry (the kind, or e.g. "mixed 1:13").
 	FaultLabel string
 	Percent    float64
-	Seed       uint64
-	Faults     faults.Spec
-	Routing    RoutingEntry
-	Options    routing.Options
-	Params     sim.Params
+	// FaultSeed drew the failures (Faults.Seed); the traffic seed is
+	// Params.Seed.
+	FaultSeed uint64
+	Faults    faults.Spec
+	Routing   RoutingEntry
+	Options   routing.Options
+	Params    sim.Params
 }
 
 // Points expands the campaign in a fixed order: topology, traffic, failures
-// entry, failure level, seed, routing. Points that share a topology, level and seed share
-// the failure draw, so routings are compared on the same faulty network.
+// entry, failure level, fault seed, traffic seed, routing. Points that
+// share a topology, level and fault seed share the failure draw, so
+// routings are compared on the same faulty network.
 func (c *Campaign) Points() ([]Point, error) {
 	var err error
 	fixed := map[string][]faults.Fixed{}
@@ -50,37 +53,21 @@ func (c *Campaign) Points() ([]Point, error) {
 			if err != nil {
 				return nil, err
 			}
-			seeds := c.Seeds
-			if len(tr.Seeds) > 0 {
-				seeds = tr.Seeds
+			fseeds, tseeds := c.FaultSeeds, c.TrafficSeeds
+			if len(tr.FaultSeeds) > 0 {
+				fseeds = tr.FaultSeeds
+			}
+			if len(tr.TrafficSeeds) > 0 {
+				tseeds = tr.TrafficSeeds
 			}
 			for _, f := range c.Faults {
 				for _, pct := range f.Percent {
-					for _, s64 := range seeds {
-						seed := uint64(s64) // validated non-negative
-						fs := c.faultSpec(f, pct, seed, fixed[f.Fixed])
-						for _, r := range c.Routings {
-							p := params
-							p.Seed = seed
-							vls := c.hw.VLs
-							if r.VLs != nil {
-								vls = *r.VLs
+					for _, fseed := range fseeds {
+						fs := c.faultSpec(f, pct, uint64(fseed), fixed[f.Fixed]) // seeds validated non-negative
+						for _, tseed := range tseeds {
+							for _, r := range c.Routings {
+								pts = append(pts, c.point(len(pts), topo, ti, f, pct, fs, uint64(tseed), r, params))
 							}
-							pts = append(pts, Point{
-								Index:        len(pts),
-								Key:          fmt.Sprintf("%s|%s#%d|%s=%g%%|seed=%d|%s", topo.Spec, tr.Kind, ti, f.Label, pct, seed, r.Label),
-								Topology:     topo,
-								Traffic:      tr,
-								TrafficIndex: ti,
-								FaultKind:    f.Kind,
-								FaultLabel:   f.Label,
-								Percent:      pct,
-								Seed:         seed,
-								Faults:       fs,
-								Routing:      r,
-								Options:      routing.Options{VLs: vls, Roots: r.Roots, File: r.File},
-								Params:       p,
-							})
 						}
 					}
 				}
@@ -88,4 +75,29 @@ func (c *Campaign) Points() ([]Point, error) {
 		}
 	}
 	return pts, nil
+}
+
+// point is one point of the expansion.
+func (c *Campaign) point(index int, topo TopologyEntry, ti int, f FaultsEntry, pct float64, fs faults.Spec, tseed uint64, r RoutingEntry, params sim.Params) Point {
+	tr := c.Traffic[ti]
+	params.Seed = tseed
+	vls := c.hw.VLs
+	if r.VLs != nil {
+		vls = *r.VLs
+	}
+	return Point{
+		Index:        index,
+		Key:          fmt.Sprintf("%s|%s#%d|%s=%g%%|fault_seed=%d|traffic_seed=%d|%s", topo.Spec, tr.Kind, ti, f.Label, pct, fs.Seed, tseed, r.Label),
+		Topology:     topo,
+		Traffic:      tr,
+		TrafficIndex: ti,
+		FaultKind:    f.Kind,
+		FaultLabel:   f.Label,
+		Percent:      pct,
+		FaultSeed:    fs.Seed,
+		Faults:       fs,
+		Routing:      r,
+		Options:      routing.Options{VLs: vls, Roots: r.Roots, File: r.File},
+		Params:       params,
+	}
 }

@@ -1,6 +1,10 @@
 package fabric
 
-import "fmt"
+import (
+	"fmt"
+
+	"flitsim/fabric/param"
+)
 
 // Picoseconds per unit, for Hardware's integer times.
 const (
@@ -12,25 +16,30 @@ const (
 // defaults (DefaultHardware) are those of the thesis' InfiniBand model
 // (seeds/001 §4.3.2): 4X QDR links, 64-byte flits, 2,048-byte MTU, 7 m
 // copper cables, 36-port cut-through switches, PCIe 2.0 x8 HCAs with hiccups.
+//
+// Each field declares itself once (package param): its key in a campaign's
+// [hardware] table and in sim --hw, its unit, range, default and help.
+// Adding a knob is adding a field here. The range bounds keep picosecond
+// times from rounding to zero or overflowing.
 type Hardware struct {
-	// LinkGbps is the data rate per direction in Gbit/s after line coding
-	// (4X QDR: 40 Gbit/s signalling, 8b/10b → 32 Gbit/s = 4 GB/s).
-	LinkGbps float64 `toml:"link_gbps" json:"link_gbps"`
+	// LinkGbps is the data rate per direction after line coding (4X QDR:
+	// 40 Gbit/s signalling, 8b/10b → 32 Gbit/s = 4 GB/s).
+	LinkGbps float64 `json:"link_gbps" param:"link_gbps" unit:"Gbit/s" range:"(0,100000]" default:"32" help:"data rate per link direction after line coding (4X QDR: 32)"`
 	// FlitBytes is the credit unit.
-	FlitBytes int `toml:"flit_bytes" json:"flit_bytes"`
+	FlitBytes int `json:"flit_bytes" param:"flit_bytes" unit:"bytes" range:"[1,1048576]" default:"64" help:"flit size, the credit unit"`
 	// MTU is the payload bytes per packet; HeaderBytes the per-packet
 	// headers (LRH 8 + BTH 12 + ICRC 4 + VCRC 2 = 26).
-	MTU         int `toml:"mtu" json:"mtu"`
-	HeaderBytes int `toml:"header_bytes" json:"header_bytes"`
+	MTU         int `json:"mtu" param:"mtu" unit:"bytes" range:"[1,1048576]" default:"2048" help:"payload bytes per packet"`
+	HeaderBytes int `json:"header_bytes" param:"header_bytes" unit:"bytes" range:"[0,1048576]" default:"26" help:"per-packet headers (LRH 8 + BTH 12 + ICRC 4 + VCRC 2)"`
 	// CableMeters and PropagationPsPerMeter give the cable delay.
-	CableMeters           float64 `toml:"cable_m" json:"cable_m"`
-	PropagationPsPerMeter int64   `toml:"propagation_ps_per_m" json:"propagation_ps_per_m"`
+	CableMeters           float64 `json:"cable_m" param:"cable_m" unit:"m" range:"(0,1000000000]" default:"7" help:"cable length; 6.1 ns per meter for flits and credits"`
+	PropagationPsPerMeter int64   `json:"propagation_ps_per_m" default:"6100"`
 	// InputBufferFlits is each switch input buffer per VL; OutputBufferFlits
 	// each switch output port's buffer between crossbar and cable. The
 	// crossbar moves a packet into the output buffer only when the buffer
 	// has room for all of it.
-	InputBufferFlits  int `toml:"input_buffer_flits" json:"input_buffer_flits"`
-	OutputBufferFlits int `toml:"output_buffer_flits" json:"output_buffer_flits"`
+	InputBufferFlits  int `json:"input_buffer_flits" param:"input_buffer_flits" unit:"flits" range:"[1,16777216]" default:"128" help:"switch input buffer per port and VL"`
+	OutputBufferFlits int `json:"output_buffer_flits" param:"output_buffer_flits" unit:"flits" range:"[1,16777216]" default:"78" help:"switch output buffer per port"`
 	// CrossbarGbps is the rate at which a switch moves a packet from an input
 	// buffer into an output buffer. The default, 230.4 Gbit/s (1,200 MHz ×
 	// 24-byte bus), is the arbiter clock of the hcyang99/ib_model copy of the
@@ -38,47 +47,36 @@ type Hardware struct {
 	// Gbit/s) and the thesis states neither (docs/model.md, row 5). At
 	// LinkGbps the crossbar has no speedup and the output buffer never holds
 	// more than it sends.
-	CrossbarGbps float64 `toml:"crossbar_gbps" json:"crossbar_gbps"`
+	CrossbarGbps float64 `json:"crossbar_gbps" param:"crossbar_gbps" unit:"Gbit/s" range:"(0,100000]" default:"230.4" help:"rate at which a switch moves a packet into its output buffer"`
 	// HCABufferFlits is an HCA's receive buffer per VL.
-	HCABufferFlits int `toml:"hca_buffer_flits" json:"hca_buffer_flits"`
+	HCABufferFlits int `json:"hca_buffer_flits" param:"hca_buffer_flits" unit:"flits" range:"[1,16777216]" default:"128" help:"HCA receive buffer per VL"`
 	// VLs is the number of data virtual lanes available.
-	VLs int `toml:"vls" json:"vls"`
+	VLs int `json:"vls" param:"vls" range:"[1,15]" default:"8" help:"data virtual lanes"`
 	// PCIeGbps is the HCA's host bus rate (8X PCIe 2.0: 32 Gbit/s).
-	PCIeGbps float64 `toml:"pcie_gbps" json:"pcie_gbps"`
+	PCIeGbps float64 `json:"pcie_gbps" param:"pcie_gbps" unit:"Gbit/s" range:"(0,100000]" default:"32" help:"an HCA's host bus rate, at which its sink consumes"`
 	// HiccupPeriodPs and HiccupPs: every period the sink stalls for HiccupPs.
-	HiccupPeriodPs int64 `toml:"hiccup_period_ps" json:"hiccup_period_ps"`
-	HiccupPs       int64 `toml:"hiccup_ps" json:"hiccup_ps"`
+	HiccupPeriodPs int64 `json:"hiccup_period_ps" param:"hiccup_period" unit:"ps" range:"[0,1s]" default:"100ns" help:"a sink's host bus stalls once per period"`
+	HiccupPs       int64 `json:"hiccup_ps" param:"hiccup" unit:"ps" range:"[0,1s]" default:"10ns" help:"how long each stall lasts (0: none)"`
 	// SwitchLatencyPs is the crossbar traversal time of a head flit.
-	SwitchLatencyPs int64 `toml:"switch_latency_ps" json:"switch_latency_ps"`
+	SwitchLatencyPs int64 `json:"switch_latency_ps" param:"switch_latency" unit:"ps" range:"[0,1s]" default:"0" help:"routing decision on a head flit"`
 	// VOQ organises each switch input buffer (one per port and VL) as one
 	// queue per output port sharing the VL's credits, as the Mellanox IB
 	// model does (ibuf.cc: Q[outPort][vl]): a packet waiting for one output
 	// does not block a packet for another. Without it the buffer is one
 	// FIFO whose head alone competes.
-	VOQ bool `toml:"voq" json:"voq"`
+	VOQ bool `json:"voq" param:"voq" default:"true" help:"switch input buffers keep a queue per output port (false: one FIFO)"`
 }
 
-// DefaultHardware returns the thesis' parameters.
+// DefaultHardware returns the thesis' parameters (the declared defaults).
 func DefaultHardware() Hardware {
-	return Hardware{
-		LinkGbps:              32,
-		FlitBytes:             64,
-		MTU:                   2048,
-		HeaderBytes:           26,
-		CableMeters:           7,
-		PropagationPsPerMeter: 6100,
-		InputBufferFlits:      128,
-		OutputBufferFlits:     78,
-		CrossbarGbps:          230.4,
-		HCABufferFlits:        128,
-		VLs:                   8,
-		PCIeGbps:              32,
-		HiccupPeriodPs:        100 * Nanosecond,
-		HiccupPs:              10 * Nanosecond,
-		SwitchLatencyPs:       0,
-		VOQ:                   true,
-	}
+	var h Hardware
+	param.Defaults(&h)
+	return h
 }
+
+// HardwareParams returns the declarations of Hardware's parameters, in
+// field order.
+func HardwareParams() []param.Decl { return param.Of(&Hardware{}) }
 
 // FlitPs returns the serialization time of one flit on a link, in ps
 // (64 B at 32 Gbit/s = 16 ns).
@@ -107,35 +105,15 @@ func (h Hardware) PacketFlits(payload int) int {
 	return (payload + h.HeaderBytes + h.FlitBytes - 1) / h.FlitBytes
 }
 
-// ParamError is an impossible hardware parameter, named by its campaign
-// key so that a caller can point at the line that set it.
-type ParamError struct {
-	Key string
-	Msg string
-	// Also names the other keys of a combination that is impossible, so
-	// that a caller can blame one that the user actually set.
-	Also []string
-}
-
-func (e *ParamError) Error() string { return e.Key + ": " + e.Msg }
-
-// Bounds of the hardware parameters: beyond them times in picoseconds
-// would round to zero or overflow.
-const (
-	maxGbps        = 1e5     // 100 Tbit/s
-	maxBytes       = 1 << 20 // flits, MTUs, headers
-	maxFlits       = 1 << 24 // buffers
-	maxTimePs      = 1e12    // 1 s: cable delays, latencies, hiccup periods
-	maxCableMeters = maxTimePs / 1000
-)
-
 // Validate reports impossible parameters and combinations, each as a
-// *ParamError naming the key to blame: every knob within its declared range
-// (HardwareKnobs), then what only combinations rule out.
+// *param.Error naming the key to blame: every knob within its declared range
+// (HardwareParams), then what only combinations rule out.
 func (h Hardware) Validate() error {
-	bad := func(key, format string, a ...any) error { return &ParamError{Key: key, Msg: fmt.Sprintf(format, a...)} }
-	for _, k := range HardwareKnobs() {
-		if err := k.Check(k.Get(&h)); err != nil {
+	bad := func(key, format string, a ...any) error {
+		return &param.Error{Key: key, Msg: fmt.Sprintf(format, a...)}
+	}
+	for _, d := range HardwareParams() {
+		if err := d.Check(d.Get(&h)); err != nil {
 			return err
 		}
 	}
@@ -144,19 +122,19 @@ func (h Hardware) Validate() error {
 		return bad("cable_m", "%g m at %d ps/m is a cable delay below 1 ps: a cable needs a positive delay (a credit must take time to travel)",
 			h.CableMeters, h.PropagationPsPerMeter)
 	case h.HiccupPs > 0 && h.HiccupPs >= h.HiccupPeriodPs:
-		return &ParamError{Key: "hiccup", Msg: fmt.Sprintf("a hiccup of %d ps every %d ps (hiccup_period) is impossible: want 0, or less than the period", h.HiccupPs, h.HiccupPeriodPs),
+		return &param.Error{Key: "hiccup", Msg: fmt.Sprintf("a hiccup of %d ps every %d ps (hiccup_period) is impossible: want 0, or less than the period", h.HiccupPs, h.HiccupPeriodPs),
 			Also: []string{"hiccup_period"}}
 	case h.FlitPs() < 1:
-		return &ParamError{Key: "link_gbps", Msg: fmt.Sprintf("%g Gbit/s moves a %d-byte flit (flit_bytes) in under 1 ps", h.LinkGbps, h.FlitBytes), Also: []string{"flit_bytes"}}
+		return &param.Error{Key: "link_gbps", Msg: fmt.Sprintf("%g Gbit/s moves a %d-byte flit (flit_bytes) in under 1 ps", h.LinkGbps, h.FlitBytes), Also: []string{"flit_bytes"}}
 	case h.PCIeFlitPs() < 1:
-		return &ParamError{Key: "pcie_gbps", Msg: fmt.Sprintf("%g Gbit/s moves a %d-byte flit (flit_bytes) in under 1 ps", h.PCIeGbps, h.FlitBytes), Also: []string{"flit_bytes"}}
+		return &param.Error{Key: "pcie_gbps", Msg: fmt.Sprintf("%g Gbit/s moves a %d-byte flit (flit_bytes) in under 1 ps", h.PCIeGbps, h.FlitBytes), Also: []string{"flit_bytes"}}
 	case h.CrossbarFlitPs() < 1:
-		return &ParamError{Key: "crossbar_gbps", Msg: fmt.Sprintf("%g Gbit/s moves a %d-byte flit (flit_bytes) in under 1 ps", h.CrossbarGbps, h.FlitBytes), Also: []string{"flit_bytes"}}
+		return &param.Error{Key: "crossbar_gbps", Msg: fmt.Sprintf("%g Gbit/s moves a %d-byte flit (flit_bytes) in under 1 ps", h.CrossbarGbps, h.FlitBytes), Also: []string{"flit_bytes"}}
 	}
 	pf := h.PacketFlits(h.MTU)
 	packet := []string{"mtu", "header_bytes", "flit_bytes"}
 	also := func(err error, keys ...string) error {
-		err.(*ParamError).Also = keys
+		err.(*param.Error).Also = keys
 		return err
 	}
 	full := fmt.Sprintf("a full packet (mtu %d + header_bytes %d in %d-byte flits, flit_bytes) is %d flits", h.MTU, h.HeaderBytes, h.FlitBytes, pf)

@@ -50,7 +50,8 @@ type Record struct {
 	FaultKind     string  `json:"fault_kind"`
 	FaultLabel    string  `json:"fault_label"`
 	FaultPercent  float64 `json:"fault_percent"`
-	Seed          uint64  `json:"seed"`
+	FaultSeed     uint64  `json:"fault_seed"`
+	TrafficSeed   uint64  `json:"traffic_seed"`
 	FailedLinks   int     `json:"failed_links"`
 	FailedSwitch  int     `json:"failed_switches"`
 	Redrawn       int     `json:"redrawn"`

@@ -13,7 +13,8 @@ import (
 
 // Options are the parameters every engine receives.
 type Options struct {
-	// VLs is the number of virtual lanes available (default 8).
+	// VLs is the number of virtual lanes available (0: the hardware's
+	// default, fabric.DefaultHardware().VLs).
 	VLs int
 	// Roots names root switches (by node name or 0x GUID) for engines that
 	// use them; empty lets the engine choose.
@@ -22,8 +23,8 @@ type Options struct {
 	File string
 }
 
-// DefaultOptions returns 8 VLs and automatic roots.
-func DefaultOptions() Options { return Options{VLs: 8} }
+// DefaultOptions returns the default hardware's VLs and automatic roots.
+func DefaultOptions() Options { return Options{VLs: fabric.DefaultHardware().VLs} }
 
 // Param documents one engine option.
 type Param struct {
@@ -43,7 +44,7 @@ type Engine struct {
 }
 
 var (
-	paramVLs   = Param{"vls", "8", "virtual lanes available"}
+	paramVLs   = Param{"vls", "hardware.vls", "virtual lanes available"}
 	paramRoots = Param{"roots", "auto", "root switches, by name or 0x GUID (auto: the switches nearest to every HCA)"}
 )
 
@@ -74,7 +75,7 @@ func Engines() []Engine {
 		{Name: "torus-2qos", Help: "Torus-2QoS-style routing for generated 1-3D meshes and tori: dimension order with datelines (SL bit per dimension, VL = that bit on each hop), rerouting the other way round a ring with one failed link, and around a failed switch locally, the detoured paths layered onto extra VLs; fails on two failures in a ring",
 			Params: []Param{paramVLs}, DeadlockFree: true, route: routeTorus2QoS},
 		{Name: "nue", Help: "Nue (ch. 6): routing on the complete channel dependency graph with exactly vls layers; deadlock-free on any connected topology, falling back to spanning-tree escape paths where a destination cannot be routed otherwise",
-			Params: []Param{{"vls", "8", "virtual layers to use (any k ≥ 1)"}}, DeadlockFree: true, route: routeNue},
+			Params: []Param{{"vls", "hardware.vls", "virtual layers to use (any k ≥ 1)"}}, DeadlockFree: true, route: routeNue},
 		{Name: "lash", Help: "layered shortest paths (Alg. 3.5): one shortest path per switch pair, each put in the first virtual layer whose CDG stays acyclic",
 			Params: []Param{paramVLs}, DeadlockFree: true, route: routeLASH},
 	}
@@ -127,7 +128,7 @@ func Compute(name string, net *fabric.Network, o Options) (*Tables, error) {
 // Route runs the engine on net.
 func (e Engine) Route(net *fabric.Network, o Options) (*Tables, error) {
 	if o.VLs == 0 {
-		o.VLs = 8
+		o.VLs = DefaultOptions().VLs
 	}
 	if o.VLs < 1 || o.VLs > MaxVLs {
 		return nil, fmt.Errorf("%s: vls=%d outside 1..%d", e.Name, o.VLs, MaxVLs)

@@ -43,19 +43,21 @@ func Kinds() []struct{ Kind, Help string } {
 	return k
 }
 
-// Spec configures a pattern.
+// Spec configures a pattern. Its numeric knobs declare themselves (key,
+// range, default, help) in param tags, which the campaign's [[traffic]]
+// tables and flitsim params read; a zero value means the declared default.
 type Spec struct {
-	Kind Kind `json:"kind" toml:"kind"`
-	// MessageBytes is the payload of one message (default: one MTU).
-	MessageBytes int `json:"msg_bytes" toml:"msg_bytes"`
+	Kind Kind `json:"kind"`
+	// MessageBytes is the payload of one message (0: one MTU).
+	MessageBytes int `json:"msg_bytes"`
 	// Load is the offered load per HCA as a fraction of the link rate;
-	// 1.0 (default) sends back to back, lower loads space messages by
-	// seeded exponential gaps.
-	Load float64 `json:"load" toml:"load"`
-	// Distance is the shift of Kind Shift (default 1).
-	Distance int `json:"distance,omitempty" toml:"distance"`
-	// HotFraction is the share of messages to the hot spot (default 0.1).
-	HotFraction float64 `json:"hot_fraction,omitempty" toml:"hot_fraction"`
+	// 1.0 sends back to back, lower loads space messages by seeded
+	// exponential gaps.
+	Load float64 `json:"load" param:"load" range:"(0,1]" default:"1" help:"offered load per HCA, a fraction of the link rate (below 1: seeded exponential gaps between messages)"`
+	// Distance is the shift of Kind Shift.
+	Distance int `json:"distance,omitempty" param:"distance" range:"[-1073741824,1073741824]" default:"1" help:"shift traffic: i sends to i+distance (not 0)"`
+	// HotFraction is the share of messages to the hot spot.
+	HotFraction float64 `json:"hot_fraction,omitempty" param:"hot_fraction" range:"(0,1]" default:"0.1" help:"hotspot traffic: the share of messages to terminal 0"`
 }
 
 // Finite reports whether every terminal stops after a known number of messages.

@@ -10,8 +10,9 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"flitsim/configs"
 	"flitsim/fabric"
-	"flitsim/sim"
+	"flitsim/fabric/param"
 )
 
 // A bad input and where its error must point: the command exits 2, and
@@ -43,7 +44,7 @@ func baseCampaign() *campaignText {
 			lines  []string
 		}{h, lines})
 	}
-	add("", `name = "bad"`, `seeds = [1]`)
+	add("", `name = "bad"`, `fault_seeds = [1]`)
 	add("[[topology]]", `spec = "kary-ntree:k=2,n=2"`)
 	add("[faults]", `kind = "links"`, `percent = [0]`)
 	add("[[routing]]", `engine = "minhop"`)
@@ -84,21 +85,21 @@ func (c *campaignText) with(h, key, value string) (string, int) {
 // knobBadValues are values of a knob its declaration rules out: the wrong
 // TOML types, NaN and infinities, values beyond its declared range, and
 // values that overflow.
-func knobBadValues(k fabric.Knob) []string {
+func knobBadValues(k param.Decl) []string {
 	var v []string
 	switch k.Kind {
-	case fabric.KnobBool:
+	case param.Bool:
 		return []string{`1`, `"yes"`, `0.5`, `[true]`}
-	case fabric.KnobDuration:
+	case param.Duration:
 		v = []string{`"soon"`, `"-1s"`, `"3000h"`, `5`, `0.5`, `true`, `[1]`, `"1"`}
 		if k.Max < 3.6e15 {
-			v = append(v, fmt.Sprintf("%q", fabric.Knob{Kind: fabric.KnobDuration}.Format(k.Max*2)))
+			v = append(v, fmt.Sprintf("%q", param.Decl{Kind: param.Duration}.Format(k.Max*2)))
 		}
 		if k.MinOpen {
 			v = append(v, `"0s"`)
 		}
 		return v
-	case fabric.KnobInt:
+	case param.Int:
 		v = []string{`"x"`, `true`, `1.5`, `[1]`, `9223372036854775807`, fmt.Sprint(int64(k.Max) + 1), fmt.Sprint(int64(k.Min) - 1)}
 		return v
 	}
@@ -110,17 +111,17 @@ func knobBadValues(k fabric.Knob) []string {
 }
 
 // knobBadFlagValues are the values of a knob ruled out as flag text.
-func knobBadFlagValues(k fabric.Knob) []string {
+func knobBadFlagValues(k param.Decl) []string {
 	switch k.Kind {
-	case fabric.KnobBool:
+	case param.Bool:
 		return []string{"yes", "2", "x", ""}
-	case fabric.KnobDuration:
+	case param.Duration:
 		v := []string{"soon", "-1s", "3000h", "5", "", "1m1"}
 		if k.Max < 3.6e15 {
-			v = append(v, fabric.Knob{Kind: fabric.KnobDuration}.Format(k.Max*2))
+			v = append(v, param.Decl{Kind: param.Duration}.Format(k.Max*2))
 		}
 		return v
-	case fabric.KnobInt:
+	case param.Int:
 		return []string{"x", "1.5", "", "9223372036854775807", fmt.Sprint(int64(k.Max) + 1), fmt.Sprint(int64(k.Min) - 1)}
 	}
 	v := []string{"x", "", "nan", "inf", "-inf", "1e300", fmt.Sprint(k.Max * 2), fmt.Sprint(k.Min - 1)}
@@ -140,14 +141,11 @@ func campaignCases(t *testing.T, dir string) []badCase {
 		require.NoError(t, os.WriteFile(path, []byte(text), 0o644))
 		cases = append(cases, badCase{name: name, args: []string{"check", path}, file: path, line: line, key: wantKey})
 	}
-	for _, k := range fabric.HardwareKnobs() {
-		for _, v := range knobBadValues(k.Knob) {
-			add("hardware."+k.Key+"="+v, "[hardware]", k.Key, v, "hardware."+k.Key)
-		}
-	}
-	for _, k := range sim.Knobs() {
-		for _, v := range knobBadValues(k.Knob) {
-			add("sim."+k.Key+"="+v, "[sim]", k.Key, v, "sim."+k.Key)
+	for _, tb := range configs.Tables() {
+		for _, k := range tb.Decls {
+			for _, v := range knobBadValues(k) {
+				add(tb.Name+"."+k.Key+"="+v, "["+tb.Name+"]", k.Key, v, tb.Name+"."+k.Key)
+			}
 		}
 	}
 	// Combinations only the validation of the whole hardware rules out.
@@ -162,7 +160,7 @@ func campaignCases(t *testing.T, dir string) []badCase {
 		"kind":         {`"random"`, `5`, `""`},
 		"msg_bytes":    {`0`, `-1`, `9223372036854775807`, `"x"`, `"9999999999999999MTU"`, `1.5`, `true`, `"0MTU"`, `2147483648`, `"-5KiB"`},
 		"load":         {`0`, `-0.1`, `1.5`, `nan`, `inf`, `"x"`, `true`, `0.0`},
-		"max_time":     {`"0s"`, `"-1s"`, `"3000h"`, `"x"`, `5`, `true`, `""`, `"1001s"`},
+		"max_time":     {`"-1s"`, `"3000h"`, `"x"`, `5`, `true`, `""`, `"1001s"`},
 		"seeds":        {`[]`, `[-1]`, `["x"]`, `1.5`, `[1.5]`, `5`},
 		"distance":     {`2`},   // not shift traffic
 		"hot_fraction": {`0.5`}, // not hotspot traffic
@@ -254,8 +252,8 @@ func flagCases() []badCase {
 	add := func(key string, args ...string) {
 		cases = append(cases, badCase{name: strings.Join(args, " "), args: args, key: key})
 	}
-	for _, k := range fabric.HardwareKnobs() {
-		for _, v := range knobBadFlagValues(k.Knob) {
+	for _, k := range fabric.HardwareParams() {
+		for _, v := range knobBadFlagValues(k) {
 			add(k.Key, "sim", "kary-ntree:k=2,n=2", "--hw", k.Key+"="+v)
 		}
 	}
@@ -278,7 +276,7 @@ func flagCases() []badCase {
 		{"--max-time", []string{"sim", net, "--max-time", "-1s"}}, {"--vls", []string{"sim", net, "--vls", "9"}},
 		{"traffic", []string{"sim", net, "--traffic", "nosuch"}}, {"--hw", []string{"sim", net, "--hw", "nosuch=1"}},
 		{"--hw", []string{"sim", net, "--hw", "mtu"}}, {"--hw", []string{"sim", net, "--hw", "mtu=1,mtu=2"}},
-		{"--seed", []string{"sim", net, "--seed", "-1"}}, {"-o", []string{"topo", "gen", net, "-o", "/no/such/dir/x.net"}},
+		{"--traffic-seed", []string{"sim", net, "--traffic-seed", "-1"}}, {"--fault-seed", []string{"route", net, "--fault-seed", "x"}}, {"-o", []string{"topo", "gen", net, "-o", "/no/such/dir/x.net"}},
 		{"-o", []string{"topo", "faults", net, "--links", "5", "-o", "/no/such/dir/x.net"}},
 		{"--partition", []string{"slurm", "quickstart", "--tasks", "2", "--partition", "batch\necho injected"}},
 		{"--account", []string{"slurm", "quickstart", "--tasks", "2", "--account", "a;b"}},

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -16,12 +15,8 @@ import (
 	"golang.org/x/term"
 
 	"flitsim/configs"
-	"flitsim/fabric"
-	"flitsim/faults"
+	"flitsim/configs/pipeline"
 	"flitsim/results"
-	"flitsim/routing"
-	"flitsim/routing/opensm"
-	"flitsim/sim"
 )
 
 func runCmd(args []string, stdout, stderr io.Writer) error {
@@ -179,8 +174,6 @@ func (p *progress) done(r results.Record) {
 	}
 }
 
-// loadCampaign loads a campaign file or embedded name and expands its
-// points; any problem is bad input.
 // loadCampaign loads a campaign and checks everything a run would trip on
 // (configs.Campaign.Check) before expanding it into points.
 func loadCampaign(name string) (*configs.Campaign, []configs.Point, error) {
@@ -204,7 +197,7 @@ func shardDirName(s configs.Shard) string { return fmt.Sprintf("shard-%d-of-%d",
 // runPoints evaluates the points todo (indices into pts) on a pool of
 // workers.
 func runPoints(c *configs.Campaign, pts []configs.Point, todo []int, store *results.Store, workers int, prog *progress) error {
-	cache := &netCache{nets: map[string]*netEntry{}}
+	nets := pipeline.NewNetworks()
 	hash := c.Hash()
 	work := make(chan int)
 	errs := make(chan error, workers)
@@ -215,7 +208,7 @@ func runPoints(c *configs.Campaign, pts []configs.Point, todo []int, store *resu
 			defer wg.Done()
 			for i := range work {
 				start := time.Now()
-				rec := evaluate(pts[i], hash, cache)
+				rec := pipeline.Evaluate(pts[i], hash, nets)
 				if err := store.Append(rec, time.Since(start).Seconds()); err != nil {
 					errs <- err
 					return
@@ -242,84 +235,6 @@ feed:
 		}
 	}
 	return err
-}
-
-// netCache builds each topology once and shares it (networks are immutable).
-type netCache struct {
-	mu   sync.Mutex
-	nets map[string]*netEntry
-}
-
-type netEntry struct {
-	once sync.Once
-	net  *fabric.Network
-	err  error
-}
-
-func (c *netCache) get(spec string) (*fabric.Network, error) {
-	c.mu.Lock()
-	e := c.nets[spec]
-	if e == nil {
-		e = &netEntry{}
-		c.nets[spec] = e
-	}
-	c.mu.Unlock()
-	e.once.Do(func() { e.net, e.err = fabric.Build(spec) })
-	return e.net, e.err
-}
-
-// evaluate runs one point: fail, route, verify, simulate. Every outcome is a
-// record; a routing failure is a result, not an error.
-func evaluate(p configs.Point, hash string, cache *netCache) results.Record {
-	r := results.Record{Campaign: hash, Point: p.Index, Key: p.Key, Topology: p.Topology.Spec, TopologyLabel: p.Topology.Label,
-		FaultKind: p.FaultKind, FaultLabel: p.FaultLabel, FaultPercent: p.Percent, Seed: p.Seed, Routing: p.Routing.Label, Engine: p.Routing.Engine,
-		Traffic: p.Traffic.Kind, Finite: p.Params.Traffic.Finite(), TrafficIndex: p.TrafficIndex, MsgBytes: p.Params.Traffic.MessageBytes}
-	base, err := cache.get(p.Topology.Spec)
-	if err != nil {
-		r.Verdict, r.Error = results.Failed, err.Error()
-		return r
-	}
-	net, rec, err := faults.Inject(base, p.Faults)
-	if err != nil {
-		r.Verdict, r.Error = results.Failed, err.Error()
-		return r
-	}
-	r.Switches, r.HCAs = net.NumSwitches, net.NumHCAs()
-	r.FailedLinks, r.FailedSwitch, r.Redrawn = len(rec.Links), len(rec.Switches), rec.Redrawn
-	tb, err := opensm.Compute(p.Routing.Engine, net, p.Options)
-	if err != nil {
-		r.Verdict, r.RoutingError = results.RoutingFailed, err.Error()
-		var f *routing.Failure
-		if errors.As(err, &f) {
-			r.VLsNeeded = f.VLsNeeded
-		}
-		return r
-	}
-	v, err := routing.Verify(net, tb)
-	if err != nil {
-		r.Verdict, r.Error = results.Failed, err.Error()
-		return r
-	}
-	r.VLsNeeded, r.VLsUsed, r.DeadlockFree = tb.VLsNeeded, v.VLsUsed, v.DeadlockFree
-	if !v.OK() {
-		r.Verdict, r.RoutingError = results.RoutingFailed, "incomplete tables: "+v.Problem
-		return r
-	}
-	r.RoutingOK = true
-	if m, err := routing.Measure(net, tb); err == nil {
-		r.EFIMax, r.EFIMean, r.PathLenMax = m.EFIMax, m.EFIMean, m.PathLenMax
-	}
-	res, err := sim.Run(net, tb, p.Params)
-	if err != nil {
-		r.Verdict, r.Error = results.Failed, err.Error()
-		return r
-	}
-	r.Verdict, r.ThroughputGBs = results.Verdict(res.Verdict), res.ThroughputGBs
-	b := res.HCABandwidthGBs
-	r.HCABandwidth = b
-	r.SimTimeNs, r.RuntimeNs, r.Events, r.FlitHops = res.SimTimeNs, res.RuntimeNs, res.Events, res.FlitHops
-	r.DeadlockCycle = len(res.DeadlockCycle)
-	return r
 }
 
 // writeOutputs writes tables and plots of a store directory and returns

@@ -29,7 +29,7 @@ func TestMain(m *testing.M) {
 
 const testCampaign = `
 name = "ci"
-seeds = [1, 2]
+fault_seeds = [1, 2]
 [[topology]]
 spec = "kary-ntree:k=8,n=2"
 label = "tree"

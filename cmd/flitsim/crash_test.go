@@ -159,7 +159,7 @@ func TestCrashEditedInputs(t *testing.T) {
 	camp := filepath.Join(tmp, "edit.toml")
 	require.NoError(t, os.WriteFile(camp, []byte(`
 name = "edit"
-seeds = [1]
+fault_seeds = [1]
 [[topology]]
 spec = "file:ring.net"
 [faults]

@@ -29,6 +29,7 @@ func commands() []command {
 	c := []command{
 		{"check", "validate a campaign file without running it", checkCmd},
 		{"merge", "combine the shard directories of a campaign into its tables and plots", mergeCmd},
+		{"params", "list every parameter a campaign or flag may set: key, type, unit, default, range, help", paramsCmd},
 		{"plot", "write SVG/PNG plots of a results directory", plotCmd},
 		{"table", "print the regression and usability tables of a results directory", tableCmd},
 		{"route", "route a network with one or more engines, verify and measure the tables", routeCmd},

@@ -70,7 +70,7 @@ func TestGenThenInfoFile(t *testing.T) {
 }
 
 func TestFaultsJSONDeterministic(t *testing.T) {
-	args := []string{"topo", "faults", "kary-ntree:k=16,n=2", "--links", "5", "--seed", "9", "--json"}
+	args := []string{"topo", "faults", "kary-ntree:k=16,n=2", "--links", "5", "--fault-seed", "9", "--json"}
 	c1, o1, _ := run(args...)
 	c2, o2, _ := run(args...)
 	require.Equal(t, 0, c1)

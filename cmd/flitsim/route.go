@@ -9,9 +9,10 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"flitsim/configs/pipeline"
 	"flitsim/fabric"
-	"flitsim/faults"
 	"flitsim/routing"
+	"flitsim/routing/engines"
 	"flitsim/routing/opensm"
 )
 
@@ -42,51 +43,35 @@ func routeCmd(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("route", "route SPEC|FILE --routing NAME[,NAME…] [--vls 8] [--roots A,B] [--dump-lfts FILE] [--json] | route --list",
 		"Routes the network with each engine, verifies the tables (every HCA pair reachable, no loop,\n"+
 			"per-VL channel dependency graph acyclic or one cycle shown) and prints routing metrics.\n"+
-			"Failure flags (--links, --switches, …) inject faults first, as `flitsim topo faults` does.", stderr)
-	engines := &setString{v: "dfsssp"}
-	fs.Var(engines, "routing", "engine(s), comma separated; see --list; opensm:<engine> runs the real OpenSM")
+			"Failure flags (--links, --switches, --fault-seed, …) inject faults first, as `flitsim topo faults` does.", stderr)
+	names := &setString{v: "dfsssp"}
+	fs.Var(names, "routing", "engine(s), comma separated; see --list; opensm:<engine> runs the real OpenSM")
 	compare := fs.String("compare", "", "opensm: route with flitsim's and OpenSM's implementation side by side (default: all ten engines)")
 	list := fs.Bool("list", false, "list the engines and their parameters")
-	vls := fs.Int("vls", 8, "virtual lanes available")
-	roots := fs.String("roots", "", "root switches for updn/dnup, comma separated names or 0x GUIDs")
-	lftFile := fs.String("lfts", "", "LFT dump for the file engine")
 	dump := fs.String("dump-lfts", "", "write the tables as an OpenSM opensm-lfts.dump to this `file` (one engine only)")
 	ebb := fs.Int("ebb", 0, "also estimate the effective bisection bandwidth over this many random matchings")
 	asJSON := fs.Bool("json", false, "print JSON")
 	var ff faultFlags
 	ff.register(fs)
+	var rf routeFlags
+	rf.register(fs)
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
 	}
 	if *list {
-		for _, e := range routing.Engines() {
-			fmt.Fprintf(stdout, "%-7s %s\n", e.Name, e.Help)
-			for _, p := range e.Params {
-				fmt.Fprintf(stdout, "        %s (default %s): %s\n", p.Name, p.Default, p.Help)
-			}
-		}
+		listEngines(stdout)
 		return nil
 	}
 	spec, err := oneArg(pos, "SPEC or FILE")
 	if err != nil {
 		return err
 	}
-	names := strings.Split(engines.v, ",")
-	if *compare != "" {
-		if *compare != "opensm" {
-			return badInput("--compare takes opensm, not %q", *compare)
-		}
-		if !fs.Lookup("routing").Value.(interface{ IsSet() bool }).IsSet() {
-			names = opensm.Engines()
-		}
+	engs, err := routeEngines(names, *compare)
+	if err != nil {
+		return err
 	}
-	for _, n := range names {
-		if !opensm.Known(n) || (*compare != "" && strings.HasPrefix(n, opensm.Prefix)) {
-			return badInput("unknown routing engine %q (known: %s, and opensm:<engine>)", n, strings.Join(routing.Names(), ", "))
-		}
-	}
-	if *dump != "" && len(names) != 1 {
+	if *dump != "" && len(engs) != 1 {
 		return badInput("--dump-lfts needs exactly one engine")
 	}
 	if err := checkOutFile("--dump-lfts", *dump); err != nil {
@@ -95,28 +80,16 @@ func routeCmd(args []string, stdout, stderr io.Writer) error {
 	if *ebb < 0 {
 		return badInput("--ebb %d: want a number of random matchings ≥ 0", *ebb)
 	}
-	net, err := loadConnected(spec)
+	net, err := ff.failedNetwork(spec)
 	if err != nil {
 		return err
 	}
-	fspec, err := ff.spec()
+	opts, err := rf.options(net, engs)
 	if err != nil {
-		return err
-	}
-	if fspec.LinkPercent+fspec.SwitchPercent+fspec.MixedPercent > 0 || len(fspec.Fixed) > 0 {
-		if net, _, err = faults.Inject(net, fspec); err != nil {
-			return asInput(err)
-		}
-	}
-	opts := routing.Options{VLs: *vls, File: *lftFile}
-	if *roots != "" {
-		opts.Roots = strings.Split(*roots, ",")
-	}
-	if err := checkRouteFlags(net, names, *vls, opts.Roots, *lftFile); err != nil {
 		return err
 	}
 	if *compare != "" {
-		cmp, err := opensm.Compare(net, names, opts)
+		cmp, err := opensm.Compare(net, engs, opts)
 		if err != nil {
 			return err
 		}
@@ -127,21 +100,13 @@ func routeCmd(args []string, stdout, stderr io.Writer) error {
 		return nil
 	}
 	var reports []routeReport
-	for _, name := range names {
+	for _, name := range engs {
 		r, tb, err := routeOne(net, name, opts, *ebb)
 		if err != nil {
 			return err
 		}
 		if *dump != "" && tb != nil {
-			f, err := os.Create(*dump)
-			if err != nil {
-				return err
-			}
-			if err := routing.WriteLFTs(f, net, tb); err != nil {
-				f.Close()
-				return err
-			}
-			if err := f.Close(); err != nil {
+			if err := dumpLFTs(*dump, net, tb); err != nil {
 				return err
 			}
 		}
@@ -157,40 +122,71 @@ func routeCmd(args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
+// listEngines prints the registry with each engine's parameters.
+func listEngines(w io.Writer) {
+	for _, e := range engines.All() {
+		fmt.Fprintf(w, "%-17s %s\n", e.Name, e.Help)
+		for _, p := range e.Params {
+			fmt.Fprintf(w, "%17s %s (default %s): %s\n", "", p.Name, p.Default, p.Help)
+		}
+	}
+}
+
+// routeEngines are the engines --routing and --compare name.
+func routeEngines(names *setString, compare string) ([]string, error) {
+	engs := strings.Split(names.v, ",")
+	if compare == "" {
+		return engs, nil
+	}
+	if compare != "opensm" {
+		return nil, badInput("--compare takes opensm, not %q", compare)
+	}
+	if !names.IsSet() {
+		engs = opensm.Engines()
+	}
+	for _, n := range engs {
+		if strings.HasPrefix(n, opensm.Prefix) {
+			return nil, badInput("--compare opensm takes flitsim's engine names, not %q", n)
+		}
+	}
+	return engs, nil
+}
+
+func dumpLFTs(path string, net *fabric.Network, tb *routing.Tables) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := routing.WriteLFTs(f, net, tb); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
 // routeOne routes, verifies and measures; an engine's failure to route is
 // a result (ok=false), not an error.
 func routeOne(net *fabric.Network, name string, opts routing.Options, ebbPatterns int) (routeReport, *routing.Tables, error) {
 	r := routeReport{Routing: name}
 	start := time.Now()
-	tb, err := opensm.Compute(name, net, opts)
+	rt, err := pipeline.Route(net, name, opts)
 	r.RouteMS = float64(time.Since(start).Microseconds()) / 1000
+	if errors.Is(err, opensm.ErrMissing) {
+		return r, nil, inputError{err}
+	}
 	if err != nil {
+		return r, nil, err
+	}
+	r.OK, r.Error = rt.OK(), rt.Problem()
+	if rt.Failure != nil {
 		var f *routing.Failure
-		if !errors.As(err, &f) && name != "file" {
-			if errors.Is(err, opensm.ErrMissing) {
-				return r, nil, inputError{err}
-			}
-			return r, nil, err
-		}
-		r.Error = err.Error()
-		if f != nil {
+		if errors.As(rt.Failure, &f) {
 			r.VLsNeeded = f.VLsNeeded
 		}
 		return r, nil, nil
 	}
-	v, err := routing.Verify(net, tb)
-	if err != nil {
-		return r, nil, err
-	}
-	m, err := routing.Measure(net, tb)
-	if err != nil {
-		return r, nil, err
-	}
+	v, m, tb := rt.Verdict, rt.Metrics, rt.Tables
 	r.Verdict = v
-	r.OK = v.OK()
-	if !r.OK {
-		r.Error = "incomplete tables: " + v.Problem
-	}
 	r.VLsNeeded, r.VLsUsed = tb.VLsNeeded, v.VLsUsed
 	r.DeadlockFree, r.Cycle, r.Unreachable = v.DeadlockFree, v.Cycle, v.Unreachable
 	r.EFIMin, r.EFIMax, r.EFIMean, r.EFISdv = m.EFIMin, m.EFIMax, m.EFIMean, m.EFISdv

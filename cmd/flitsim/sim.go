@@ -8,11 +8,9 @@ import (
 	"time"
 
 	"flitsim/configs"
+	"flitsim/configs/pipeline"
 	"flitsim/fabric"
-	"flitsim/faults"
 	"flitsim/results"
-	"flitsim/routing"
-	"flitsim/routing/opensm"
 	"flitsim/sim"
 	"flitsim/sim/reference"
 	"flitsim/traffic"
@@ -32,26 +30,26 @@ type simReport struct {
 }
 
 func simCmd(args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("sim", "sim SPEC|FILE --routing NAME --traffic KIND [--msg-bytes N] [--load F] [--max-time D] [--seed S] [--hw key=value,...] [--links P --switches P] [--reference] [--json]",
-		"Routes the network and simulates traffic at flit level. Finite traffic (exchange) runs to completion;\n"+
-			"infinite traffic (uniform, shift, permutation, bitrev, hotspot) runs to steady state or --max-time.\n"+
-			"Verdicts: completed, steady, deadlock, not_converged. --hw overrides hardware parameters with the keys of a\n"+
-			"campaign's [hardware] table, e.g. --hw crossbar_gbps=32,switch_latency=100ns,hiccup=0.", stderr)
+	fs := newFlags("sim", "sim SPEC|FILE --routing NAME --traffic KIND [--msg-bytes N] [--load F] [--max-time D] [--traffic-seed S] [--hw key=value,...] [--links P --switches P --fault-seed S] [--reference] [--json]",
+		"Routes the network and simulates traffic at flit level: one point of a campaign, typed on the command\n"+
+			"line. Finite traffic (exchange) runs to completion; infinite traffic (uniform, shift, permutation, bitrev,\n"+
+			"hotspot) runs to steady state or --max-time. Verdicts: completed, steady, deadlock, not_converged,\n"+
+			"routing_failed. --hw overrides hardware parameters with the keys of a campaign's [hardware] table, e.g.\n"+
+			"--hw crossbar_gbps=32,switch_latency=100ns,hiccup=0 (flitsim params lists them).", stderr)
 	engine := fs.String("routing", "dfsssp", "routing engine (flitsim route --list)")
 	kind := fs.String("traffic", "uniform", "traffic pattern: "+trafficKinds())
 	msg := fs.String("msg-bytes", "1MTU", "message size: bytes, KiB or MTU (e.g. 2048, 2KiB, 10MTU)")
 	load := fs.Float64("load", 1, "offered load per HCA, fraction of the link rate")
-	maxTime := fs.Duration("max-time", 0, "simulated time limit (default 10ms for infinite traffic, 10s for the exchange, which ends by itself)")
-	seed := fs.Uint64("seed", 1, "seed of the traffic streams")
-	vls := fs.Int("vls", 8, "virtual lanes available")
-	roots := fs.String("roots", "", "root switches for updn/dnup")
-	lfts := fs.String("lfts", "", "LFT dump for --routing file")
+	maxTime := fs.Duration("max-time", 0, "simulated time limit (default: the [sim] table's max_time: 10ms for infinite traffic, 10s for the exchange)")
+	seed := fs.Uint64("traffic-seed", 1, "seed of the traffic streams (a campaign's traffic_seeds)")
 	distance := fs.Int("distance", 1, "shift distance (traffic shift)")
 	useRef := fs.Bool("reference", false, "simulate with the per-flit reference simulator (slow; the specification the fast one is tested against)")
 	hwFlag := fs.String("hw", "", "hardware overrides key=value,... with the keys of a campaign's [hardware] table")
 	asJSON := fs.Bool("json", false, "print JSON")
-	ff := faultFlags{seedName: "fault-seed"}
+	var ff faultFlags
 	ff.register(fs)
+	var rf routeFlags
+	rf.register(fs)
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -60,23 +58,6 @@ func simCmd(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	net, err := loadConnected(spec)
-	if err != nil {
-		return err
-	}
-	fspec, err := ff.spec()
-	if err != nil {
-		return err
-	}
-	if fspec.LinkPercent+fspec.SwitchPercent+fspec.MixedPercent > 0 || len(fspec.Fixed) > 0 {
-		if net, _, err = faults.Inject(net, fspec); err != nil {
-			return asInput(err)
-		}
-	}
-	k, err := traffic.ParseKind(*kind)
-	if err != nil {
-		return asInput(err)
-	}
 	p := sim.DefaultParams()
 	if *hwFlag != "" {
 		if p.HW, err = configs.HardwareOverrides("--hw", *hwFlag); err != nil {
@@ -84,80 +65,100 @@ func simCmd(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	p.Seed = *seed
-	p.Traffic.Kind = k
-	if !(*load > 0 && *load <= 1) {
-		return badInput("--load %g: want the offered load as a fraction of the link in (0, 1]", *load)
-	}
-	p.Traffic.Load = *load
-	p.Traffic.Distance = *distance
-	distanceSet := false
-	fs.Visit(func(f *flag.Flag) { distanceSet = distanceSet || f.Name == "distance" })
-	if distanceSet && k != traffic.Shift {
-		return badInput("--distance only applies to --traffic shift")
-	}
-	if *distance == 0 {
-		return badInput("--distance 0 sends every terminal to itself")
-	}
-	if p.Traffic.MessageBytes, err = traffic.ParseBytes(*msg, p.HW.MTU); err != nil {
-		return badInput("--msg-bytes: %v", err)
-	}
-	if p.Traffic.MessageBytes > sim.MaxMessageBytes {
-		return badInput("--msg-bytes %s: more than %d bytes", *msg, sim.MaxMessageBytes)
-	}
-	switch {
-	case *maxTime < 0:
-		return badInput("--max-time must be positive")
-	case *maxTime == 0 && p.Traffic.Finite():
-		*maxTime = 10 * time.Second
-	case *maxTime == 0:
-		*maxTime = 10 * time.Millisecond
-	}
-	p.MaxTime = maxTime.Nanoseconds() * 1000
-	if !opensm.Known(*engine) {
-		return badInput("unknown routing engine %q (known: %s, and opensm:<engine>)", *engine, strings.Join(routing.Names(), ", "))
-	}
-	opts := routing.Options{VLs: *vls, File: *lfts}
-	if *roots != "" {
-		opts.Roots = strings.Split(*roots, ",")
-	}
-	if err := checkRouteFlags(net, []string{*engine}, *vls, opts.Roots, *lfts); err != nil {
+	if p.Traffic, err = trafficFlags(fs, *kind, *msg, *load, *distance, p.HW.MTU); err != nil {
 		return err
 	}
-	if *vls > p.HW.VLs {
-		return badInput("--vls %d: the hardware has %d VLs (--hw vls=N)", *vls, p.HW.VLs)
+	if *maxTime < 0 {
+		return badInput("--max-time must be positive")
 	}
-	rep := simReport{Topology: net.Name, Routing: *engine, Traffic: string(k), Simulator: "fast", Hardware: p.HW}
+	p.MaxTime = maxTime.Nanoseconds() * 1000
+	pt, nets, err := simPoint(spec, *engine, &ff, &rf, p)
+	if err != nil {
+		return err
+	}
+	rep := simReport{Topology: spec, Routing: *engine, Traffic: string(p.Traffic.Kind), Simulator: "fast", Hardware: p.HW}
 	run := sim.Run
 	if *useRef {
 		rep.Simulator, run = "reference", reference.Run
 	}
-	tb, err := opensm.Compute(*engine, net, opts)
+	o := pipeline.Run(pt, "", nets, run)
+	return printSim(stdout, o, rep, p, *asJSON)
+}
+
+// trafficFlags checks the traffic flags and returns the pattern.
+func trafficFlags(fs *flag.FlagSet, kind, msg string, load float64, distance, mtu int) (traffic.Spec, error) {
+	k, err := traffic.ParseKind(kind)
 	if err != nil {
-		rep.RoutingError = err.Error()
-		if *asJSON {
-			rep.Result = &sim.Result{Verdict: sim.Verdict(results.RoutingFailed)}
-			return writeJSON(stdout, rep)
-		}
-		return fmt.Errorf("routing failed: %w", err)
+		return traffic.Spec{}, asInput(err)
 	}
-	v, err := routing.Verify(net, tb)
+	t := traffic.Spec{Kind: k, Load: load, Distance: distance}
+	if !(load > 0 && load <= 1) {
+		return t, badInput("--load %g: want the offered load as a fraction of the link in (0, 1]", load)
+	}
+	distanceSet := false
+	fs.Visit(func(f *flag.Flag) { distanceSet = distanceSet || f.Name == "distance" })
+	if distanceSet && k != traffic.Shift {
+		return t, badInput("--distance only applies to --traffic shift")
+	}
+	if distance == 0 {
+		return t, badInput("--distance 0 sends every terminal to itself")
+	}
+	if t.MessageBytes, err = traffic.ParseBytes(msg, mtu); err != nil {
+		return t, badInput("--msg-bytes: %v", err)
+	}
+	if t.MessageBytes > sim.MaxMessageBytes {
+		return t, badInput("--msg-bytes %s: more than %d bytes", msg, sim.MaxMessageBytes)
+	}
+	return t, nil
+}
+
+// simPoint loads the network and makes the point the flags describe.
+func simPoint(spec, engine string, ff *faultFlags, rf *routeFlags, p sim.Params) (configs.Point, *pipeline.Networks, error) {
+	var pt configs.Point
+	net, err := loadNetwork(spec)
 	if err != nil {
-		return err
+		return pt, nil, err
 	}
-	if !v.OK() {
-		return fmt.Errorf("routing %s gives incomplete tables: %s", *engine, v.Problem)
-	}
-	rep.DeadlockFreeTables = v.DeadlockFree
-	res, err := run(net, tb, p)
+	fspec, err := ff.spec()
 	if err != nil {
-		return asInput(err)
+		return pt, nil, err
 	}
-	rep.Result = res
-	if *asJSON {
+	opts, err := rf.options(net, []string{engine})
+	if err != nil {
+		return pt, nil, err
+	}
+	if opts.VLs > p.HW.VLs {
+		return pt, nil, badInput("--vls %d: the hardware has %d VLs (--hw vls=N)", opts.VLs, p.HW.VLs)
+	}
+	nets := pipeline.NewNetworks()
+	nets.Add(spec, net)
+	pt = configs.Point{Key: spec, Topology: configs.TopologyEntry{Spec: spec, Label: spec}, Traffic: configs.TrafficEntry{Kind: string(p.Traffic.Kind)},
+		FaultSeed: fspec.Seed, Faults: fspec, Routing: configs.RoutingEntry{Engine: engine, Label: engine}, Options: opts, Params: p}
+	if err := pt.Params.Normalize(); err != nil {
+		return pt, nil, asInput(err)
+	}
+	return pt, nets, nil
+}
+
+// printSim prints the outcome of sim as text or JSON.
+func printSim(stdout io.Writer, o *pipeline.Outcome, rep simReport, p sim.Params, asJSON bool) error {
+	switch {
+	case o.Err != nil:
+		return asInput(o.Err) // the flags were checked: what is left is the failure draw or the parameters
+	case !o.Routed.OK() && asJSON:
+		rep.RoutingError = o.Routed.Problem()
+		rep.Result = &sim.Result{Verdict: sim.Verdict(results.RoutingFailed)}
+		return writeJSON(stdout, rep)
+	case !o.Routed.OK():
+		return fmt.Errorf("routing %s failed: %s", rep.Routing, o.Routed.Problem())
+	}
+	rep.Topology, rep.DeadlockFreeTables, rep.Result = o.Net.Name, o.Routed.Verdict.DeadlockFree, o.Result
+	if asJSON {
 		return writeJSON(stdout, rep)
 	}
+	res := o.Result
 	fmt.Fprintf(stdout, "%s, routed by %s (deadlock-free tables: %v), %s traffic of %d-byte messages at load %g\n",
-		net.Describe(), *engine, v.DeadlockFree, k, p.Traffic.MessageBytes, p.Traffic.Load)
+		o.Net.Describe(), rep.Routing, rep.DeadlockFreeTables, p.Traffic.Kind, p.Traffic.MessageBytes, p.Traffic.Load)
 	fmt.Fprintf(stdout, "verdict       %s\n", res.Verdict)
 	fmt.Fprintf(stdout, "throughput    %s\n", throughputLine(res, p))
 	b := res.HCABandwidthGBs

@@ -2,18 +2,14 @@ package main
 
 import (
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
 	"text/tabwriter"
 
 	"flitsim/fabric"
 	"flitsim/faults"
-	"flitsim/routing"
 )
 
 const topoHelp = `
@@ -48,19 +44,6 @@ func topoCmd(args []string, stdout, stderr io.Writer) error {
 		return topoList(stdout)
 	}
 	return badInput("unknown subcommand %q (gen, info, faults, list)", args[0])
-}
-
-// loadNetwork builds a spec or loads a file; a bare path is taken as a file.
-func loadNetwork(arg string) (*fabric.Network, error) {
-	if !strings.Contains(arg, ":") {
-		if _, err := os.Stat(arg); err == nil {
-			arg = "file:" + arg
-		} else if _, ok := fabric.LookupGenerator(arg); !ok {
-			return nil, badInput("%q is neither a topology spec nor a readable file", arg)
-		}
-	}
-	net, err := fabric.Build(arg)
-	return net, asInput(err)
 }
 
 func oneArg(pos []string, what string) (string, error) {
@@ -151,61 +134,8 @@ func writeJSON(w io.Writer, v any) error {
 	return enc.Encode(v)
 }
 
-// faultFlags registers the failure flags shared by several commands.
-type faultFlags struct {
-	seedName               string // flag name of the failure seed ("seed" unless a command uses that)
-	links, switches, mixed float64
-	ratio                  string
-	seed                   uint64
-	fixed                  string
-	takeHCAs               bool
-}
-
-func (f *faultFlags) register(fs *flag.FlagSet) {
-	fs.Float64Var(&f.links, "links", 0, "fail this `percent` of the inter-switch cables (⌊p·cables⌋)")
-	fs.Float64Var(&f.switches, "switches", 0, "fail this `percent` of the switches (only switches without HCAs unless --take-hcas)")
-	fs.Float64Var(&f.mixed, "mixed", 0, "fail this `percent` of cables+switches, split by --ratio")
-	fs.StringVar(&f.ratio, "ratio", "1:13", "switch:link ratio for --mixed (TSUBAME2 1:13, Deimos 1:2)")
-	name := f.seedName
-	if name == "" {
-		name = "seed"
-	}
-	fs.Uint64Var(&f.seed, name, 1, "seed of the failure stream")
-	fs.StringVar(&f.fixed, "fixed", "", "`file` with a fixed failure list (switch NODE / link NODE PORT / link NODE NODE)")
-	fs.BoolVar(&f.takeHCAs, "take-hcas", false, "let switches with HCAs fail; their HCAs leave the workload")
-}
-
-func (f *faultFlags) spec() (faults.Spec, error) {
-	s := faults.Spec{LinkPercent: f.links, SwitchPercent: f.switches, MixedPercent: f.mixed, Seed: f.seed, TakeHCAs: f.takeHCAs}
-	for _, p := range []struct {
-		name string
-		v    float64
-	}{{"--links", f.links}, {"--switches", f.switches}, {"--mixed", f.mixed}} {
-		if !(p.v >= 0 && p.v < 100) {
-			return s, badInput("%s %g: want a percentage in [0, 100)", p.name, p.v)
-		}
-	}
-	if f.mixed > 0 {
-		a, b, ok := strings.Cut(f.ratio, ":")
-		x, err1 := strconv.Atoi(a)
-		y, err2 := strconv.Atoi(b)
-		if !ok || err1 != nil || err2 != nil || x < 0 || y < 0 || x+y == 0 {
-			return s, badInput("--ratio %q: want SWITCHES:LINKS such as 1:13", f.ratio)
-		}
-		s.RatioSwitches, s.RatioLinks = x, y
-	}
-	if f.fixed != "" {
-		fx, err := faults.LoadFixed(f.fixed)
-		if err != nil {
-			return s, asInput(err)
-		}
-		s.Fixed = fx
-	}
-	return s, nil
-}
-
 func topoFaults(args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("topo faults", "topo faults SPEC|FILE [--links P] [--switches P] [--mixed P --ratio S:L] [--fixed FILE] [--seed S] [--json] [-o FILE]",
+	fs := newFlags("topo faults", "topo faults SPEC|FILE [--links P] [--switches P] [--mixed P --ratio S:L] [--fixed FILE] [--fault-seed S] [--json] [-o FILE]",
 		"Injects seeded, non-critical failures (every HCA still reaches every other) and prints what failed.\n"+
 			"Draws that would disconnect HCAs are redrawn from the same stream and counted.", stderr)
 	var ff faultFlags
@@ -280,48 +210,6 @@ func topoList(w io.Writer) error {
 		fmt.Fprintln(w)
 	}
 	fmt.Fprintln(w, "file — an ibnetdiscover dump or ibsim netlist\n  example: file:fabric.topo")
-	return nil
-}
-
-// loadConnected loads a network whose HCAs must all reach each other
-// (to route or simulate it).
-func loadConnected(arg string) (*fabric.Network, error) {
-	net, err := loadNetwork(arg)
-	if err != nil {
-		return nil, err
-	}
-	if reached, all := net.HCAsConnected(); !all {
-		return nil, badInput("%s: its HCAs are not all connected (the first reaches %d of %d): nothing can route it", arg, reached, net.NumHCAs())
-	}
-	return net, nil
-}
-
-// checkRouteFlags rejects routing flags that cannot apply: VLs out of
-// range, roots that are not switches of net, a dump without the file
-// engine or the file engine without one (or a dump that does not load).
-func checkRouteFlags(net *fabric.Network, engines []string, vls int, roots []string, lfts string) error {
-	if vls < 1 || vls > routing.MaxVLs {
-		return badInput("--vls %d: want 1..%d", vls, routing.MaxVLs)
-	}
-	if len(roots) > 0 {
-		if _, err := routing.ResolveRoots(net, roots); err != nil {
-			return badInput("--roots: %v", err)
-		}
-	}
-	usesFile := false
-	for _, e := range engines {
-		usesFile = usesFile || e == "file"
-	}
-	switch {
-	case usesFile && lfts == "":
-		return badInput("--routing file needs the LFT dump to load: --lfts FILE")
-	case !usesFile && lfts != "":
-		return badInput("--lfts only applies to --routing file")
-	case lfts != "":
-		if _, err := routing.LoadLFTs(lfts, net); err != nil {
-			return asInput(err)
-		}
-	}
 	return nil
 }
 

@@ -1,6 +1,7 @@
 package opensm
 
 import (
+	"context"
 	"errors"
 	"time"
 
@@ -77,7 +78,7 @@ func Compare(net *fabric.Network, names []string, o routing.Options) ([]Comparis
 	for _, name := range names {
 		c := Comparison{Engine: name, SameLFT: -1}
 		c.Flitsim = side(net, func() (*routing.Tables, error) { return routing.Compute(name, net, o) })
-		c.OpenSM = side(net, func() (*routing.Tables, error) { return Compute(Prefix+name, net, o) })
+		c.OpenSM = side(net, func() (*routing.Tables, error) { return Route(context.Background(), net, name, o) })
 		if a, b := c.Flitsim.tables, c.OpenSM.tables; a != nil && b != nil {
 			same, total := 0, 0
 			for s := 0; s < net.NumSwitches; s++ {

@@ -45,24 +45,19 @@ func osmName(engine string) (string, bool) {
 	return "", false
 }
 
-// Known reports whether name is a flitsim engine or an OpenSM engine
-// ("opensm:<engine>").
-func Known(name string) bool {
-	if e, ok := strings.CutPrefix(name, Prefix); ok {
-		_, ok := osmName(e)
-		return ok && e != "file"
+// Params lists the flitsim options OpenSM's engine (a name of Engines)
+// reads: roots for Up*/Down* (a root GUID file), vls for the engines that
+// layer paths onto VLs.
+func Params(engine string) []string {
+	name, _ := osmName(engine)
+	var ps []string
+	if rootEngines[name] {
+		ps = append(ps, "roots")
 	}
-	_, ok := routing.Lookup(name)
-	return ok
-}
-
-// Compute routes net with a flitsim engine, or with the real OpenSM for
-// "opensm:<engine>" names.
-func Compute(name string, net *fabric.Network, o routing.Options) (*routing.Tables, error) {
-	if e, ok := strings.CutPrefix(name, Prefix); ok {
-		return Route(context.Background(), net, e, o)
+	if qosEngines[name] {
+		ps = append(ps, "vls")
 	}
-	return routing.Compute(name, net, o)
+	return ps
 }
 
 var (
@@ -88,7 +83,7 @@ func Route(ctx context.Context, net *fabric.Network, engine string, o routing.Op
 		return nil, fmt.Errorf("unknown OpenSM engine %q (known: %s)", engine, strings.Join(Engines(), ", "))
 	}
 	if o.VLs == 0 {
-		o.VLs = 8
+		o.VLs = routing.DefaultOptions().VLs
 	}
 	dir, err := os.MkdirTemp("", "flitsim-osmcfg-")
 	if err != nil {

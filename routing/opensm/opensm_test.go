@@ -179,14 +179,6 @@ func TestOpenSMDFSSSPVLsFromLog(t *testing.T) {
 	assert.True(t, v.OK() && v.DeadlockFree, v.Problem)
 }
 
-func TestOpenSMMissingEngine(t *testing.T) {
-	assert.True(t, Known("opensm:dfsssp"))
-	assert.True(t, Known("opensm:torus-2QoS"))
-	assert.False(t, Known("opensm:bogus"))
-	assert.False(t, Known("opensm:file"))
-	assert.True(t, Known("nue"))
-}
-
 func allSwitchesHaveHCAs(net *fabric.Network) bool {
 	for s := 0; s < net.NumSwitches; s++ {
 		if len(net.HCAsOf(s)) == 0 {

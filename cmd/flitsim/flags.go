@@ -1,0 +1,150 @@
+package main
+
+import (
+	"flag"
+	"strconv"
+	"strings"
+
+	"flitsim/configs/pipeline"
+	"flitsim/fabric"
+	"flitsim/faults"
+	"flitsim/routing"
+	"flitsim/routing/engines"
+)
+
+// loadNetwork loads a topology spec or netlist file for a command; any
+// problem is bad input.
+func loadNetwork(arg string) (*fabric.Network, error) {
+	net, err := pipeline.Load(arg)
+	return net, asInput(err)
+}
+
+// faultFlags are the failure flags of topo faults, route and sim, with
+// the names a campaign's keys have: --fault-seed is fault_seeds' seed.
+type faultFlags struct {
+	links, switches, mixed float64
+	ratio                  string
+	seed                   uint64
+	fixed                  string
+	takeHCAs               bool
+}
+
+func (f *faultFlags) register(fs *flag.FlagSet) {
+	fs.Float64Var(&f.links, "links", 0, "fail this `percent` of the inter-switch cables (⌊p·cables⌋)")
+	fs.Float64Var(&f.switches, "switches", 0, "fail this `percent` of the switches (only switches without HCAs unless --take-hcas)")
+	fs.Float64Var(&f.mixed, "mixed", 0, "fail this `percent` of cables+switches, split by --ratio")
+	fs.StringVar(&f.ratio, "ratio", "1:13", "switch:link ratio for --mixed (TSUBAME2 1:13, Deimos 1:2)")
+	fs.Uint64Var(&f.seed, "fault-seed", 1, "seed of the failure draw (a campaign's fault_seeds)")
+	fs.StringVar(&f.fixed, "fixed", "", "`file` with a fixed failure list (switch NODE / link NODE PORT / link NODE NODE)")
+	fs.BoolVar(&f.takeHCAs, "take-hcas", false, "let switches with HCAs fail; their HCAs leave the workload")
+}
+
+func (f *faultFlags) spec() (faults.Spec, error) {
+	s := faults.Spec{LinkPercent: f.links, SwitchPercent: f.switches, MixedPercent: f.mixed, Seed: f.seed, TakeHCAs: f.takeHCAs}
+	for _, p := range []struct {
+		name string
+		v    float64
+	}{{"--links", f.links}, {"--switches", f.switches}, {"--mixed", f.mixed}} {
+		if !(p.v >= 0 && p.v < 100) {
+			return s, badInput("%s %g: want a percentage in [0, 100)", p.name, p.v)
+		}
+	}
+	if f.mixed > 0 {
+		a, b, ok := strings.Cut(f.ratio, ":")
+		x, err1 := strconv.Atoi(a)
+		y, err2 := strconv.Atoi(b)
+		if !ok || err1 != nil || err2 != nil || x < 0 || y < 0 || x+y == 0 {
+			return s, badInput("--ratio %q: want SWITCHES:LINKS such as 1:13", f.ratio)
+		}
+		s.RatioSwitches, s.RatioLinks = x, y
+	}
+	if f.fixed != "" {
+		fx, err := faults.LoadFixed(f.fixed)
+		if err != nil {
+			return s, asInput(err)
+		}
+		s.Fixed = fx
+	}
+	return s, nil
+}
+
+// failedNetwork loads arg and injects the failures the flags ask for.
+func (f *faultFlags) failedNetwork(arg string) (*fabric.Network, error) {
+	net, err := loadNetwork(arg)
+	if err != nil {
+		return nil, err
+	}
+	spec, err := f.spec()
+	if err != nil {
+		return nil, err
+	}
+	net, _, err = pipeline.Fail(net, spec)
+	return net, asInput(err)
+}
+
+// routeFlags are the routing options of route and sim: the names of a
+// campaign's [[routing]] keys (vls, roots, file) as flags.
+type routeFlags struct {
+	vls   int
+	roots string
+	lfts  string
+	fs    *flag.FlagSet
+}
+
+func (r *routeFlags) register(fs *flag.FlagSet) {
+	r.fs = fs
+	fs.IntVar(&r.vls, "vls", fabric.DefaultHardware().VLs, "virtual lanes the engine may use (routing.vls)")
+	fs.StringVar(&r.roots, "roots", "", "root switches, comma separated names or 0x GUIDs (routing.roots; engines that read roots)")
+	fs.StringVar(&r.lfts, "lfts", "", "LFT dump `file` for --routing file (routing.file)")
+}
+
+// options checks the flags against every engine named (an engine must
+// read each option given, roots must be switches of net, a dump must
+// load) and returns the options.
+func (r *routeFlags) options(net *fabric.Network, names []string) (routing.Options, error) {
+	opts := routing.Options{VLs: r.vls, File: r.lfts}
+	if r.roots != "" {
+		opts.Roots = strings.Split(r.roots, ",")
+	}
+	if r.vls < 1 || r.vls > routing.MaxVLs {
+		return opts, badInput("--vls %d: want 1..%d", r.vls, routing.MaxVLs)
+	}
+	given := map[string]bool{}
+	r.fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	var named []engines.Engine
+	for _, n := range names {
+		e, err := engines.Find(n)
+		if err != nil {
+			return opts, badInput("--routing: %v", err)
+		}
+		named = append(named, e)
+		if n == "file" && r.lfts == "" {
+			return opts, badInput("--routing file needs the LFT dump to load: --lfts FILE")
+		}
+	}
+	for _, p := range []struct{ flag, param string }{{"vls", "vls"}, {"roots", "roots"}, {"lfts", "file"}} {
+		if !given[p.flag] {
+			continue
+		}
+		var err error
+		for _, e := range named {
+			if err = e.Takes(p.param); err == nil {
+				break
+			}
+		}
+		if err != nil {
+			return opts, badInput("--%s: %v", p.flag, err)
+		}
+	}
+	if len(opts.Roots) > 0 {
+		if _, err := routing.ResolveRoots(net, opts.Roots); err != nil {
+			return opts, badInput("--roots: %v", err)
+		}
+	}
+	if r.lfts != "" {
+		if _, err := routing.LoadLFTs(r.lfts, net); err != nil {
+			return opts, asInput(err)
+		}
+	}
+	return opts, nil
+}

@@ -1,0 +1,228 @@
+// Package pipeline is the data flow of one simulation point (DESIGN §1):
+// build the topology, inject the failures, route, verify and measure the
+// tables, simulate, and make the result record. The CLI's run, sim, route
+// and slurm commands all go through it, so a point evaluated by a campaign
+// and the same point typed on the command line give the same record.
+//
+// Every outcome is a record: an engine that cannot route the network is a
+// result (verdict routing_failed), not an error; only a point that cannot
+// be evaluated at all gets verdict error, with the cause kept in Outcome.Err.
+package pipeline
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+
+	"flitsim/configs"
+	"flitsim/fabric"
+	"flitsim/faults"
+	"flitsim/results"
+	"flitsim/routing"
+	"flitsim/routing/engines"
+	"flitsim/sim"
+)
+
+// Networks builds each topology once and shares it between points and
+// workers (a network is immutable once built). It is safe for concurrent
+// use.
+type Networks struct {
+	mu   sync.Mutex
+	nets map[string]*netEntry
+}
+
+type netEntry struct {
+	once sync.Once
+	net  *fabric.Network
+	err  error
+}
+
+// NewNetworks returns an empty cache.
+func NewNetworks() *Networks { return &Networks{nets: map[string]*netEntry{}} }
+
+// Get returns the network of a topology spec (kind:key=value,… or
+// file:PATH), building it on first use.
+func (n *Networks) Get(spec string) (*fabric.Network, error) {
+	n.mu.Lock()
+	e := n.nets[spec]
+	if e == nil {
+		e = &netEntry{}
+		n.nets[spec] = e
+	}
+	n.mu.Unlock()
+	e.once.Do(func() { e.net, e.err = fabric.Build(spec) })
+	return e.net, e.err
+}
+
+// Add makes spec name an already built network (one the CLI loaded).
+func (n *Networks) Add(spec string, net *fabric.Network) {
+	e := &netEntry{net: net}
+	e.once.Do(func() {})
+	n.mu.Lock()
+	n.nets[spec] = e
+	n.mu.Unlock()
+}
+
+// Load reads a network from a topology spec, or from a netlist file named
+// by its path alone, and refuses one whose HCAs are not all connected.
+func Load(arg string) (*fabric.Network, error) {
+	if !strings.Contains(arg, ":") {
+		if _, err := os.Stat(arg); err == nil {
+			arg = "file:" + arg
+		} else if _, ok := fabric.LookupGenerator(arg); !ok {
+			return nil, fmt.Errorf("%q is neither a topology spec nor a readable file", arg)
+		}
+	}
+	net, err := fabric.Build(arg)
+	if err != nil {
+		return nil, err
+	}
+	if reached, all := net.HCAsConnected(); !all {
+		return nil, fmt.Errorf("%s: its HCAs are not all connected (the first reaches %d of %d): nothing can route it", arg, reached, net.NumHCAs())
+	}
+	return net, nil
+}
+
+// Fail injects the failures of spec, or returns net itself when spec
+// fails nothing.
+func Fail(net *fabric.Network, spec faults.Spec) (*fabric.Network, faults.Record, error) {
+	if spec.LinkPercent+spec.SwitchPercent+spec.MixedPercent == 0 && len(spec.Fixed) == 0 {
+		return net, faults.Record{Seed: spec.Seed}, nil
+	}
+	return faults.Inject(net, spec)
+}
+
+// Routed is the outcome of routing a network: the tables, their
+// verification and metrics, or the engine's failure.
+type Routed struct {
+	Tables  *routing.Tables
+	Verdict routing.Verdict
+	Metrics routing.Metrics
+	// Failure is why the engine could not route (nil when it did); its
+	// VLsNeeded says how many VLs it would have needed, when it knows.
+	Failure error
+}
+
+// OK reports complete, loop-free tables.
+func (r *Routed) OK() bool { return r.Failure == nil && r.Verdict.OK() }
+
+// Problem says why the tables are unusable, or "".
+func (r *Routed) Problem() string {
+	switch {
+	case r.Failure != nil:
+		return r.Failure.Error()
+	case !r.Verdict.OK():
+		return "incomplete tables: " + r.Verdict.Problem
+	}
+	return ""
+}
+
+// Route routes net with engine (built in or opensm:NAME), verifies the
+// tables and measures them. An engine's failure to route is in
+// Routed.Failure; the error is for what is no routing result at all (a
+// missing OpenSM, tables that cannot be verified).
+func Route(net *fabric.Network, engine string, opts routing.Options) (*Routed, error) {
+	tb, err := engines.Compute(engine, net, opts)
+	if err != nil {
+		var f *routing.Failure
+		if errors.As(err, &f) || engine == "file" {
+			return &Routed{Failure: err}, nil
+		}
+		return nil, err
+	}
+	r := &Routed{Tables: tb}
+	if r.Verdict, err = routing.Verify(net, tb); err != nil {
+		return nil, err
+	}
+	if r.Verdict.OK() {
+		if r.Metrics, err = routing.Measure(net, tb); err != nil {
+			return nil, err
+		}
+	}
+	return r, nil
+}
+
+// Simulator runs one simulation: sim.Run, or the reference simulator's Run.
+type Simulator func(*fabric.Network, *routing.Tables, sim.Params) (*sim.Result, error)
+
+// Outcome is everything one point produced.
+type Outcome struct {
+	Record results.Record
+	// Net is the network after the failures; nil when it could not be built.
+	Net    *fabric.Network
+	Faults faults.Record
+	Routed *Routed
+	Result *sim.Result
+	// Err is why the point could not be evaluated (Record.Verdict error).
+	Err error
+}
+
+// Evaluate runs point p of the campaign whose hash is given with the fast
+// simulator and returns its record.
+func Evaluate(p configs.Point, hash string, nets *Networks) results.Record {
+	return Run(p, hash, nets, sim.Run).Record
+}
+
+// Run evaluates point p: fail, route, verify, simulate with simulate.
+func Run(p configs.Point, hash string, nets *Networks, simulate Simulator) *Outcome {
+	o := &Outcome{Record: newRecord(p, hash)}
+	r := &o.Record
+	base, err := nets.Get(p.Topology.Spec)
+	if err != nil {
+		return o.fail(err)
+	}
+	if o.Net, o.Faults, err = Fail(base, p.Faults); err != nil {
+		return o.fail(err)
+	}
+	r.Switches, r.HCAs = o.Net.NumSwitches, o.Net.NumHCAs()
+	r.FailedLinks, r.FailedSwitch, r.Redrawn = len(o.Faults.Links), len(o.Faults.Switches), o.Faults.Redrawn
+	if o.Routed, err = Route(o.Net, p.Routing.Engine, p.Options); err != nil {
+		return o.fail(err)
+	}
+	o.recordRouting()
+	if !o.Routed.OK() {
+		return o
+	}
+	if o.Result, err = simulate(o.Net, o.Routed.Tables, p.Params); err != nil {
+		return o.fail(err)
+	}
+	res := o.Result
+	r.Verdict, r.ThroughputGBs, r.HCABandwidth = results.Verdict(res.Verdict), res.ThroughputGBs, res.HCABandwidthGBs
+	r.SimTimeNs, r.RuntimeNs, r.Events, r.FlitHops = res.SimTimeNs, res.RuntimeNs, res.Events, res.FlitHops
+	r.DeadlockCycle = len(res.DeadlockCycle)
+	return o
+}
+
+// newRecord is the point's identity, before anything ran.
+func newRecord(p configs.Point, hash string) results.Record {
+	return results.Record{Campaign: hash, Point: p.Index, Key: p.Key, Topology: p.Topology.Spec, TopologyLabel: p.Topology.Label,
+		FaultKind: p.FaultKind, FaultLabel: p.FaultLabel, FaultPercent: p.Percent, FaultSeed: p.FaultSeed, TrafficSeed: p.Params.Seed,
+		Routing: p.Routing.Label, Engine: p.Routing.Engine, Traffic: p.Traffic.Kind, Finite: p.Params.Traffic.Finite(),
+		TrafficIndex: p.TrafficIndex, MsgBytes: p.Params.Traffic.MessageBytes}
+}
+
+// recordRouting copies the routing outcome into the record.
+func (o *Outcome) recordRouting() {
+	r, rt := &o.Record, o.Routed
+	var f *routing.Failure
+	if errors.As(rt.Failure, &f) {
+		r.VLsNeeded = f.VLsNeeded
+	}
+	if rt.Tables != nil {
+		r.VLsNeeded, r.VLsUsed, r.DeadlockFree = rt.Tables.VLsNeeded, rt.Verdict.VLsUsed, rt.Verdict.DeadlockFree
+	}
+	if !rt.OK() {
+		r.Verdict, r.RoutingError = results.RoutingFailed, rt.Problem()
+		return
+	}
+	r.RoutingOK = true
+	r.EFIMax, r.EFIMean, r.PathLenMax = rt.Metrics.EFIMax, rt.Metrics.EFIMean, rt.Metrics.PathLenMax
+}
+
+func (o *Outcome) fail(err error) *Outcome {
+	o.Err = err
+	o.Record.Verdict, o.Record.Error = results.Failed, err.Error()
+	return o
+}

@@ -1,0 +1,97 @@
+package param
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+type knobs struct {
+	Rate    float64 `param:"rate" unit:"Gbit/s" range:"(0,100]" default:"32" help:"a rate"`
+	Count   int     `param:"count" range:"[1,10)" default:"3" help:"a count"`
+	Delay   int64   `param:"delay" unit:"ps" range:"[0,1s]" default:"100ns" help:"a delay"`
+	On      bool    `param:"on" default:"true" help:"a switch"`
+	Derived int64   `default:"6100"`
+	Plain   string
+}
+
+func TestDeclarationsFromTags(t *testing.T) {
+	ds := Of(&knobs{})
+	require.Equal(t, []string{"rate", "count", "delay", "on"}, Keys(ds))
+	var k knobs
+	Defaults(&k)
+	assert.Equal(t, knobs{Rate: 32, Count: 3, Delay: 100_000, On: true, Derived: 6100}, k)
+	for _, d := range ds {
+		assert.NoError(t, d.Check(d.Get(&k)), "%s: the default is in range", d.Key)
+	}
+	d, ok := Find(ds, "delay")
+	require.True(t, ok)
+	assert.Equal(t, Duration, d.Kind)
+	assert.Equal(t, "100ns", d.Format(d.Get(&k)))
+}
+
+func TestRangesAndValues(t *testing.T) {
+	ds := Of(&knobs{})
+	for _, tc := range []struct {
+		key  string
+		text string
+		toml any
+		ok   bool
+	}{
+		{"rate", "0", int64(0), false}, // open lower end
+		{"rate", "100", 100.0, true},   // closed upper end
+		{"rate", "100.5", 100.5, false},
+		{"rate", "nan", "x", false},
+		{"count", "10", int64(10), false}, // open upper end
+		{"count", "1", int64(1), true},
+		{"count", "1.5", 1.5, false},
+		{"delay", "1s", "1s", true},
+		{"delay", "1.5s", "1.5s", false},
+		{"delay", "5", int64(5), false}, // a duration needs a unit
+		{"delay", "0", int64(0), true},
+		{"on", "false", false, true},
+		{"on", "yes", int64(1), false},
+	} {
+		d, _ := Find(ds, tc.key)
+		_, err := d.Parse(tc.text)
+		assert.Equal(t, tc.ok, err == nil, "%s Parse(%q): %v", tc.key, tc.text, err)
+		_, err = d.Value(tc.toml)
+		assert.Equal(t, tc.ok, err == nil, "%s Value(%v): %v", tc.key, tc.toml, err)
+		if err != nil {
+			var pe *Error
+			require.ErrorAs(t, err, &pe)
+			assert.Equal(t, tc.key, pe.Key)
+		}
+	}
+}
+
+func TestSetGetRoundTrip(t *testing.T) {
+	var k knobs
+	for _, d := range Of(&k) {
+		x, err := d.Parse(map[Kind]string{Float: "7.5", Int: "4", Duration: "2us", Bool: "true"}[d.Kind])
+		require.NoError(t, err)
+		d.Set(&k, x)
+		assert.Equal(t, x, d.Get(&k), d.Key)
+	}
+	assert.Equal(t, knobs{Rate: 7.5, Count: 4, Delay: 2_000_000, On: true}, k)
+}
+
+func TestMalformedDeclarationsPanic(t *testing.T) {
+	type noHelp struct {
+		X float64 `param:"x" range:"[0,1]"`
+	}
+	type badRange struct {
+		X float64 `param:"x" range:"0..1" help:"x"`
+	}
+	type badType struct {
+		X string `param:"x" help:"x"`
+	}
+	type badDefault struct {
+		X int `default:"many"`
+	}
+	assert.Panics(t, func() { Of(&noHelp{}) })
+	assert.Panics(t, func() { Of(&badRange{}) })
+	assert.Panics(t, func() { Of(&badType{}) })
+	assert.Panics(t, func() { Defaults(&badDefault{}) })
+}
