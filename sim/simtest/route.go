@@ -1,6 +1,7 @@
 package simtest
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -35,7 +36,16 @@ func (d *Driver) cmdRoute(t *testing.T, td *datadriven.TestData, b *strings.Buil
 	tb, err := routing.Compute(engine, d.net, opts)
 	if err != nil {
 		d.tables, d.tablesNet = nil, nil
-		fmt.Fprintf(b, "error: %v\n", err)
+		var f *routing.Failure
+		if !errors.As(err, &f) {
+			fmt.Fprintf(b, "error: %v\n", err)
+			return
+		}
+		fmt.Fprintf(b, "routing failed: %s", f.Reason)
+		if f.VLsNeeded > 0 {
+			fmt.Fprintf(b, " (VLs needed: %d)", f.VLsNeeded)
+		}
+		b.WriteByte('\n')
 		return
 	}
 	d.tables, d.tablesNet = tb, d.net
@@ -99,7 +109,11 @@ func (d *Driver) report(t *testing.T, td *datadriven.TestData, b *strings.Builde
 			}
 		}
 	}
-	fmt.Fprintf(b, "VLs needed %d, used %d\n", tb.VLsNeeded, v.VLsUsed)
+	fmt.Fprintf(b, "VLs needed %d, used %d", tb.VLsNeeded, v.VLsUsed)
+	if tb.VLsUsed != v.VLsUsed {
+		fmt.Fprintf(b, " (the engine says %d)", tb.VLsUsed)
+	}
+	b.WriteByte('\n')
 	m, err := routing.Measure(net, tb)
 	if err != nil {
 		td.Fatalf(t, "%v", err)
