@@ -117,7 +117,7 @@ func (d *Driver) cmdRun(t *testing.T, td *datadriven.TestData, b *strings.Builde
 		d.routed(t, td)
 	}
 	knobs := sim.Knobs()
-	keys := []string{"reference", "seed", "maxtime"}
+	keys := []string{"reference", "seed", "maxtime", "patterns"}
 	for _, k := range knobs {
 		keys = append(keys, k.Key)
 		if s := val(t, td, k.Key, ""); s != "" {
@@ -137,7 +137,28 @@ func (d *Driver) cmdRun(t *testing.T, td *datadriven.TestData, b *strings.Builde
 		}
 		p.MaxTime = int64(ps)
 	}
-	d.runNet, d.runTables, d.res = net, tb, nil
+	d.runNet, d.runTables = net, tb
+	a, ok := td.Arg("patterns")
+	if !ok {
+		d.runOne(t, td, b, p)
+		return
+	}
+	for _, k := range a.Vals {
+		kind, err := traffic.ParseKind(k)
+		if err != nil {
+			td.Fatalf(t, "%v", err)
+		}
+		p.Traffic.Kind = kind
+		fmt.Fprintf(b, "%s: ", kind)
+		d.runOne(t, td, b, p)
+	}
+}
+
+// runOne runs the fast simulator, and the reference too when asked, and
+// prints a line of result.
+func (d *Driver) runOne(t *testing.T, td *datadriven.TestData, b *strings.Builder, p sim.Params) {
+	net, tb := d.runNet, d.runTables
+	d.res = nil
 	res, err := sim.Run(net, tb, p)
 	if err != nil {
 		fmt.Fprintf(b, "error: %v\n", err)

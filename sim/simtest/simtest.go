@@ -26,9 +26,11 @@
 //	                              the pattern of the next runs (traffic.Spec)
 //	inject src=X dst=Y [bytes=N]  the next run sends one message each way
 //	                              between two HCAs alone (see below)
-//	run [reference] [seed=N] [maxtime=D] [knob=value ...]
+//	run [reference] [seed=N] [maxtime=D] [patterns=(K, …)] [knob=value ...]
 //	                              simulate (sim.Run); with reference, also
-//	                              sim/reference.Run, and both must agree
+//	                              sim/reference.Run, and both must agree;
+//	                              patterns runs each traffic kind in turn;
+//	                              knobs are the keys of a campaign's [sim]
 //	stats                         the last run's result
 //	deliveries [src=X] [dst=Y] [limit=N] [expect=(D, …)]
 //	                              the last run's packets, injection and delivery;
