@@ -71,7 +71,9 @@ func packets(hw fabric.Hardware, size int) string {
 
 func (d *Driver) cmdInject(t *testing.T, td *datadriven.TestData, b *strings.Builder) {
 	only(t, td, "src", "dst", "bytes")
-	d.routed(t, td)
+	if strings.HasSuffix(d.routed(t, td).Engine, "(kept)") {
+		td.Fatalf(t, "inject routes the two HCAs anew: route with an engine first, not keep")
+	}
 	src, dst := hca(t, td, d.net, "src"), hca(t, td, d.net, "dst")
 	if src == dst {
 		td.Fatalf(t, "inject: src and dst are the same HCA")
