@@ -31,36 +31,6 @@ func TestFatTreeRouting(t *testing.T) {
 	}
 }
 
-// On a full 16-ary 2-tree each leaf's 16 HCAs send 16·240 = 3,840 paths to
-// HCAs on other leaves over 16 up-links, so no routing can keep the maximum
-// edge forwarding index below 240; ftree reaches that optimum, on every
-// up- and down-link.
-func TestFatTreeOptimalEFI(t *testing.T) {
-	net := build(t, "kary-ntree:k=16,n=2")
-	tb, err := Compute("ftree", net, DefaultOptions())
-	require.NoError(t, err)
-	m, err := Measure(net, tb)
-	require.NoError(t, err)
-	assert.Equal(t, 240, m.EFIMax)
-	assert.Equal(t, 240, m.EFIMin)
-}
-
-// ftree needs one VL; with more it deals its paths over all of them and
-// stays deadlock-free, and vls = 1 keeps every path on VL 0.
-func TestFatTreeSpreadsVLs(t *testing.T) {
-	net := build(t, "kary-ntree:k=8,n=3")
-	for _, vls := range []int{1, 4, 8} {
-		tb, err := Compute("ftree", net, Options{VLs: vls})
-		require.NoError(t, err)
-		v, err := Verify(net, tb)
-		require.NoError(t, err)
-		assert.True(t, v.OK() && v.DeadlockFree, "vls=%d: %s", vls, v.Problem)
-		assert.Equal(t, 1, tb.VLsNeeded)
-		assert.Equal(t, vls, tb.VLsUsed)
-		assert.Equal(t, vls, v.VLsUsed)
-	}
-}
-
 // ftree routes fat trees that lost cables or switches, where OpenSM's
 // refuses them: complete, up then down (deadlock-free on one VL), and with
 // the EFI of the full tree's optimum where no failure interferes.
@@ -120,27 +90,4 @@ func TestFatTreeWithFaults(t *testing.T) {
 	}
 	assert.LessOrEqual(t, upMax, int64(256+16), "leaf up-links")
 	assert.Equal(t, int64(480), maxLoad, "the leaf that lost a spine")
-}
-
-// DOR is deadlock-free on meshes and cyclic on tori of 5×5 and more.
-func TestDOR(t *testing.T) {
-	for _, spec := range []string{"mesh:dims=5x5,hcas=275,redundancy=6", "mesh:dims=3x3x3,hcas=270,redundancy=4", "mesh:dims=4x3x2"} {
-		net := build(t, spec)
-		tb, err := Compute("dor", net, DefaultOptions())
-		require.NoError(t, err)
-		v, err := Verify(net, tb)
-		require.NoError(t, err)
-		assert.True(t, v.OK() && v.DeadlockFree, "%s: %v", spec, v.Cycle)
-		assertShortest(t, net, tb)
-	}
-	for _, spec := range []string{"torus:dims=5x5,hcas=275,redundancy=6", "torus:dims=6x6", "torus:dims=5x5x5"} {
-		net := build(t, spec)
-		tb, err := Compute("dor", net, DefaultOptions())
-		require.NoError(t, err)
-		v, err := Verify(net, tb)
-		require.NoError(t, err)
-		assert.True(t, v.OK(), spec)
-		assert.False(t, v.DeadlockFree, "%s: DOR on a torus has cyclic dependencies", spec)
-		assert.NotEmpty(t, v.Cycle)
-	}
 }

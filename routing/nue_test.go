@@ -48,18 +48,6 @@ func TestNueProperties(t *testing.T) {
 	t.Logf("%d networks × k=1..8: %d of %d destinations fell back to escape paths; %d shortcuts", len(nets), fallbacks, dests, shortcuts)
 }
 
-// The 5-switch ring, which no shortest-path routing can route without two
-// layers, is deadlock-free with Nue on one.
-func TestNueRingOneLayer(t *testing.T) {
-	net := build(t, "torus:dims=5,hcas=5")
-	tb, err := Compute("nue", net, Options{VLs: 1})
-	require.NoError(t, err)
-	v, err := Verify(net, tb)
-	require.NoError(t, err)
-	require.True(t, v.OK() && v.DeadlockFree)
-	require.Equal(t, 1, v.VLsUsed)
-}
-
 // Former islands serve as shortcuts (Alg. 6.6) on the Fig. 6.10 networks
 // with one layer, and the tables stay deadlock-free.
 func TestNueShortcuts(t *testing.T) {
