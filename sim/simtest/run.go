@@ -118,12 +118,11 @@ func (d *Driver) cmdRun(t *testing.T, td *datadriven.TestData, b *strings.Builde
 	} else {
 		d.routed(t, td)
 	}
-	knobs := sim.Knobs()
-	keys := []string{"reference", "seed", "maxtime", "patterns"}
-	for _, k := range knobs {
+	keys := []string{"reference", "seed", "patterns"}
+	for _, k := range sim.ParamDecls() {
 		keys = append(keys, k.Key)
 		if s := val(t, td, k.Key, ""); s != "" {
-			x, err := fabric.ParseKnob(k.Knob, s)
+			x, err := k.Parse(s)
 			if err != nil {
 				td.Fatalf(t, "%v", err)
 			}
@@ -132,13 +131,6 @@ func (d *Driver) cmdRun(t *testing.T, td *datadriven.TestData, b *strings.Builde
 	}
 	only(t, td, keys...)
 	p.Seed = uint64(intArg(t, td, "seed", int(p.Seed)))
-	if s := val(t, td, "maxtime", ""); s != "" {
-		ps, ok := fabric.ParseDurationPs(s)
-		if !ok {
-			td.Fatalf(t, "maxtime=%s: want a duration", s)
-		}
-		p.MaxTime = int64(ps)
-	}
 	d.runNet, d.runTables = net, tb
 	a, ok := td.Arg("patterns")
 	if !ok {

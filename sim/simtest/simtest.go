@@ -26,7 +26,7 @@
 //	                              the pattern of the next runs (traffic.Spec)
 //	inject src=X dst=Y [bytes=N]  the next run sends one message each way
 //	                              between two HCAs alone (see below)
-//	run [reference] [seed=N] [maxtime=D] [patterns=(K, …)] [knob=value ...]
+//	run [reference] [seed=N] [max_time=D] [patterns=(K, …)] [knob=value ...]
 //	                              simulate (sim.Run); with reference, also
 //	                              sim/reference.Run, and both must agree;
 //	                              patterns runs each traffic kind in turn;
