@@ -69,209 +69,271 @@ type rawPort struct {
 // the file when every node has one, otherwise all are assigned anew. file
 // names the source in error messages.
 func ReadIBNetDiscover(r io.Reader, file string) (*Network, error) {
+	p := &ibnetParser{file: file, byID: map[string]int{}, cur: -1}
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64*1024), 1024*1024)
-	var nodes []rawNode
-	var ports []rawPort
-	byID := map[string]int{}
-	var pendGUID, pendPortGUID uint64
-	ln := 0
-	perr := func(format string, v ...any) error {
-		return &ParseError{File: file, Line: ln, Msg: fmt.Sprintf(format, v...)}
-	}
-	cur := -1
 	for sc.Scan() {
-		ln++
-		line := strings.TrimSpace(sc.Text())
-		switch {
-		case line == "":
-			cur = -1
-			continue
-		case strings.HasPrefix(line, "#"):
-			continue
-		case strings.HasPrefix(line, "vendid=") || strings.HasPrefix(line, "devid=") || strings.HasPrefix(line, "sysimgguid="):
-			continue
-		case strings.HasPrefix(line, "include ") || strings.HasPrefix(line, "do "):
-			return nil, perr("ibsim %q directives are not supported; expand the file first", strings.Fields(line)[0])
+		p.ln++
+		if err := p.line(strings.TrimSpace(sc.Text())); err != nil {
+			return nil, err
 		}
-		if m := reGUID.FindStringSubmatch(line); m != nil {
-			g, err := strconv.ParseUint(m[2], 16, 64)
-			if err != nil {
-				return nil, perr("bad GUID %q", m[2])
-			}
-			pendGUID, pendPortGUID = g, 0
-			continue
-		}
-		if m := reHeader.FindStringSubmatch(line); m != nil {
-			if m[1] == "Rt" {
-				return nil, perr("routers (Rt) are not supported")
-			}
-			radix, err := strconv.Atoi(m[2])
-			if err != nil || radix < 1 || radix > 255 {
-				return nil, perr("node %q: port count %q not in 1..255", m[3], m[2])
-			}
-			id := m[3]
-			if id == "" {
-				return nil, perr("empty node id")
-			}
-			if prev, dup := byID[id]; dup {
-				return nil, perr("node %q defined twice (first at line %d)", id, nodes[prev].line)
-			}
-			n := rawNode{kind: Switch, id: id, desc: id, radix: radix, line: ln, guid: pendGUID, portGUID: pendPortGUID}
-			if m[1] != "Switch" {
-				n.kind = HCA
-			}
-			rest := m[4]
-			if rest != "" && !strings.HasPrefix(rest, "#") {
-				return nil, perr("unexpected %q after node id", rest)
-			}
-			afterDesc := rest
-			if d := reDesc.FindStringSubmatch(rest); d != nil {
-				if d[1] != "" {
-					n.desc = d[1]
-				}
-				afterDesc = rest[len(d[0]):]
-			}
-			if n.kind == Switch {
-				if l := reLID.FindStringSubmatch(afterDesc); l != nil {
-					v, err := strconv.Atoi(l[1])
-					if err != nil || v < 1 || v > 0xBFFF {
-						return nil, perr("switch %q: LID %s outside 1..%d", id, l[1], 0xBFFF)
-					}
-					n.lid = uint16(v)
-				}
-			}
-			if n.guid == 0 {
-				if g := reIDGUID.FindStringSubmatch(id); g != nil {
-					n.guid, _ = strconv.ParseUint(g[1], 16, 64)
-				}
-			}
-			pendGUID, pendPortGUID = 0, 0
-			byID[id] = len(nodes)
-			nodes = append(nodes, n)
-			cur = len(nodes) - 1
-			continue
-		}
-		if m := rePort.FindStringSubmatch(line); m != nil {
-			if cur < 0 {
-				return nil, perr("port line outside a node block (a blank line ends a block)")
-			}
-			p, err := strconv.Atoi(m[1])
-			if err != nil || p < 1 || p > nodes[cur].radix {
-				return nil, perr("%q has ports 1..%d, not %s", nodes[cur].id, nodes[cur].radix, m[1])
-			}
-			pp, err := strconv.Atoi(m[4])
-			if err != nil || pp < 1 || pp > 255 {
-				return nil, perr("peer port %q not in 1..255", m[4])
-			}
-			if m[2] != "" && nodes[cur].kind == HCA && nodes[cur].portGUID == 0 {
-				nodes[cur].portGUID, _ = strconv.ParseUint(m[2], 16, 64)
-			}
-			rest := m[6]
-			for _, f := range strings.Fields(rest) {
-				if strings.HasPrefix(f, "#") {
-					break
-				}
-				if !strings.Contains(f, "=") {
-					return nil, perr("unexpected %q after peer port", f)
-				}
-			}
-			if nodes[cur].kind == HCA {
-				if i := strings.Index(rest, "#"); i >= 0 {
-					own := rest[i:] // "# lid 3 lmc 0 "peer desc" lid 1 …": ours is before the quote
-					if q := strings.Index(own, `"`); q >= 0 {
-						own = own[:q]
-					}
-					if l := reLID.FindStringSubmatch(own); l != nil {
-						v, err := strconv.Atoi(l[1])
-						if err != nil || v < 1 || v > 0xBFFF {
-							return nil, perr("%q: LID %s outside 1..%d", nodes[cur].id, l[1], 0xBFFF)
-						}
-						nodes[cur].lid = uint16(v)
-					}
-				}
-			}
-			ports = append(ports, rawPort{node: cur, port: p, peer: m[3], peerPort: pp, line: ln})
-			continue
-		}
-		return nil, perr("cannot parse %q", truncate(line, 60))
 	}
 	if err := sc.Err(); err != nil {
-		return nil, &ParseError{File: file, Line: ln + 1, Msg: err.Error()}
+		return nil, &ParseError{File: file, Line: p.ln + 1, Msg: err.Error()}
 	}
-	if len(nodes) == 0 {
-		return nil, &ParseError{File: file, Line: ln, Msg: "no Switch or Ca records found"}
+	if len(p.nodes) == 0 {
+		return nil, &ParseError{File: file, Line: p.ln, Msg: "no Switch or Ca records found"}
 	}
+	return p.build()
+}
+
+// ibnetParser is the state of ReadIBNetDiscover: the nodes and port lines
+// read so far, in file order, and where it is.
+type ibnetParser struct {
+	file  string
+	ln    int // the line being read, or the line of the cable being checked
+	nodes []rawNode
+	ports []rawPort
+	byID  map[string]int
+	// The GUIDs of a switchguid=/caguid= line, waiting for their node.
+	pendGUID, pendPortGUID uint64
+	cur                    int // the node whose block is open, or -1
+}
+
+// errorf returns a ParseError at the current line.
+func (p *ibnetParser) errorf(format string, v ...any) error {
+	return &ParseError{File: p.file, Line: p.ln, Msg: fmt.Sprintf(format, v...)}
+}
+
+// line reads one trimmed line of the file.
+func (p *ibnetParser) line(line string) error {
+	switch {
+	case line == "":
+		p.cur = -1
+		return nil
+	case strings.HasPrefix(line, "#"):
+		return nil
+	case strings.HasPrefix(line, "vendid=") || strings.HasPrefix(line, "devid=") || strings.HasPrefix(line, "sysimgguid="):
+		return nil
+	case strings.HasPrefix(line, "include ") || strings.HasPrefix(line, "do "):
+		return p.errorf("ibsim %q directives are not supported; expand the file first", strings.Fields(line)[0])
+	}
+	if m := reGUID.FindStringSubmatch(line); m != nil {
+		g, err := strconv.ParseUint(m[2], 16, 64)
+		if err != nil {
+			return p.errorf("bad GUID %q", m[2])
+		}
+		p.pendGUID, p.pendPortGUID = g, 0
+		return nil
+	}
+	if m := reHeader.FindStringSubmatch(line); m != nil {
+		return p.header(m)
+	}
+	if m := rePort.FindStringSubmatch(line); m != nil {
+		return p.port(m)
+	}
+	return p.errorf("cannot parse %q", truncate(line, 60))
+}
+
+// header reads a node's first line (reHeader's match m) and opens its block.
+func (p *ibnetParser) header(m []string) error {
+	if m[1] == "Rt" {
+		return p.errorf("routers (Rt) are not supported")
+	}
+	radix, err := strconv.Atoi(m[2])
+	if err != nil || radix < 1 || radix > 255 {
+		return p.errorf("node %q: port count %q not in 1..255", m[3], m[2])
+	}
+	id := m[3]
+	if id == "" {
+		return p.errorf("empty node id")
+	}
+	if prev, dup := p.byID[id]; dup {
+		return p.errorf("node %q defined twice (first at line %d)", id, p.nodes[prev].line)
+	}
+	n := rawNode{kind: Switch, id: id, desc: id, radix: radix, line: p.ln, guid: p.pendGUID, portGUID: p.pendPortGUID}
+	if m[1] != "Switch" {
+		n.kind = HCA
+	}
+	rest := m[4]
+	if rest != "" && !strings.HasPrefix(rest, "#") {
+		return p.errorf("unexpected %q after node id", rest)
+	}
+	afterDesc := rest
+	if d := reDesc.FindStringSubmatch(rest); d != nil {
+		if d[1] != "" {
+			n.desc = d[1]
+		}
+		afterDesc = rest[len(d[0]):]
+	}
+	if n.kind == Switch {
+		if err := p.lid(&n, afterDesc, "switch "); err != nil {
+			return err
+		}
+	}
+	if n.guid == 0 {
+		if g := reIDGUID.FindStringSubmatch(id); g != nil {
+			n.guid, _ = strconv.ParseUint(g[1], 16, 64)
+		}
+	}
+	p.pendGUID, p.pendPortGUID = 0, 0
+	p.byID[id] = len(p.nodes)
+	p.nodes = append(p.nodes, n)
+	p.cur = len(p.nodes) - 1
+	return nil
+}
+
+// lid sets n's LID from the first "lid N" in comment, if any; what names
+// the node in the error message before its quoted id.
+func (p *ibnetParser) lid(n *rawNode, comment, what string) error {
+	l := reLID.FindStringSubmatch(comment)
+	if l == nil {
+		return nil
+	}
+	v, err := strconv.Atoi(l[1])
+	if err != nil || v < 1 || v > 0xBFFF {
+		return p.errorf("%s%q: LID %s outside 1..%d", what, n.id, l[1], 0xBFFF)
+	}
+	n.lid = uint16(v)
+	return nil
+}
+
+// port reads a port line (rePort's match m) of the open node block.
+func (p *ibnetParser) port(m []string) error {
+	if p.cur < 0 {
+		return p.errorf("port line outside a node block (a blank line ends a block)")
+	}
+	n := &p.nodes[p.cur]
+	num, err := strconv.Atoi(m[1])
+	if err != nil || num < 1 || num > n.radix {
+		return p.errorf("%q has ports 1..%d, not %s", n.id, n.radix, m[1])
+	}
+	peerPort, err := strconv.Atoi(m[4])
+	if err != nil || peerPort < 1 || peerPort > 255 {
+		return p.errorf("peer port %q not in 1..255", m[4])
+	}
+	if m[2] != "" && n.kind == HCA && n.portGUID == 0 {
+		n.portGUID, _ = strconv.ParseUint(m[2], 16, 64)
+	}
+	rest := m[6]
+	for _, f := range strings.Fields(rest) {
+		if strings.HasPrefix(f, "#") {
+			break
+		}
+		if !strings.Contains(f, "=") {
+			return p.errorf("unexpected %q after peer port", f)
+		}
+	}
+	if n.kind == HCA {
+		if i := strings.Index(rest, "#"); i >= 0 {
+			own := rest[i:] // "# lid 3 lmc 0 "peer desc" lid 1 …": ours is before the quote
+			if q := strings.Index(own, `"`); q >= 0 {
+				own = own[:q]
+			}
+			if err := p.lid(n, own, ""); err != nil {
+				return err
+			}
+		}
+	}
+	p.ports = append(p.ports, rawPort{node: p.cur, port: num, peer: m[3], peerPort: peerPort, line: p.ln})
+	return nil
+}
+
+// build turns the nodes and port lines read into a network: it adds the
+// nodes, cables the ports and checks what only the whole file shows.
+func (p *ibnetParser) build() (*Network, error) {
 	allLIDs := true
-	for i := range nodes {
-		if nodes[i].lid == 0 {
+	for i := range p.nodes {
+		if p.nodes[i].lid == 0 {
 			allLIDs = false
 		}
 	}
 	b := NewBuilder("")
-	for _, n := range nodes {
+	for _, n := range p.nodes {
 		nd := Node{Kind: n.kind, Name: n.desc, GUID: n.guid, PortGUID: n.portGUID, Radix: n.radix, Level: -1}
 		if allLIDs {
 			nd.LID = n.lid
 		}
 		b.AddNode(nd)
 	}
-	type key struct{ node, port int }
-	conn := map[key]rawPort{}
-	for _, p := range ports {
-		ln = p.line
-		peer, ok := byID[p.peer]
+	cabled, err := p.cable(b)
+	if err != nil {
+		return nil, err
+	}
+	if err := p.checkNodes(cabled); err != nil {
+		return nil, err
+	}
+	net, err := b.Finish()
+	if err != nil {
+		return nil, &ParseError{File: p.file, Line: p.ln, Msg: err.Error()}
+	}
+	net.Name = p.file
+	return net, nil
+}
+
+// portKey names a port: node index and port number.
+type portKey struct{ node, port int }
+
+// cable connects the ports in b as the port lines list them, each cable
+// once, and returns the nodes with a cable. It leaves p.ln at the line of
+// the last port line.
+func (p *ibnetParser) cable(b *Builder) (map[int]bool, error) {
+	conn := map[portKey]rawPort{}
+	for _, rp := range p.ports {
+		p.ln = rp.line
+		peer, ok := p.byID[rp.peer]
 		if !ok {
-			return nil, perr("unknown node %q", p.peer)
+			return nil, p.errorf("unknown node %q", rp.peer)
 		}
-		if p.peerPort > nodes[peer].radix {
-			return nil, perr("%q has ports 1..%d, not %d", p.peer, nodes[peer].radix, p.peerPort)
+		if rp.peerPort > p.nodes[peer].radix {
+			return nil, p.errorf("%q has ports 1..%d, not %d", rp.peer, p.nodes[peer].radix, rp.peerPort)
 		}
-		me, them := key{p.node, p.port}, key{peer, p.peerPort}
+		me, them := portKey{rp.node, rp.port}, portKey{peer, rp.peerPort}
 		if me == them {
-			return nil, perr("port cabled to itself")
+			return nil, p.errorf("port cabled to itself")
 		}
-		if p.node == peer {
-			return nil, perr("%q port %d is cabled to its own port %d: a loop carries no traffic", nodes[p.node].id, p.port, p.peerPort)
+		if rp.node == peer {
+			return nil, p.errorf("%q port %d is cabled to its own port %d: a loop carries no traffic", p.nodes[rp.node].id, rp.port, rp.peerPort)
 		}
 		if prev, ok := conn[me]; ok {
-			if prev.peer == p.peer && prev.peerPort == p.peerPort {
+			if prev.peer == rp.peer && prev.peerPort == rp.peerPort {
 				continue // the same cable, listed from its other end
 			}
-			return nil, perr("%q port %d already cabled at line %d", nodes[p.node].id, p.port, prev.line)
+			return nil, p.errorf("%q port %d already cabled at line %d", p.nodes[rp.node].id, rp.port, prev.line)
 		}
 		if prev, ok := conn[them]; ok {
-			return nil, perr("%q port %d is cabled to %q port %d at line %d", p.peer, p.peerPort, prev.peer, prev.peerPort, prev.line)
+			return nil, p.errorf("%q port %d is cabled to %q port %d at line %d", rp.peer, rp.peerPort, prev.peer, prev.peerPort, prev.line)
 		}
-		conn[me] = p
-		conn[them] = rawPort{node: peer, port: p.peerPort, peer: nodes[p.node].id, peerPort: p.port, line: p.line}
-		if err := b.Connect(p.node, p.port, peer, p.peerPort); err != nil {
-			return nil, perr("%v", err)
+		conn[me] = rp
+		conn[them] = rawPort{node: peer, port: rp.peerPort, peer: p.nodes[rp.node].id, peerPort: rp.port, line: rp.line}
+		if err := b.Connect(rp.node, rp.port, peer, rp.peerPort); err != nil {
+			return nil, p.errorf("%v", err)
 		}
 	}
 	cabled := map[int]bool{}
 	for k := range conn {
 		cabled[k.node] = true
 	}
+	return cabled, nil
+}
+
+// checkNodes refuses an HCA without a cable and a GUID two nodes share;
+// the error names the line of the node.
+func (p *ibnetParser) checkNodes(cabled map[int]bool) error {
 	guids := map[uint64]int{}
-	for i, n := range nodes {
+	for i, n := range p.nodes {
 		if n.kind == HCA && !cabled[i] {
-			return nil, &ParseError{File: file, Line: n.line, Msg: fmt.Sprintf("HCA %q has no cable", n.id)}
+			return &ParseError{File: p.file, Line: n.line, Msg: fmt.Sprintf("HCA %q has no cable", n.id)}
 		}
 		if n.guid == 0 {
 			continue
 		}
 		if prev, dup := guids[n.guid]; dup {
-			return nil, &ParseError{File: file, Line: n.line, Msg: fmt.Sprintf("%q has GUID 0x%016x, as %q at line %d", n.id, n.guid, nodes[prev].id, nodes[prev].line)}
+			return &ParseError{File: p.file, Line: n.line, Msg: fmt.Sprintf("%q has GUID 0x%016x, as %q at line %d", n.id, n.guid, p.nodes[prev].id, p.nodes[prev].line)}
 		}
 		guids[n.guid] = i
 	}
-	net, err := b.Finish()
-	if err != nil {
-		return nil, &ParseError{File: file, Line: ln, Msg: err.Error()}
-	}
-	net.Name = file
-	return net, nil
+	return nil
 }
 
 func truncate(s string, n int) string {
