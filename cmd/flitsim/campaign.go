@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -40,15 +41,7 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if *list {
-		for _, n := range configs.Embedded() {
-			c, err := configs.Load(n)
-			if err != nil {
-				return err
-			}
-			pts, _ := c.Points()
-			fmt.Fprintf(stdout, "%-11s %5d points  %s\n", n, len(pts), c.Description)
-		}
-		return nil
+		return listCampaigns(stdout)
 	}
 	if len(pos) > 1 {
 		return badInput("want at most one campaign, got %d", len(pos))
@@ -70,41 +63,14 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	dir := *out
-	if dir == "" {
-		dir = filepath.Join("out", c.Name)
-		if !shard.Whole() {
-			dir = filepath.Join(dir, shardDirName(shard))
-		}
-	}
-	if shard.Whole() {
-		if _, err := results.ReadShardInfo(dir); err == nil {
-			return badInput("%s holds a shard (%s): run it with --shard, or merge the shards with 'flitsim merge'", dir, results.ShardFile)
-		}
-	}
-	store, err := results.Open(dir, c.Hash(), "flitsim run "+name)
+	dir := campaignDir(*out, c, shard)
+	store, err := openStore(dir, name, c, shard, len(pts))
 	if err != nil {
-		return asInput(err)
+		return err
 	}
 	defer store.Release()
-	if !shard.Whole() {
-		si := results.ShardInfo{Campaign: c.Name, Hash: c.Hash(), Shard: shard.I, Shards: shard.N, Points: len(pts), Size: shard.Size(len(pts))}
-		if err := results.WriteShardInfo(dir, si); err != nil {
-			store.Close()
-			return asInput(err)
-		}
-	}
 	start := time.Now()
-	var todo []int
-	mine := 0
-	for i := range pts {
-		if shard.Has(i) {
-			mine++
-			if !store.Done(i) {
-				todo = append(todo, i)
-			}
-		}
-	}
+	todo, mine := pending(store, shard, len(pts))
 	if !*quiet {
 		what := fmt.Sprintf("campaign %s: %d points", c.Name, len(pts))
 		if !shard.Whole() {
@@ -141,6 +107,70 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 	return err
 }
 
+// listCampaigns prints the embedded campaigns with their sizes.
+func listCampaigns(stdout io.Writer) error {
+	for _, n := range configs.Embedded() {
+		c, err := configs.Load(n)
+		if err != nil {
+			return err
+		}
+		pts, _ := c.Points()
+		fmt.Fprintf(stdout, "%-11s %5d points  %s\n", n, len(pts), c.Description)
+	}
+	return nil
+}
+
+// campaignDir returns the output directory of shard s of campaign c: out,
+// or by default out/NAME, or out/NAME/shard-I-of-N for a part.
+func campaignDir(out string, c *configs.Campaign, s configs.Shard) string {
+	if out != "" {
+		return out
+	}
+	dir := filepath.Join("out", c.Name)
+	if !s.Whole() {
+		dir = filepath.Join(dir, shardDirName(s))
+	}
+	return dir
+}
+
+// openStore opens the results store of shard s of campaign c, loaded from
+// name, in dir, which must not hold a shard when s is the whole campaign;
+// a part gets its shard.json. The caller releases the store.
+func openStore(dir, name string, c *configs.Campaign, s configs.Shard, points int) (*results.Store, error) {
+	if s.Whole() {
+		if _, err := results.ReadShardInfo(dir); err == nil {
+			return nil, badInput("%s holds a shard (%s): run it with --shard, or merge the shards with 'flitsim merge'", dir, results.ShardFile)
+		}
+	}
+	store, err := results.Open(dir, c.Hash(), "flitsim run "+name)
+	if err != nil {
+		return nil, asInput(err)
+	}
+	if !s.Whole() {
+		si := results.ShardInfo{Campaign: c.Name, Hash: c.Hash(), Shard: s.I, Shards: s.N, Points: points, Size: s.Size(points)}
+		if err := results.WriteShardInfo(dir, si); err != nil {
+			store.Close()
+			store.Release()
+			return nil, asInput(err)
+		}
+	}
+	return store, nil
+}
+
+// pending returns the points of shard s the store has no record of yet,
+// and how many points the shard has.
+func pending(store *results.Store, s configs.Shard, points int) (todo []int, mine int) {
+	for i := 0; i < points; i++ {
+		if s.Has(i) {
+			mine++
+			if !store.Done(i) {
+				todo = append(todo, i)
+			}
+		}
+	}
+	return todo, mine
+}
+
 // progress reports finished points: a bar on a terminal, lines otherwise.
 type progress struct {
 	mu    sync.Mutex
@@ -172,6 +202,16 @@ func (p *progress) done(r results.Record) {
 	default:
 		fmt.Fprintf(p.w, "[%d/%d] %s: %s %.2f GB/s\n", p.n, p.total, r.Key, r.Verdict, r.ThroughputGBs)
 	}
+}
+
+// campaignArg parses the flags of a command whose one argument is a
+// campaign FILE or NAME, and returns that.
+func campaignArg(fs *flag.FlagSet, args []string) (string, error) {
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return "", err
+	}
+	return oneArg(pos, "campaign FILE or NAME")
 }
 
 // loadCampaign loads a campaign and checks everything a run would trip on
@@ -274,11 +314,7 @@ func checkCmd(args []string, stdout, stderr io.Writer) error {
 		"topology, draws every failure level with every seed, resolves every routing's roots and dump and builds every\n"+
 		"traffic pattern; prints its size. A campaign that passes check fails no point for a reason check could see.\n\n"+
 		"Keys of the [hardware] and [sim] tables:\n"+configs.KnobHelp(), stderr)
-	pos, err := parseFlags(fs, args)
-	if err != nil {
-		return err
-	}
-	name, err := oneArg(pos, "campaign FILE or NAME")
+	name, err := campaignArg(fs, args)
 	if err != nil {
 		return err
 	}
@@ -311,16 +347,9 @@ func tableCmd(args []string, stdout, stderr io.Writer) error {
 	default:
 		return badInput("--format %q: want md, csv or json", *format)
 	}
-	dir, err := oneArg(pos, "results DIR")
+	_, recs, err := resultsArg(pos)
 	if err != nil {
 		return err
-	}
-	recs, err := results.ReadDir(dir)
-	if err != nil {
-		return err
-	}
-	if len(recs) == 0 {
-		return badInput("%s holds no results", dir)
 	}
 	return asInput(results.WriteTable(stdout, results.Summarize(recs), *format))
 }
@@ -331,20 +360,30 @@ func plotCmd(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	dir, err := oneArg(pos, "results DIR")
+	dir, recs, err := resultsArg(pos)
 	if err != nil {
 		return err
-	}
-	recs, err := results.ReadDir(dir)
-	if err != nil {
-		return err
-	}
-	if len(recs) == 0 {
-		return badInput("%s holds no results", dir)
 	}
 	files, err := results.Plot(dir, recs)
 	for _, f := range files {
 		fmt.Fprintln(stdout, f)
 	}
 	return err
+}
+
+// resultsArg reads the one argument of table and plot, a results
+// directory, and its records; a directory without any is bad input.
+func resultsArg(pos []string) (string, []results.Record, error) {
+	dir, err := oneArg(pos, "results DIR")
+	if err != nil {
+		return "", nil, err
+	}
+	recs, err := results.ReadDir(dir)
+	if err != nil {
+		return "", nil, err
+	}
+	if len(recs) == 0 {
+		return "", nil, badInput("%s holds no results", dir)
+	}
+	return dir, recs, nil
 }
