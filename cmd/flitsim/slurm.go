@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -117,6 +118,47 @@ func shellQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
+// slurmFlags are the flags of flitsim slurm.
+type slurmFlags struct {
+	tasks, cpus                            int
+	partition, limit, account, out, binary string
+	submit, wait                           bool
+}
+
+func (f *slurmFlags) register(fs *flag.FlagSet) {
+	fs.IntVar(&f.tasks, "tasks", 0, "number of array tasks (shards), N ≥ 1")
+	fs.StringVar(&f.partition, "partition", "", "Slurm partition (default: the cluster's)")
+	fs.StringVar(&f.limit, "time", "", "time limit per task, e.g. 2:00:00 (default: the partition's)")
+	fs.StringVar(&f.account, "account", "", "Slurm account to charge")
+	fs.IntVar(&f.cpus, "cpus-per-task", 1, "CPUs per task; each task simulates that many points in parallel")
+	fs.StringVar(&f.out, "o", "", "output directory on a shared filesystem (default out/NAME)")
+	fs.StringVar(&f.binary, "binary", "", "flitsim executable the jobs run (default: a copy of this one in DIR/slurm)")
+	fs.BoolVar(&f.submit, "submit", false, "submit the jobs with sbatch")
+	fs.BoolVar(&f.wait, "wait", false, "with --submit: wait for the merge job, show progress, print the table")
+}
+
+// check refuses flag values that need no campaign to be found wrong.
+func (f *slurmFlags) check() error {
+	if f.tasks < 1 {
+		return badInput("--tasks must be at least 1")
+	}
+	if f.cpus < 1 {
+		return badInput("--cpus-per-task must be at least 1")
+	}
+	if f.wait && !f.submit {
+		return badInput("--wait needs --submit")
+	}
+	for _, w := range []struct{ name, v string }{{"--partition", f.partition}, {"--account", f.account}} {
+		if w.v != "" && !configs.PlainWord(w.v) {
+			return badInput("%s %q: goes into an #SBATCH line; want letters, digits, '_', '.' and '-' only", w.name, w.v)
+		}
+	}
+	if f.limit != "" && !slurmTime.MatchString(f.limit) {
+		return badInput("--time %q: want a Slurm time such as 90, 2:00:00 or 1-12:00:00", f.limit)
+	}
+	return nil
+}
+
 func slurmCmd(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("slurm", "slurm FILE|NAME --tasks N [--partition P] [--time T] [--cpus-per-task C] [-o DIR] [--submit [--wait]]",
 		"Runs a campaign on a Slurm cluster: a job array of N tasks, task I running shard I/N ('flitsim run\n"+
@@ -126,151 +168,156 @@ func slurmCmd(args []string, stdout, stderr io.Writer) error {
 			"the scripts go to DIR/slurm/, both jobs are submitted with sbatch and their ids printed. Submitting\n"+
 			"again after a partial failure runs only the shards that are not finished (each resumes its points).\n"+
 			"DIR must be on a filesystem the compute nodes share.", stderr)
-	tasks := fs.Int("tasks", 0, "number of array tasks (shards), N ≥ 1")
-	partition := fs.String("partition", "", "Slurm partition (default: the cluster's)")
-	limit := fs.String("time", "", "time limit per task, e.g. 2:00:00 (default: the partition's)")
-	account := fs.String("account", "", "Slurm account to charge")
-	cpus := fs.Int("cpus-per-task", 1, "CPUs per task; each task simulates that many points in parallel")
-	out := fs.String("o", "", "output directory on a shared filesystem (default out/NAME)")
-	binary := fs.String("binary", "", "flitsim executable the jobs run (default: a copy of this one in DIR/slurm)")
-	submit := fs.Bool("submit", false, "submit the jobs with sbatch")
-	wait := fs.Bool("wait", false, "with --submit: wait for the merge job, show progress, print the table")
-	pos, err := parseFlags(fs, args)
+	var f slurmFlags
+	f.register(fs)
+	name, err := campaignArg(fs, args)
 	if err != nil {
 		return err
 	}
-	name, err := oneArg(pos, "campaign FILE or NAME")
-	if err != nil {
+	if err := f.check(); err != nil {
 		return err
-	}
-	if *tasks < 1 {
-		return badInput("--tasks must be at least 1")
-	}
-	if *cpus < 1 {
-		return badInput("--cpus-per-task must be at least 1")
-	}
-	if *wait && !*submit {
-		return badInput("--wait needs --submit")
-	}
-	for _, f := range []struct{ name, v string }{{"--partition", *partition}, {"--account", *account}} {
-		if f.v != "" && !configs.PlainWord(f.v) {
-			return badInput("%s %q: goes into an #SBATCH line; want letters, digits, '_', '.' and '-' only", f.name, f.v)
-		}
-	}
-	if *limit != "" && !slurmTime.MatchString(*limit) {
-		return badInput("--time %q: want a Slurm time such as 90, 2:00:00 or 1-12:00:00", *limit)
 	}
 	c, pts, err := loadCampaign(name)
 	if err != nil {
 		return err
 	}
-	if *tasks > len(pts) {
-		return badInput("--tasks %d: the campaign has only %d points", *tasks, len(pts))
+	if f.tasks > len(pts) {
+		return badInput("--tasks %d: the campaign has only %d points", f.tasks, len(pts))
 	}
-	campaign := name
-	if _, err := os.Stat(name); err == nil {
-		if campaign, err = filepath.Abs(name); err != nil {
-			return err
-		}
-	}
-	dir := *out
-	if dir == "" {
-		dir = filepath.Join("out", c.Name)
-	}
-	if dir, err = filepath.Abs(dir); err != nil {
-		return err
-	}
-	wd, err := os.Getwd()
+	j, err := f.job(name, c)
 	if err != nil {
 		return err
 	}
-	for _, p := range []string{dir, wd} {
-		if strings.ContainsAny(p, " \t\n\r\"'\\$`;&|<>") {
-			return badInput("%q: #SBATCH directives cannot take a path with spaces or quotes; use another -o or working directory", p)
-		}
-	}
-	j := slurmJob{Campaign: campaign, Name: c.Name, Dir: dir, Workdir: wd, Tasks: *tasks,
-		Partition: *partition, Time: *limit, Account: *account, CPUsPerTask: *cpus}
-	j.Binary = filepath.Join(dir, "slurm", "flitsim")
-	if *binary != "" {
-		if j.Binary, err = filepath.Abs(*binary); err != nil {
-			return err
-		}
-	}
-	// Which shards still have work (all on a first submission).
 	hash := c.Hash()
-	for i := 0; i < *tasks; i++ {
-		done, err := shardDone(j.shardDir(i), hash, configs.Shard{I: i, N: *tasks}, len(pts))
-		if err != nil {
-			return asInput(err)
-		}
-		if !done {
-			j.Missing = append(j.Missing, i)
-		}
+	if j.Missing, err = missingShards(j, hash, len(pts)); err != nil {
+		return err
 	}
-	if !*submit {
-		if len(j.Missing) > 0 {
-			fmt.Fprintf(stdout, "# ---- array job: %s/slurm/array.sbatch\n%s\n", dir, j.arrayScript())
-		} else {
-			fmt.Fprintf(stdout, "# all %d shards are finished: only the merge job is needed\n\n", *tasks)
-		}
-		fmt.Fprintf(stdout, "# ---- merge job: %s/slurm/merge.sbatch (submit with --dependency=afterok:<array job id>)\n%s", dir, j.mergeScript())
-		if *binary == "" {
+	if !f.submit {
+		j.print(stdout)
+		if f.binary == "" {
 			fmt.Fprintf(stderr, "note: --submit copies this flitsim binary to %s\n", j.Binary)
 		}
 		return nil
 	}
-	if _, err := exec.LookPath("sbatch"); err != nil {
-		return fmt.Errorf("sbatch not found: run this on a Slurm login node (or install slurm-client): %w", err)
-	}
-	sdir := filepath.Join(dir, "slurm")
-	if err := os.MkdirAll(sdir, 0o755); err != nil {
-		return err
-	}
-	if *binary == "" {
-		if err := copyExecutable(j.Binary); err != nil {
-			return err
-		}
-	}
-	mergePath := filepath.Join(sdir, "merge.sbatch")
-	if err := os.WriteFile(mergePath, []byte(j.mergeScript()), 0o644); err != nil {
-		return err
-	}
 	ctx := context.Background()
-	var arrayID string
-	if len(j.Missing) > 0 {
-		arrayPath := filepath.Join(sdir, "array.sbatch")
-		if err := os.WriteFile(arrayPath, []byte(j.arrayScript()), 0o644); err != nil {
-			return err
-		}
-		if arrayID, err = sbatch(ctx, arrayPath); err != nil {
-			return err
-		}
-		fmt.Fprintf(stdout, "array job %s: shards %s of %d\n", arrayID, arrayRange(j.Missing), *tasks)
-	} else {
-		fmt.Fprintf(stdout, "all %d shards are finished; submitting only the merge\n", *tasks)
-	}
-	var mergeArgs []string
-	if arrayID != "" {
-		mergeArgs = append(mergeArgs, "--dependency=afterok:"+arrayID)
-	}
-	mergeID, err := sbatch(ctx, mergePath, mergeArgs...)
-	if err != nil {
+	mergeID, err := j.submit(ctx, stdout, f.binary == "")
+	if err != nil || !f.wait {
 		return err
-	}
-	fmt.Fprintf(stdout, "merge job %s: writes %s\n", mergeID, filepath.Join(dir, "table.md"))
-	if !*wait {
-		return nil
 	}
 	if err := waitJob(ctx, mergeID, func() string { return shardProgress(j, hash, len(pts)) }, stderr); err != nil {
-		return fmt.Errorf("%w (logs in %s)", err, sdir)
+		return fmt.Errorf("%w (logs in %s)", err, j.slurmDir())
 	}
-	table, err := os.ReadFile(filepath.Join(dir, "table.md"))
+	table, err := os.ReadFile(filepath.Join(j.Dir, "table.md"))
 	if err != nil {
 		return err
 	}
 	_, err = stdout.Write(table)
 	return err
+}
+
+// job returns the jobs of campaign c, loaded from name, with every path
+// absolute; the shards to run are still to be found.
+func (f *slurmFlags) job(name string, c *configs.Campaign) (slurmJob, error) {
+	campaign := name
+	if _, err := os.Stat(name); err == nil {
+		if campaign, err = filepath.Abs(name); err != nil {
+			return slurmJob{}, err
+		}
+	}
+	dir, err := filepath.Abs(campaignDir(f.out, c, configs.Shard{}))
+	if err != nil {
+		return slurmJob{}, err
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		return slurmJob{}, err
+	}
+	for _, p := range []string{dir, wd} {
+		if strings.ContainsAny(p, " \t\n\r\"'\\$`;&|<>") {
+			return slurmJob{}, badInput("%q: #SBATCH directives cannot take a path with spaces or quotes; use another -o or working directory", p)
+		}
+	}
+	j := slurmJob{Campaign: campaign, Name: c.Name, Dir: dir, Workdir: wd, Tasks: f.tasks,
+		Partition: f.partition, Time: f.limit, Account: f.account, CPUsPerTask: f.cpus}
+	j.Binary = filepath.Join(j.slurmDir(), "flitsim")
+	if f.binary != "" {
+		if j.Binary, err = filepath.Abs(f.binary); err != nil {
+			return slurmJob{}, err
+		}
+	}
+	return j, nil
+}
+
+// missingShards returns the shards of j that still have work (all of them
+// on a first submission).
+func missingShards(j slurmJob, hash string, total int) ([]int, error) {
+	var missing []int
+	for i := 0; i < j.Tasks; i++ {
+		done, err := shardDone(j.shardDir(i), hash, configs.Shard{I: i, N: j.Tasks}, total)
+		if err != nil {
+			return nil, asInput(err)
+		}
+		if !done {
+			missing = append(missing, i)
+		}
+	}
+	return missing, nil
+}
+
+// slurmDir holds the batch scripts, the binary and the jobs' logs.
+func (j slurmJob) slurmDir() string { return filepath.Join(j.Dir, "slurm") }
+
+// print shows the batch scripts a submission would use.
+func (j slurmJob) print(w io.Writer) {
+	if len(j.Missing) > 0 {
+		fmt.Fprintf(w, "# ---- array job: %s/slurm/array.sbatch\n%s\n", j.Dir, j.arrayScript())
+	} else {
+		fmt.Fprintf(w, "# all %d shards are finished: only the merge job is needed\n\n", j.Tasks)
+	}
+	fmt.Fprintf(w, "# ---- merge job: %s/slurm/merge.sbatch (submit with --dependency=afterok:<array job id>)\n%s", j.Dir, j.mergeScript())
+}
+
+// submit writes the batch scripts into slurmDir, with a copy of this
+// binary if copyBinary, and submits the array job (when a shard is
+// missing) and the merge job after it. It returns the merge job's id.
+func (j slurmJob) submit(ctx context.Context, stdout io.Writer, copyBinary bool) (string, error) {
+	if _, err := exec.LookPath("sbatch"); err != nil {
+		return "", fmt.Errorf("sbatch not found: run this on a Slurm login node (or install slurm-client): %w", err)
+	}
+	sdir := j.slurmDir()
+	if err := os.MkdirAll(sdir, 0o755); err != nil {
+		return "", err
+	}
+	if copyBinary {
+		if err := copyExecutable(j.Binary); err != nil {
+			return "", err
+		}
+	}
+	mergePath := filepath.Join(sdir, "merge.sbatch")
+	if err := os.WriteFile(mergePath, []byte(j.mergeScript()), 0o644); err != nil {
+		return "", err
+	}
+	var mergeArgs []string
+	if len(j.Missing) > 0 {
+		arrayPath := filepath.Join(sdir, "array.sbatch")
+		if err := os.WriteFile(arrayPath, []byte(j.arrayScript()), 0o644); err != nil {
+			return "", err
+		}
+		arrayID, err := sbatch(ctx, arrayPath)
+		if err != nil {
+			return "", err
+		}
+		fmt.Fprintf(stdout, "array job %s: shards %s of %d\n", arrayID, arrayRange(j.Missing), j.Tasks)
+		mergeArgs = append(mergeArgs, "--dependency=afterok:"+arrayID)
+	} else {
+		fmt.Fprintf(stdout, "all %d shards are finished; submitting only the merge\n", j.Tasks)
+	}
+	mergeID, err := sbatch(ctx, mergePath, mergeArgs...)
+	if err != nil {
+		return "", err
+	}
+	fmt.Fprintf(stdout, "merge job %s: writes %s\n", mergeID, filepath.Join(j.Dir, "table.md"))
+	return mergeID, nil
 }
 
 // shardDone reports whether dir holds every point of shard s; a directory
