@@ -27,19 +27,9 @@ func deimosGenerator() Generator {
 			const leaves, spines, ext = 24, 12, 12
 			var leafIdx [3][]int
 			for d := 0; d < 3; d++ {
-				for l := 0; l < leaves; l++ {
-					s := b.AddSwitch(fmt.Sprintf("d%d-leaf%d", d, l), 24)
-					b.Node(s).Level = 0
-					leafIdx[d] = append(leafIdx[d], s)
-				}
-				for sp := 0; sp < spines; sp++ {
-					s := b.AddSwitch(fmt.Sprintf("d%d-spine%d", d, sp), 24)
-					b.Node(s).Level = 1
-					for _, l := range leafIdx[d] {
-						if err := b.Link(l, s); err != nil {
-							return nil, err
-						}
-					}
+				var err error
+				if leafIdx[d], err = addDirector(b, fmt.Sprintf("d%d-", d), leaves, spines, 1, 24, 0); err != nil {
+					return nil, err
 				}
 			}
 			// 30 cables between directors 0-1 and 1-2: director d's k-th
@@ -97,6 +87,37 @@ func finishWithHCAs(b *Builder, switches []int, hcas int) (*Network, error) {
 	return b.Finish()
 }
 
+// addSwitches adds n switches of the given radix on level level, named
+// prefix0, prefix1, …, and returns them.
+func addSwitches(b *Builder, prefix string, n, radix, level int) []int {
+	sw := make([]int, n)
+	for i := range sw {
+		sw[i] = b.AddSwitch(prefix+strconv.Itoa(i), radix)
+		b.Node(sw[i]).Level = level
+	}
+	return sw
+}
+
+// addDirector adds a director built as a two-level fat tree of switches of
+// the given radix: leaves on level level, named prefix+"leafI", then spines
+// one level up, named prefix+"spineI", each cabled to every leaf by cables
+// parallel cables. It returns the leaves.
+func addDirector(b *Builder, prefix string, leaves, spines, cables, radix, level int) ([]int, error) {
+	leaf := addSwitches(b, prefix+"leaf", leaves, radix, level)
+	for sp := 0; sp < spines; sp++ {
+		s := b.AddSwitch(prefix+"spine"+strconv.Itoa(sp), radix)
+		b.Node(s).Level = level + 1
+		for _, l := range leaf {
+			for c := 0; c < cables; c++ {
+				if err := b.Link(l, s); err != nil {
+					return nil, err
+				}
+			}
+		}
+	}
+	return leaf, nil
+}
+
 func tsubame2Generator() Generator {
 	return Generator{Kind: "tsubame2",
 		Help: "TSUBAME2-like (§3.2.6, §4.4.4, Table 6.1): one rail of the dual-rail full-bisection fat tree. Six 324-port core " +
@@ -127,21 +148,9 @@ func tsubame2Generator() Generator {
 			var dirLeaf []int // interleaved over directors: leaf j is director j%6, local leaf j/6
 			leafOf := make([][]int, directors)
 			for d := 0; d < directors; d++ {
-				for l := 0; l < dLeaves; l++ {
-					s := b.AddSwitch(fmt.Sprintf("core%d-leaf%d", d, l), 36)
-					b.Node(s).Level = 1
-					leafOf[d] = append(leafOf[d], s)
-				}
-				for sp := 0; sp < dSpines; sp++ {
-					s := b.AddSwitch(fmt.Sprintf("core%d-spine%d", d, sp), 36)
-					b.Node(s).Level = 2
-					for _, l := range leafOf[d] {
-						for c := 0; c < 2; c++ {
-							if err := b.Link(l, s); err != nil {
-								return nil, err
-							}
-						}
-					}
+				var err error
+				if leafOf[d], err = addDirector(b, fmt.Sprintf("core%d-", d), dLeaves, dSpines, 2, 36, 1); err != nil {
+					return nil, err
 				}
 			}
 			for l := 0; l < dLeaves; l++ {
@@ -149,12 +158,7 @@ func tsubame2Generator() Generator {
 					dirLeaf = append(dirLeaf, leafOf[d][l])
 				}
 			}
-			var edge []int
-			for e := 0; e < edges; e++ {
-				s := b.AddSwitch("edge"+strconv.Itoa(e), 36)
-				b.Node(s).Level = 0
-				edge = append(edge, s)
-			}
+			edge := addSwitches(b, "edge", edges, 36, 0)
 			q := 0
 			for e, up := range spread(uplinks, edges) {
 				for k := 0; k < up; k++ {
@@ -182,39 +186,17 @@ func taurusGenerator() Generator {
 				return nil, nil
 			}
 			b := NewBuilder("")
-			var dLeaf []int
-			for l := 0; l < 12; l++ {
-				s := b.AddSwitch("dir-leaf"+strconv.Itoa(l), 36)
-				b.Node(s).Level = 2
-				dLeaf = append(dLeaf, s)
-			}
-			for sp := 0; sp < 6; sp++ {
-				s := b.AddSwitch("dir-spine"+strconv.Itoa(sp), 36)
-				b.Node(s).Level = 3
-				for _, l := range dLeaf {
-					for c := 0; c < 3; c++ {
-						if err := b.Link(l, s); err != nil {
-							return nil, err
-						}
-					}
-				}
+			dLeaf, err := addDirector(b, "dir-", 12, 6, 3, 36, 2)
+			if err != nil {
+				return nil, err
 			}
 			leaves := []int{20, 20, 20, 20, 20, 17}
 			spines := []int{13, 13, 13, 13, 13, 11}
 			var allLeaves []int
 			dq := 0
 			for is := range leaves {
-				var lv, sp []int
-				for l := 0; l < leaves[is]; l++ {
-					s := b.AddSwitch(fmt.Sprintf("i%d-leaf%d", is, l), 36)
-					b.Node(s).Level = 0
-					lv = append(lv, s)
-				}
-				for k := 0; k < spines[is]; k++ {
-					s := b.AddSwitch(fmt.Sprintf("i%d-spine%d", is, k), 36)
-					b.Node(s).Level = 1
-					sp = append(sp, s)
-				}
+				lv := addSwitches(b, fmt.Sprintf("i%d-leaf", is), leaves[is], 36, 0)
+				sp := addSwitches(b, fmt.Sprintf("i%d-spine", is), spines[is], 36, 1)
 				q := 0
 				for _, l := range lv {
 					for k := 0; k < 18; k++ {
