@@ -52,17 +52,12 @@ func Plot(dir string, recs []Record) ([]string, error) {
 func plotSet(dir string, recs []Record, faults string) ([]string, error) {
 	rep := Summarize(recs)
 	type tt struct{ topo, traffic string }
-	var order []tt
-	seen := map[tt]bool{}
+	var order firstSeen[tt]
 	for _, r := range rep.Regressions {
-		k := tt{r.Topology, r.Traffic}
-		if !seen[k] {
-			seen[k] = true
-			order = append(order, k)
-		}
+		order.add(tt{r.Topology, r.Traffic})
 	}
 	var files []string
-	for _, k := range order {
+	for _, k := range order.list {
 		base := slug(k.topo + "-" + k.traffic)
 		title := k.traffic
 		if faults != "" {
@@ -118,22 +113,34 @@ type errPoints struct {
 	plotter.YErrors
 }
 
-func routingsAndPercents(levels []Level) ([]string, []float64) {
-	var routes []string
-	var pcts []float64
-	seenR, seenP := map[string]bool{}, map[float64]bool{}
-	for _, l := range levels {
-		if !seenR[l.Routing] {
-			seenR[l.Routing] = true
-			routes = append(routes, l.Routing)
-		}
-		if !seenP[l.Percent] {
-			seenP[l.Percent] = true
-			pcts = append(pcts, l.Percent)
-		}
+// firstSeen collects distinct values in the order they first come.
+type firstSeen[T comparable] struct {
+	list []T
+	seen map[T]bool
+}
+
+func (f *firstSeen[T]) add(v T) {
+	if f.seen[v] {
+		return
 	}
-	sort.Float64s(pcts)
-	return routes, pcts
+	if f.seen == nil {
+		f.seen = map[T]bool{}
+	}
+	f.seen[v] = true
+	f.list = append(f.list, v)
+}
+
+// routingsAndPercents returns the routings of levels in order of first
+// appearance and their failure percentages in increasing order.
+func routingsAndPercents(levels []Level) ([]string, []float64) {
+	var routes firstSeen[string]
+	var pcts firstSeen[float64]
+	for _, l := range levels {
+		routes.add(l.Routing)
+		pcts.add(l.Percent)
+	}
+	sort.Float64s(pcts.list)
+	return routes.list, pcts.list
 }
 
 func barPlot(topo, traffic string, levels []Level) (*plot.Plot, error) {
@@ -274,22 +281,15 @@ func whiskerPlot(topo, traffic, title string, recs []Record) (*plot.Plot, error)
 	}
 	sum := map[key]*Stats{}
 	n := map[key]int{}
-	var routes []string
-	var pcts []float64
-	seenR, seenP := map[string]bool{}, map[float64]bool{}
+	var seenR firstSeen[string]
+	var seenP firstSeen[float64]
 	for i := range recs {
 		r := &recs[i]
 		if label(r) != topo || r.Traffic != traffic || !usable(r) {
 			continue
 		}
-		if !seenR[r.Routing] {
-			seenR[r.Routing] = true
-			routes = append(routes, r.Routing)
-		}
-		if !seenP[r.FaultPercent] {
-			seenP[r.FaultPercent] = true
-			pcts = append(pcts, r.FaultPercent)
-		}
+		seenR.add(r.Routing)
+		seenP.add(r.FaultPercent)
 		k := key{r.Routing, r.FaultPercent}
 		if sum[k] == nil {
 			sum[k] = &Stats{}
@@ -298,6 +298,7 @@ func whiskerPlot(topo, traffic, title string, recs []Record) (*plot.Plot, error)
 		s.Min, s.Q1, s.Median, s.Q3, s.Max = s.Min+h.Min, s.Q1+h.Q1, s.Median+h.Median, s.Q3+h.Q3, s.Max+h.Max
 		n[k]++
 	}
+	routes, pcts := seenR.list, seenP.list
 	if len(routes) == 0 {
 		return nil, nil
 	}
