@@ -161,27 +161,42 @@ func (s *simulator) grant(o *port, b *inBuf) {
 		return
 	}
 	h := b.head()
+	if !s.takeCredits(o, b, h) {
+		return
+	}
+	b.q[0] = nil
+	b.q = b.q[1:]
+	o.dropCand(b)
+	b.free, o.xbar = never, never
+	s.becomeHead(b) // the next packet is the head now; eligible from free(i, v)
+	s.post(event{t: s.now, kind: evCross, h: h, k: 0})
+}
+
+// takeCredits is the common part of a grant by o of packet h of b: it
+// takes the packet's credits on its output VL and records the grant for
+// the round robin. It reports false when the credits went negative (the
+// run has failed).
+func (s *simulator) takeCredits(o *port, b *inBuf, h *hop) bool {
 	w, f := h.outVL, h.p.flits
 	o.credits[w] -= f
 	if o.credits[w] < 0 {
 		s.failf("credits of %s on VL %d went negative (%d)", s.portName(o), w, o.credits[w])
-		return
+		return false
 	}
 	o.lastVL, o.lastPort[w] = w, b.at.num
 	s.flitHops += int64(f)
 	s.lastActive = s.now
+	return true
+}
 
-	b.q[0] = nil
-	b.q = b.q[1:]
+// dropCand removes input buffer b from o's candidates.
+func (o *port) dropCand(b *inBuf) {
 	for i, c := range o.cand {
 		if c == b {
 			o.cand = append(o.cand[:i], o.cand[i+1:]...)
-			break
+			return
 		}
 	}
-	b.free, o.xbar = never, never
-	s.becomeHead(b) // the next packet is the head now; eligible from free(i, v)
-	s.post(event{t: s.now, kind: evCross, h: h, k: 0})
 }
 
 // cross: flit k of hop h crosses the crossbar into its output buffer.
@@ -332,15 +347,9 @@ func (s *simulator) candHop(b *inBuf, o *port) *hop {
 // grantVOQ: o grants the oldest packet for it in b.
 func (s *simulator) grantVOQ(o *port, b *inBuf) {
 	h := s.candHop(b, o)
-	w, f := h.outVL, h.p.flits
-	o.credits[w] -= f
-	if o.credits[w] < 0 {
-		s.failf("credits of %s on VL %d went negative (%d)", s.portName(o), w, o.credits[w])
+	if !s.takeCredits(o, b, h) {
 		return
 	}
-	o.lastVL, o.lastPort[w] = w, b.at.num
-	s.flitHops += int64(f)
-	s.lastActive = s.now
 	for i, x := range b.q {
 		if x == h {
 			b.q = append(b.q[:i], b.q[i+1:]...)
@@ -348,12 +357,7 @@ func (s *simulator) grantVOQ(o *port, b *inBuf) {
 		}
 	}
 	if s.candHop(b, o) == nil {
-		for i, c := range o.cand {
-			if c == b {
-				o.cand = append(o.cand[:i], o.cand[i+1:]...)
-				break
-			}
-		}
+		o.dropCand(b)
 	}
 	o.xbar = never
 	s.post(event{t: s.now, kind: evCross, h: h, k: 0})
