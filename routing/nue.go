@@ -47,7 +47,7 @@ func routeNue(g *graph, o Options) (*Tables, error) {
 		}
 		layers++
 		root := g.centralSwitch(dstSw)
-		n.cdg = newTopoCDG(nch)
+		n.deps = newOrderedCDG(nch)
 		n.tree = g.bfsTree(root)
 		for _, d := range dstSw {
 			n.escape(d)
@@ -93,7 +93,7 @@ type nueState struct {
 	t      *Tables
 	st     *ssspState
 	nch    int
-	cdg    *topoCDG
+	deps   *cdg    // the current layer's channel dependencies
 	tree   []int32 // BFS tree: parent switch per switch (-1 at the root)
 	esc    []int32 // escape next channel per switch for the current destination
 	next   []int32 // chosen next channel per switch, -1 none
@@ -159,7 +159,7 @@ func (n *nueState) markEscape() bool {
 		}
 		to, _ := n.g.chTo(c)
 		if nx := n.esc[to]; nx >= 0 {
-			if !n.cdg.add(c, nx) {
+			if !n.deps.insert(c, nx) {
 				return false
 			}
 		}
@@ -195,7 +195,7 @@ func (n *nueState) route(dst int32) bool {
 			// Undo this destination's dependencies; use the escape paths.
 			for u := range n.next {
 				if n.next[u] >= 0 && n.dep[u] >= 0 {
-					n.cdg.remove(n.next[u], n.dep[u])
+					n.deps.remove(n.next[u], n.dep[u])
 				}
 			}
 			return false
@@ -211,12 +211,12 @@ func (n *nueState) setNext(u int32, c int32, v, dst int32) bool {
 	dep := int32(-1)
 	if v != dst {
 		dep = n.next[v]
-		if !n.cdg.add(c, dep) {
+		if !n.deps.insert(c, dep) {
 			return false
 		}
 	}
 	if n.next[u] >= 0 && n.dep[u] >= 0 {
-		n.cdg.remove(n.next[u], n.dep[u])
+		n.deps.remove(n.next[u], n.dep[u])
 	}
 	n.next[u], n.dep[u] = c, dep
 	return true
@@ -341,7 +341,7 @@ func (n *nueState) switchNext(y, alt, dst int32) bool {
 	newDep := int32(-1)
 	if w != dst {
 		newDep = n.next[w]
-		if !n.cdg.add(alt, newDep) {
+		if !n.deps.insert(alt, newDep) {
 			return false
 		}
 	}
@@ -353,7 +353,7 @@ func (n *nueState) switchNext(y, alt, dst int32) bool {
 			continue
 		}
 		if h, _ := g.chTo(c); h == y {
-			if !n.cdg.add(c, alt) {
+			if !n.deps.insert(c, alt) {
 				ok = false
 				break
 			}
@@ -362,19 +362,19 @@ func (n *nueState) switchNext(y, alt, dst int32) bool {
 	}
 	if !ok {
 		for _, u := range moved {
-			n.cdg.remove(n.next[u], alt)
+			n.deps.remove(n.next[u], alt)
 		}
 		if newDep >= 0 {
-			n.cdg.remove(alt, newDep)
+			n.deps.remove(alt, newDep)
 		}
 		return false
 	}
 	for _, u := range moved {
-		n.cdg.remove(n.next[u], old)
+		n.deps.remove(n.next[u], old)
 		n.dep[u] = alt
 	}
 	if oldDep >= 0 {
-		n.cdg.remove(old, oldDep)
+		n.deps.remove(old, oldDep)
 	}
 	n.next[y], n.dep[y] = alt, newDep
 	n.dist[y] = n.dist[w] + hopUnit + n.st.weight[alt]

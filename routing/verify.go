@@ -181,7 +181,12 @@ func Verify(net *fabric.Network, t *Tables) (Verdict, error) {
 	}
 	slices.Sort(edges)
 	edges = slices.Compact(edges)
-	if cyc := findCycle(edges); cyc != nil {
+	var deps cdg
+	for _, e := range edges {
+		deps.add(int32(e>>32), int32(uint32(e)))
+	}
+	deps.layout()
+	if cyc := deps.findCycle(); cyc != nil {
 		v.DeadlockFree = false
 		for _, node := range cyc {
 			ch, vl := node/int32(nvl), int(node%int32(nvl))
@@ -191,56 +196,4 @@ func Verify(net *fabric.Network, t *Tables) (Verdict, error) {
 		}
 	}
 	return v, nil
-}
-
-// findCycle returns the nodes of one cycle of a directed graph given as
-// sorted, distinct edges (from<<32 | to), or nil if it is acyclic.
-func findCycle(edges []uint64) []int32 {
-	if len(edges) == 0 {
-		return nil
-	}
-	n := int32(0)
-	for _, e := range edges {
-		n = max(n, int32(e>>32)+1, int32(uint32(e))+1)
-	}
-	start := make([]int32, n+1)
-	for _, e := range edges {
-		start[int32(e>>32)+1]++
-	}
-	for i := int32(1); i <= n; i++ {
-		start[i] += start[i-1]
-	}
-	to := make([]int32, len(edges))
-	for i, e := range edges {
-		to[i] = int32(uint32(e)) // edges are sorted by from, so CSR order is theirs
-	}
-	color := make([]uint8, n)
-	iter := make([]int32, n)
-	var stack []int32
-	for r := int32(0); r < n; r++ {
-		if color[r] != white {
-			continue
-		}
-		color[r], iter[r] = gray, start[r]
-		stack = append(stack[:0], r)
-		for len(stack) > 0 {
-			u := stack[len(stack)-1]
-			if iter[u] == start[u+1] {
-				color[u] = black
-				stack = stack[:len(stack)-1]
-				continue
-			}
-			w := to[iter[u]]
-			iter[u]++
-			switch color[w] {
-			case white:
-				color[w], iter[w] = gray, start[w]
-				stack = append(stack, w)
-			case gray:
-				i := slices.Index(stack, w)
-				return append([]int32(nil), stack[i:]...)
-			}
-		}
-	}
-	return nil
 }
