@@ -228,8 +228,19 @@ func AssignLayers(net *fabric.Network, t *Tables, vls int) error {
 	return nil
 }
 
-// AutoRoots returns the root switches Up*/Down* (reverse=false) or
-// Down*/Up* (reverse=true) chooses when none are given.
-func AutoRoots(net *fabric.Network, reverse bool) []int {
-	return newGraph(net).autoRoots(reverse)
+// spreadVLs deals the HCA paths of deadlock-free single-layer tables over
+// the vls available, as DFSSSP balances its layers: every subset of an
+// acyclic CDG is acyclic, and flows on different VLs no longer block each
+// other at a shared buffer.
+func spreadVLs(g *graph, t *Tables, vls int) {
+	if vls <= 1 {
+		return
+	}
+	ps := collectPaths(g, t)
+	layer := make([]uint8, ps.len())
+	t.VLsUsed = balanceLayers(ps, layer, 1, vls)
+	ps.apply(t, layer)
+	if t.VLsUsed > 1 {
+		t.Notes = append(t.Notes, fmt.Sprintf("needs 1 VL, paths spread over %d", t.VLsUsed))
+	}
 }

@@ -3,7 +3,15 @@ package routing
 import (
 	"fmt"
 	"strings"
+
+	"flitsim/fabric"
 )
+
+// routeUpDn is Up*/Down* (see routeUpDown).
+func routeUpDn(g *graph, o Options) (*Tables, error) { return routeUpDown(g, o, false) }
+
+// routeDnUp is Down*/Up* (see routeUpDown).
+func routeDnUp(g *graph, o Options) (*Tables, error) { return routeUpDown(g, o, true) }
 
 // routeUpDown is Up*/Down* (§3.3.4), or Down*/Up* when reverse is set.
 //
@@ -223,6 +231,12 @@ func abbreviate(s []string, n int) string {
 		return strings.Join(s, ",")
 	}
 	return strings.Join(s[:n], ",") + fmt.Sprintf(",… (%d more)", len(s)-n)
+}
+
+// AutoRoots returns the root switches Up*/Down* (reverse=false) or
+// Down*/Up* (reverse=true) chooses when none are given.
+func AutoRoots(net *fabric.Network, reverse bool) []int {
+	return newGraph(net).autoRoots(reverse)
 }
 
 // autoRoots picks the roots when none are given. Up*/Down*: the switches
