@@ -26,12 +26,14 @@ type graph struct {
 	hcaPort   []int32
 	// hcas lists the HCA node indices on each switch, in port order.
 	hcas [][]int32
-	// dests are the HCA LIDs in ascending order, with their node indices.
-	dests     []uint16
-	destNode  []int32
-	lidNode   []int32 // LID → node, -1 unused
-	chFrom    []int32 // channel → node it leaves
-	chFromPrt []int16 // channel → port it leaves
+	// dests are the HCA LIDs in ascending order, with their node indices
+	// and the switches they hang on.
+	dests      []uint16
+	destNode   []int32
+	destSwitch []int32
+	lidNode    []int32 // LID → node, -1 unused
+	chFrom     []int32 // channel → node it leaves
+	chFromPrt  []int16 // channel → port it leaves
 }
 
 func newGraph(net *fabric.Network) *graph {
@@ -72,6 +74,7 @@ func newGraph(net *fabric.Network) *graph {
 		if n >= int32(S) && g.hcaSwitch[int(n)-S] >= 0 {
 			g.dests = append(g.dests, uint16(lid))
 			g.destNode = append(g.destNode, n)
+			g.destSwitch = append(g.destSwitch, g.hcaSwitch[int(n)-S])
 		}
 	}
 	return g
@@ -108,6 +111,49 @@ func (g *graph) isSwitchChannel(ch int32) bool {
 	return int(g.chFrom[ch]) < g.S && int(to) < g.S
 }
 
+// portCounters returns a zero counter per switch port: [switch][port].
+func (g *graph) portCounters() [][]int32 {
+	c := make([][]int32, g.S)
+	for s := range c {
+		c[s] = make([]int32, g.net.Nodes[s].Radix+1)
+	}
+	return c
+}
+
+// bfs extends the hop counts hops (-1: not reached) breadth first over
+// the switch graph from the switches in queue, whose counts are set, and
+// returns queue with every switch it reached appended, in BFS order.
+func bfs[T int16 | int32](g *graph, hops []T, queue []int32) []int32 {
+	for h := 0; h < len(queue); h++ {
+		u := queue[h]
+		for _, a := range g.out[u] {
+			if hops[a.to] < 0 {
+				hops[a.to] = hops[u] + 1
+				queue = append(queue, a.to)
+			}
+		}
+	}
+	return queue
+}
+
+// hopsFrom returns every switch's hop distance from the nearest of the
+// given switches (-1 = unreachable).
+func (g *graph) hopsFrom(sources []int32) []int32 {
+	hops := make([]int32, g.S)
+	for i := range hops {
+		hops[i] = -1
+	}
+	queue := make([]int32, 0, g.S)
+	for _, s := range sources {
+		if hops[s] < 0 {
+			hops[s] = 0
+			queue = append(queue, s)
+		}
+	}
+	bfs(g, hops, queue)
+	return hops
+}
+
 // hopDistances returns the switch-to-switch hop distance matrix (-1 =
 // unreachable), row t holding distances from every switch to t.
 func (g *graph) hopDistances() [][]int16 {
@@ -119,16 +165,7 @@ func (g *graph) hopDistances() [][]int16 {
 			row[i] = -1
 		}
 		row[t] = 0
-		queue = append(queue[:0], int32(t))
-		for h := 0; h < len(queue); h++ {
-			u := queue[h]
-			for _, a := range g.out[u] {
-				if row[a.to] < 0 {
-					row[a.to] = row[u] + 1
-					queue = append(queue, a.to)
-				}
-			}
-		}
+		queue = bfs(g, row, append(queue[:0], int32(t)))
 		d[t] = row
 	}
 	return d

@@ -34,7 +34,7 @@ func routeLASH(g *graph, o Options) (*Tables, error) {
 		next[dst] = nx
 	}
 	for i, lid := range g.dests {
-		dst := int(g.hcaSwitch[int(g.destNode[i])-g.S])
+		dst := int(g.destSwitch[i])
 		for u, k := range next[dst] {
 			if k >= 0 {
 				t.SetPort(u, lid, int(g.out[u][k].port))
@@ -87,7 +87,7 @@ func routeLASH(g *graph, o Options) (*Tables, error) {
 		return nil, needsVLs("lash", n, o.VLs)
 	}
 	for i, lid := range g.dests {
-		dst := int(g.hcaSwitch[int(g.destNode[i])-g.S])
+		dst := int(g.destSwitch[i])
 		for s := 0; s < g.S; s++ {
 			if layerOf[s] != nil {
 				t.SetSL(s, lid, layerOf[s][dst])

@@ -33,8 +33,7 @@ func (ps *pathSet) channels(p int) []int32 { return ps.ch[ps.off[p]:ps.off[p+1]]
 func collectPaths(g *graph, t *Tables) *pathSet {
 	ps := &pathSet{off: []int32{0}}
 	for i, lid := range g.dests {
-		dn := int(g.destNode[i])
-		dst := int(g.hcaSwitch[dn-g.S])
+		dst := int(g.destSwitch[i])
 		for s := 0; s < g.S; s++ {
 			if w := int64(g.numHCAs(s)); s != dst && w > 0 {
 				ps.add(g, t, s, dst, lid, w)

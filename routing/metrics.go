@@ -130,7 +130,7 @@ func (g *graph) loads(t *Tables) (load []int64, lenSum int64, lenMax int) {
 	cnt := make([]int64, g.S)
 	for i, lid := range g.dests {
 		dn := int(g.destNode[i])
-		dst := int(g.hcaSwitch[dn-g.S])
+		dst := int(g.destSwitch[i])
 		g.tree(t, lid, dst, &tr)
 		for _, u := range tr.order {
 			cnt[u] = int64(g.numHCAs(int(u)))
@@ -206,7 +206,7 @@ func Measure(net *fabric.Network, t *Tables) (Metrics, error) {
 	dist := g.hopDistances()
 	var minimal float64
 	for i := range g.dests {
-		dst := int(g.hcaSwitch[int(g.destNode[i])-g.S])
+		dst := int(g.destSwitch[i])
 		for s := 0; s < g.S; s++ {
 			k := g.numHCAs(s)
 			if s == dst {
@@ -337,7 +337,7 @@ func BrokenPaths(net *fabric.Network, t *Tables, failed []bool) (broken, total i
 	bad := make([]bool, g.S)
 	for i, lid := range g.dests {
 		dn := int(g.destNode[i])
-		dst := int(g.hcaSwitch[dn-g.S])
+		dst := int(g.destSwitch[i])
 		g.tree(t, lid, dst, &tr)
 		ejectBroken := failed[g.channelAt(dst, int(g.hcaPort[dn-g.S]))/2]
 		// Shallowest first: a switch is cut off if its own channel failed or

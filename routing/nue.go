@@ -56,7 +56,7 @@ func routeNue(g *graph, o Options) (*Tables, error) {
 			}
 		}
 		for i, lid := range g.dests {
-			dst := g.hcaSwitch[int(g.destNode[i])-g.S]
+			dst := g.destSwitch[i]
 			if part[dst] != L {
 				continue
 			}

@@ -96,7 +96,7 @@ func routeSSSP(g *graph, o Options) (*Tables, error) {
 	g.setHCAPorts(t)
 	st := newSSSP(g)
 	for i, lid := range g.dests {
-		dst := int(g.hcaSwitch[int(g.destNode[i])-g.S])
+		dst := int(g.destSwitch[i])
 		st.tree(dst)
 		for _, u := range st.order[1:] {
 			t.SetPort(int(u), lid, int(g.out[u][st.parent[u]].port))

@@ -343,15 +343,12 @@ func (r *torus2qos) routeDestinations() error {
 	g := r.g
 	r.t = NewTables(r.net, "torus-2qos")
 	g.setHCAPorts(r.t)
-	r.load = make([][]int32, g.S)
-	for s := range r.load {
-		r.load[s] = make([]int32, r.net.Nodes[s].Radix+1)
-	}
+	r.load = g.portCounters()
 	r.hop, r.sls = make([]int, g.S), make([]uint8, g.S)
 	r.state, r.dist = make([]int8, g.S), make([]int32, g.S)
 	destSwitch := -1
 	for i, lid := range g.dests {
-		dst := int(g.hcaSwitch[int(g.destNode[i])-g.S])
+		dst := int(g.destSwitch[i])
 		if dst != destSwitch {
 			destSwitch = dst
 			if err := r.planToward(dst); err != nil {
