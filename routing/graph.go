@@ -96,6 +96,13 @@ func (g *graph) channelAt(n, p int) int32 {
 	return int32(2*l + 1)
 }
 
+// ejection returns the channel from the switch of destination i (an index
+// into dests) to its HCA.
+func (g *graph) ejection(i int) int32 {
+	h := int(g.destNode[i]) - g.S
+	return g.channelAt(int(g.hcaSwitch[h]), int(g.hcaPort[h]))
+}
+
 // chTo returns the node and port a channel enters.
 func (g *graph) chTo(ch int32) (int32, int16) {
 	lk := g.net.Links[ch/2]

@@ -36,9 +36,11 @@ type destTree struct {
 	order []int32 // reached switches, deepest first
 }
 
-// tree follows the LFTs toward lid from every switch; it assumes nothing
-// and marks broken or looping switches unreached.
-func (g *graph) tree(t *Tables, lid uint16, dst int, tr *destTree) {
+// tree follows the LFTs toward destination i (an index into dests) from
+// every switch; it assumes nothing and marks broken or looping switches
+// unreached.
+func (g *graph) tree(t *Tables, i int, tr *destTree) {
+	lid, dst := g.dests[i], int(g.destSwitch[i])
 	if tr.next == nil {
 		tr.next, tr.depth = make([]int32, g.S), make([]int32, g.S)
 	}
@@ -128,10 +130,9 @@ func (g *graph) loads(t *Tables) (load []int64, lenSum int64, lenMax int) {
 	T := int64(len(g.dests))
 	var tr destTree
 	cnt := make([]int64, g.S)
-	for i, lid := range g.dests {
-		dn := int(g.destNode[i])
+	for i := range g.dests {
 		dst := int(g.destSwitch[i])
-		g.tree(t, lid, dst, &tr)
+		g.tree(t, i, &tr)
 		for _, u := range tr.order {
 			cnt[u] = int64(g.numHCAs(int(u)))
 		}
@@ -156,8 +157,7 @@ func (g *graph) loads(t *Tables) (load []int64, lenSum int64, lenMax int) {
 		}
 		// HCA cables: the destination's ejection channel carries every
 		// delivered path to it; injection channels are added below.
-		ej := g.channelAt(dst, int(g.hcaPort[dn-g.S]))
-		load[ej] += cnt[dst]
+		load[g.ejection(i)] += cnt[dst]
 	}
 	for i := range g.dests {
 		h := int(g.destNode[i])
@@ -335,11 +335,10 @@ func BrokenPaths(net *fabric.Network, t *Tables, failed []bool) (broken, total i
 	g := newGraph(net)
 	var tr destTree
 	bad := make([]bool, g.S)
-	for i, lid := range g.dests {
-		dn := int(g.destNode[i])
-		dst := int(g.destSwitch[i])
-		g.tree(t, lid, dst, &tr)
-		ejectBroken := failed[g.channelAt(dst, int(g.hcaPort[dn-g.S]))/2]
+	for i := range g.dests {
+		dn, dst := int(g.destNode[i]), int(g.destSwitch[i])
+		g.tree(t, i, &tr)
+		ejectBroken := failed[g.ejection(i)/2]
 		// Shallowest first: a switch is cut off if its own channel failed or
 		// its next switch is cut off.
 		for k := len(tr.order) - 1; k >= 0; k-- {

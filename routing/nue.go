@@ -442,16 +442,7 @@ func (g *graph) centralSwitch(set []int32) int32 {
 			dist[i], done[i] = -1, false
 		}
 		dist[x] = 0
-		q = append(q[:0], x)
-		for h := 0; h < len(q); h++ {
-			u := q[h]
-			for _, a := range g.out[u] {
-				if dist[a.to] < 0 {
-					dist[a.to] = dist[u] + 1
-					q = append(q, a.to)
-				}
-			}
-		}
+		q = bfs(g, dist, append(q[:0], x))
 		for _, y := range set {
 			if done[y] {
 				continue
