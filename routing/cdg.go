@@ -230,6 +230,11 @@ func (c *cdg) use(x, y int32) int32 {
 	return e
 }
 
+// reserve makes room for n more edges.
+func (c *cdg) reserve(n int) {
+	c.from, c.to, c.uses = slices.Grow(c.from, n), slices.Grow(c.to, n), slices.Grow(c.uses, n)
+}
+
 // add adds the edge x→y, with one use, to a graph built whole, without
 // looking for it first: the caller knows it is new. Edges added this way
 // cannot be looked up (edge).

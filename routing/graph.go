@@ -4,12 +4,10 @@ import (
 	"flitsim/fabric"
 )
 
-// A channel is one direction of a cable: 2·link for A→B, 2·link+1 for B→A.
-
 // arc is an inter-switch channel leaving a switch.
 type arc struct {
 	port int32 // output port at the switch
-	ch   int32 // channel id
+	ch   int32 // channel (numbered by fabric.Channels)
 	to   int32 // switch at the far end
 	in   int32 // input port at the far end
 }
@@ -18,6 +16,8 @@ type arc struct {
 type graph struct {
 	net *fabric.Network
 	S   int
+	// chans numbers the channels (the directions of the cables).
+	chans *fabric.Channels
 	// out lists each switch's inter-switch channels in port order.
 	out [][]arc
 	// hcaSwitch and hcaPort give, per HCA (node index − S), its switch and
@@ -32,31 +32,19 @@ type graph struct {
 	destNode   []int32
 	destSwitch []int32
 	lidNode    []int32 // LID → node, -1 unused
-	chFrom     []int32 // channel → node it leaves
-	chFromPrt  []int16 // channel → port it leaves
 }
 
 func newGraph(net *fabric.Network) *graph {
 	S := net.NumSwitches
-	g := &graph{net: net, S: S, out: make([][]arc, S), hcas: make([][]int32, S),
+	g := &graph{net: net, S: S, chans: fabric.NewChannels(net), out: make([][]arc, S), hcas: make([][]int32, S),
 		hcaSwitch: make([]int32, net.NumHCAs()), hcaPort: make([]int32, net.NumHCAs()), lidNode: net.ByLID()}
-	g.chFrom = make([]int32, 2*len(net.Links))
-	g.chFromPrt = make([]int16, 2*len(net.Links))
-	for l, lk := range net.Links {
-		g.chFrom[2*l], g.chFromPrt[2*l] = lk.A.Node, lk.A.Port
-		g.chFrom[2*l+1], g.chFromPrt[2*l+1] = lk.B.Node, lk.B.Port
-	}
 	for s := 0; s < S; s++ {
 		for p := 1; p <= net.Nodes[s].Radix; p++ {
-			l := net.LinkAt(s, p)
-			if l < 0 {
+			ch := g.chans.At(s, p)
+			if ch < 0 {
 				continue
 			}
-			lk := net.Links[l]
-			ch, far := int32(2*l), lk.B
-			if !(lk.A.Node == int32(s) && lk.A.Port == int16(p)) {
-				ch, far = int32(2*l+1), lk.A
-			}
+			far := g.chans.To(ch)
 			if int(far.Node) < S {
 				if int(far.Node) != s {
 					g.out[s] = append(g.out[s], arc{port: int32(p), ch: ch, to: far.Node, in: int32(far.Port)})
@@ -83,39 +71,19 @@ func newGraph(net *fabric.Network) *graph {
 // numHCAs returns how many HCAs hang on switch s.
 func (g *graph) numHCAs(s int) int { return len(g.hcas[s]) }
 
-// channelAt returns the channel leaving node n at port p, or -1.
-func (g *graph) channelAt(n, p int) int32 {
-	l := g.net.LinkAt(n, p)
-	if l < 0 {
-		return -1
-	}
-	lk := g.net.Links[l]
-	if lk.A.Node == int32(n) && lk.A.Port == int16(p) {
-		return int32(2 * l)
-	}
-	return int32(2*l + 1)
-}
-
 // ejection returns the channel from the switch of destination i (an index
 // into dests) to its HCA.
 func (g *graph) ejection(i int) int32 {
 	h := int(g.destNode[i]) - g.S
-	return g.channelAt(int(g.hcaSwitch[h]), int(g.hcaPort[h]))
+	return g.chans.At(int(g.hcaSwitch[h]), int(g.hcaPort[h]))
 }
 
-// chTo returns the node and port a channel enters.
-func (g *graph) chTo(ch int32) (int32, int16) {
-	lk := g.net.Links[ch/2]
-	if ch%2 == 0 {
-		return lk.B.Node, lk.B.Port
-	}
-	return lk.A.Node, lk.A.Port
-}
+// chTo returns the node a channel enters.
+func (g *graph) chTo(ch int32) int32 { return g.chans.To(ch).Node }
 
 // isSwitchChannel reports whether a channel joins two switches.
 func (g *graph) isSwitchChannel(ch int32) bool {
-	to, _ := g.chTo(ch)
-	return int(g.chFrom[ch]) < g.S && int(to) < g.S
+	return int(g.chans.From(ch).Node) < g.S && int(g.chTo(ch)) < g.S
 }
 
 // portCounters returns a zero counter per switch port: [switch][port].

@@ -45,7 +45,7 @@ func routeLASH(g *graph, o Options) (*Tables, error) {
 
 	// Online layer assignment per switch pair.
 	var layers []*cdg
-	nch := 2 * len(g.net.Links)
+	nch := g.chans.Len()
 	layerOf := make([][]uint8, g.S) // [src][dst]
 	var path []int32
 	for s := 0; s < g.S; s++ {

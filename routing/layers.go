@@ -53,14 +53,14 @@ func (ps *pathSet) add(g *graph, t *Tables, s, dst int, lid uint16, w int64) boo
 		p := t.Port(u, lid)
 		ch := int32(-1)
 		if p != NoPath && p != 0 {
-			ch = g.channelAt(u, int(p))
+			ch = g.chans.At(u, int(p))
 		}
 		if ch < 0 || steps > g.S || !g.isSwitchChannel(ch) {
 			ps.ch = ps.ch[:start]
 			return false
 		}
 		ps.ch = append(ps.ch, ch)
-		to, _ := g.chTo(ch)
+		to := g.chTo(ch)
 		u = int(to)
 	}
 	if len(ps.ch)-start < 2 {

@@ -24,17 +24,11 @@ func (g *graph) minHop(engine string, firstNeighbour bool) *Tables {
 			if u == dst || row[u] < 0 {
 				continue
 			}
-			next, best := int32(-1), int32(-1)
-			for _, a := range g.out[u] {
-				if row[a.to] != row[u]-1 {
-					continue
-				}
-				if next < 0 {
-					next = a.to
-				}
-				if (a.to == next || !firstNeighbour) && (best < 0 || load[u][a.port] < load[u][best]) {
-					best = a.port
-				}
+			var best int32
+			if firstNeighbour {
+				best = leastLoadedToFirst(g.out[u], row, row[u]-1, load[u])
+			} else {
+				best = leastLoaded(g.out[u], row, row[u]-1, load[u])
 			}
 			t.SetPort(u, lid, int(best))
 			load[u][best]++
@@ -42,4 +36,34 @@ func (g *graph) minHop(engine string, firstNeighbour bool) *Tables {
 	}
 	g.routeSwitchLIDs(t, dist)
 	return t
+}
+
+// leastLoaded returns the port of the least loaded arc (the lowest port
+// among equals) to a switch want hops from the destination, or -1.
+func leastLoaded(arcs []arc, row []int16, want int16, load []int32) int32 {
+	best := int32(-1)
+	for _, a := range arcs {
+		if row[a.to] == want && (best < 0 || load[a.port] < load[best]) {
+			best = a.port
+		}
+	}
+	return best
+}
+
+// leastLoadedToFirst is leastLoaded among the arcs to the neighbour of the
+// first such arc.
+func leastLoadedToFirst(arcs []arc, row []int16, want int16, load []int32) int32 {
+	next, best := int32(-1), int32(-1)
+	for _, a := range arcs {
+		if row[a.to] != want {
+			continue
+		}
+		if next < 0 {
+			next = a.to
+		}
+		if a.to == next && (best < 0 || load[a.port] < load[best]) {
+			best = a.port
+		}
+	}
+	return best
 }

@@ -29,7 +29,7 @@ func routeNue(g *graph, o Options) (*Tables, error) {
 	t := NewTables(g.net, "nue")
 	g.setHCAPorts(t)
 	part := g.partition(k)
-	nch := 2 * len(g.net.Links)
+	nch := g.chans.Len()
 	st := newSSSP(g) // shared channel weights and load accounting
 	n := &nueState{g: g, t: t, st: st, nch: nch}
 	n.alloc()
@@ -68,7 +68,7 @@ func routeNue(g *graph, o Options) (*Tables, error) {
 			}
 			for u := 0; u < g.S; u++ {
 				if int32(u) != dst && n.next[u] >= 0 {
-					t.SetPort(u, lid, int(g.chFromPrt[n.next[u]]))
+					t.SetPort(u, lid, int(g.chans.From(n.next[u]).Port))
 				}
 				// The layer is the destination's SL from every source,
 				// its own switch included.
@@ -157,7 +157,7 @@ func (n *nueState) markEscape() bool {
 		if c < 0 {
 			continue
 		}
-		to, _ := n.g.chTo(c)
+		to := n.g.chTo(c)
 		if nx := n.esc[to]; nx >= 0 {
 			if !n.deps.insert(c, nx) {
 				return false
@@ -240,7 +240,7 @@ func (n *nueState) dijkstra(dst int32) {
 			}
 			a := g.out[u][ia.idx]
 			nd := d + hopUnit + n.st.weight[a.ch]
-			if nd > n.dist[u] || (nd == n.dist[u] && a.port >= int32(g.chFromPrt[n.next[u]])) {
+			if nd > n.dist[u] || (nd == n.dist[u] && a.port >= int32(g.chans.From(n.next[u]).Port)) {
 				continue
 			}
 			if !n.setNext(u, a.ch, v, dst) {
@@ -326,8 +326,7 @@ func (n *nueState) leadsThrough(w, y, dst int32) bool {
 		if c < 0 {
 			return true // unreachable: not usable
 		}
-		to, _ := n.g.chTo(c)
-		w = to
+		w = n.g.chTo(c)
 	}
 	return w != dst
 }
@@ -337,7 +336,7 @@ func (n *nueState) leadsThrough(w, y, dst int32) bool {
 func (n *nueState) switchNext(y, alt, dst int32) bool {
 	g := n.g
 	old, oldDep := n.next[y], n.dep[y]
-	w, _ := g.chTo(alt)
+	w := g.chTo(alt)
 	newDep := int32(-1)
 	if w != dst {
 		newDep = n.next[w]
@@ -352,7 +351,7 @@ func (n *nueState) switchNext(y, alt, dst int32) bool {
 		if c < 0 || int32(u) == y {
 			continue
 		}
-		if h, _ := g.chTo(c); h == y {
+		if g.chTo(c) == y {
 			if !n.deps.insert(c, alt) {
 				ok = false
 				break
@@ -397,7 +396,7 @@ func (n *nueState) addLoad(dst int32) {
 				break
 			}
 			n.st.weight[c] += k
-			u, _ = g.chTo(c)
+			u = g.chTo(c)
 		}
 	}
 }

@@ -35,7 +35,7 @@ type ssspState struct {
 }
 
 func newSSSP(g *graph) *ssspState {
-	return &ssspState{g: g, in: g.incoming(), weight: make([]int64, 2*len(g.net.Links)),
+	return &ssspState{g: g, in: g.incoming(), weight: make([]int64, g.chans.Len()),
 		dist: make([]int64, g.S), parent: make([]int32, g.S), count: make([]int64, g.S)}
 }
 

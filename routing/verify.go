@@ -100,7 +100,7 @@ type verifier struct {
 func newVerifier(g *graph, t *Tables) *verifier {
 	// With SL→VL changes the rest of a path depends on the SL and the VL
 	// it holds on a channel; without, the VL is the SL.
-	keys := 2 * len(g.net.Links) * MaxVLs
+	keys := g.chans.Len() * MaxVLs
 	if t.HasSL2VL() {
 		keys *= MaxVLs
 	}
@@ -200,7 +200,7 @@ func (vf *verifier) addDependencies(i int) {
 		prev := int32(-1)
 		for u != dst {
 			p := int(t.Port(u, lid))
-			ch := g.channelAt(u, p)
+			ch := g.chans.At(u, p)
 			vl := t.VL(u, in, p, sl)
 			vf.vlUsed[vl] = true
 			node := ch*MaxVLs + int32(vl)
@@ -216,8 +216,8 @@ func (vf *verifier) addDependencies(i int) {
 			}
 			vf.stamp[key] = mark
 			prev = node
-			to, tp := g.chTo(ch)
-			u, in = int(to), int(tp)
+			to := g.chans.To(ch)
+			u, in = int(to.Node), int(to.Port)
 		}
 		vf.vlUsed[t.InjectVL(sl)] = true
 	}
@@ -230,6 +230,7 @@ func (vf *verifier) findCycle() {
 	slices.Sort(vf.deps)
 	deps := slices.Compact(vf.deps)
 	var c cdg
+	c.reserve(len(deps))
 	for _, e := range deps {
 		c.add(int32(e>>32), int32(uint32(e)))
 	}
@@ -241,8 +242,8 @@ func (vf *verifier) findCycle() {
 	vf.v.DeadlockFree = false
 	for _, node := range cyc {
 		ch, vl := node/MaxVLs, int(node%MaxVLs)
-		to, tp := g.chTo(ch)
-		vf.v.Cycle = append(vf.v.Cycle, Hop{From: g.net.Nodes[g.chFrom[ch]].Name, FromPort: int(g.chFromPrt[ch]),
-			To: g.net.Nodes[to].Name, ToPort: int(tp), VL: vl})
+		from, to := g.chans.From(ch), g.chans.To(ch)
+		vf.v.Cycle = append(vf.v.Cycle, Hop{From: g.net.Nodes[from.Node].Name, FromPort: int(from.Port),
+			To: g.net.Nodes[to.Node].Name, ToPort: int(to.Port), VL: vl})
 	}
 }
