@@ -7,7 +7,8 @@
 //
 // Node indices are dense: switches come first (0 … NumSwitches-1), then
 // HCAs. Ports are numbered from 1 as on real hardware. A Link is one cable;
-// its two directed channels are numbered 2·link (A→B) and 2·link+1 (B→A).
+// its two directed channels are numbered 2·link (A→B) and 2·link+1 (B→A),
+// as Channels records.
 package fabric
 
 import (

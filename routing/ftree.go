@@ -20,237 +20,225 @@ import (
 // number of up-port groups (ERR AB09, so any single-cable tree with a failed
 // cable), flitsim routes trees that lost cables or switches.
 func routeFatTree(g *graph, o Options) (*Tables, error) {
-	fail := func(format string, v ...any) error {
-		return &Failure{Engine: "ftree", Reason: fmt.Sprintf(format, v...)}
-	}
-	level := make([]int32, g.S)
-	for i := range level {
-		level[i] = -1
-	}
-	var queue []int32
-	for s := 0; s < g.S; s++ {
-		if g.numHCAs(s) > 0 {
-			level[s] = 0
-			queue = append(queue, int32(s))
-		}
-	}
-	if len(queue) == 0 {
-		return nil, fail("no switch carries an HCA")
-	}
-	for h := 0; h < len(queue); h++ {
-		u := queue[h]
-		for _, a := range g.out[u] {
-			if level[a.to] < 0 {
-				level[a.to] = level[u] + 1
-				queue = append(queue, a.to)
-			}
-		}
-	}
-	for s := 0; s < g.S; s++ {
-		if level[s] < 0 {
-			return nil, fail("switch %s is not connected", g.net.Nodes[s].Name)
-		}
-		for _, a := range g.out[s] {
-			if d := level[a.to] - level[s]; d != 1 && d != -1 {
-				return nil, fail("not a fat tree: cable %s–%s joins levels %d and %d", g.net.Nodes[s].Name, g.net.Nodes[a.to].Name, level[s], level[a.to])
-			}
-		}
-	}
-	if roots, err := g.resolveRoots("ftree", o.Roots); err != nil {
+	level, err := g.fatTreeLevels()
+	if err != nil {
 		return nil, err
-	} else if len(roots) > 0 {
-		top := level[roots[0]]
-		for _, r := range roots {
-			if level[r] != top {
-				return nil, fail("roots %s and %s are on different levels", g.net.Nodes[roots[0]].Name, g.net.Nodes[r].Name)
-			}
-		}
 	}
-	t := NewTables(g.net, "ftree")
-	g.setHCAPorts(t)
-	down := make([][]int32, g.S) // per switch and port: down-going routes assigned
-	up := make([][]int32, g.S)   // per switch and port: up-going routes assigned
-	for s := range down {
-		down[s] = make([]int32, g.net.Nodes[s].Radix+1)
-		up[s] = make([]int32, g.net.Nodes[s].Radix+1)
+	if err := g.checkFatTreeRoots(level, o.Roots); err != nil {
+		return nil, err
 	}
-	routed := func(s int32, lid uint16) bool { return t.Port(int(s), lid) != NoPath }
-	isDown := make([]bool, g.S) // switches whose route to the current destination goes down
-	byLevel := make([]int32, g.S)
-	for i := range byLevel {
-		byLevel[i] = int32(i)
-	}
-	sort.SliceStable(byLevel, func(i, j int) bool { return level[byLevel[i]] < level[byLevel[j]] })
-
-	// upDescend routes every switch below p that has no route yet up to p.
-	var upDescend func(p int32, lid uint16)
-	upDescend = func(p int32, lid uint16) {
-		for _, a := range g.out[p] {
-			c := a.to
-			if level[c] != level[p]-1 || routed(c, lid) {
-				continue
-			}
-			// c's up-ports to p: the least loaded (parallel cables).
-			best := int32(-1)
-			for _, b := range g.out[c] {
-				if b.to == p && (best < 0 || up[c][b.port] < up[c][best]) {
-					best = b.port
-				}
-			}
-			t.SetPort(int(c), lid, int(best))
-			up[c][best]++
-			upDescend(c, lid)
-		}
-	}
-	// downAscend extends the down-going routes of lid from s upwards. On the
-	// main path the least loaded up-link carries lid's down-going route and
-	// counts as load, and every switch below it is routed up to it; every
-	// other parent of s that has no route to lid yet gets a secondary route
-	// down to s (not counted, the least loaded of its cables to s, parents
-	// taken least loaded first), as OpenSM's ftree routes secondary paths.
-	var downAscend func(s int32, lid uint16, main bool)
-	var parents []*arc
-	downAscend = func(s int32, lid uint16, main bool) {
-		start := len(parents)
-		for i := range g.out[s] {
-			a := &g.out[s][i]
-			if level[a.to] == level[s]+1 && !routed(a.to, lid) {
-				parents = append(parents, a)
-			}
-		}
-		cand := parents[start:]
-		// Least loaded first; ties by port, so the order is the tables'.
-		sort.SliceStable(cand, func(i, j int) bool { return down[cand[i].to][cand[i].in] < down[cand[j].to][cand[j].in] })
-		for i, a := range cand {
-			p := a.to
-			if routed(p, lid) {
-				continue // reached through another parent meanwhile, or a parallel cable
-			}
-			t.SetPort(int(p), lid, int(a.in))
-			isDown[p] = true
-			if main && i == 0 {
-				down[p][a.in]++
-				upDescend(p, lid)
-			}
-			downAscend(p, lid, main && i == 0)
-		}
-		parents = parents[:start]
-	}
+	f := newFatTree(g, level)
 	for s := int32(0); s < int32(g.S); s++ {
 		if level[s] != 0 {
 			continue
 		}
 		for _, h := range g.hcas[s] {
-			lid := g.net.Nodes[h].LID
-			clear(isDown)
-			isDown[s] = true
-			downAscend(s, lid, true)
-			// Switches off every path (other roots, and what failures cut
-			// off from the chosen ancestors) go down to a switch that does.
-			for _, u := range byLevel {
-				if routed(u, lid) || u == s {
-					continue
-				}
-				// These routes carry no HCA traffic (nothing is routed up
-				// to u for this destination), so they do not count as load.
-				for _, a := range g.out[u] {
-					if level[a.to] == level[u]-1 && isDown[a.to] {
-						t.SetPort(int(u), lid, int(a.port))
-						isDown[u] = true
-						break
-					}
-				}
-			}
-			// Switches a failed cable cut off from the main path go up
-			// through the least loaded of their parents that route lid
-			// (top down, so parents are routed first); OpenSM sends them
-			// all up the first secondary path instead, which piles a
-			// leaf's orphaned destinations onto one up-link.
-			for i := len(byLevel) - 1; i >= 0; i-- {
-				u := byLevel[i]
-				if routed(u, lid) || u == s {
-					continue
-				}
-				best := int32(-1)
-				for _, a := range g.out[u] {
-					if level[a.to] == level[u]+1 && routed(a.to, lid) && (best < 0 || up[u][a.port] < up[u][best]) {
-						best = a.port
-					}
-				}
-				if best >= 0 {
-					t.SetPort(int(u), lid, int(best))
-					up[u][best]++
-				}
+			f.routeDestination(s, g.net.Nodes[h].LID)
+		}
+	}
+	if err := f.checkComplete(); err != nil {
+		return nil, err
+	}
+	g.routeSwitchLIDs(f.t, g.hopDistances())
+	spreadVLs(g, f.t, o.VLs)
+	return f.t, nil
+}
+
+func ftreeFail(format string, v ...any) error {
+	return &Failure{Engine: "ftree", Reason: fmt.Sprintf(format, v...)}
+}
+
+// fatTreeLevels returns every switch's level, its distance from the
+// nearest HCA-carrying switch (leaf), or fails if a cable joins switches
+// whose levels are not adjacent (no fat tree) or a switch is cut off.
+func (g *graph) fatTreeLevels() ([]int32, error) {
+	var leaves []int32
+	for s := 0; s < g.S; s++ {
+		if g.numHCAs(s) > 0 {
+			leaves = append(leaves, int32(s))
+		}
+	}
+	if len(leaves) == 0 {
+		return nil, ftreeFail("no switch carries an HCA")
+	}
+	level := g.hopsFrom(leaves)
+	for s := 0; s < g.S; s++ {
+		if level[s] < 0 {
+			return nil, ftreeFail("switch %s is not connected", g.net.Nodes[s].Name)
+		}
+		for _, a := range g.out[s] {
+			if d := level[a.to] - level[s]; d != 1 && d != -1 {
+				return nil, ftreeFail("not a fat tree: cable %s–%s joins levels %d and %d", g.net.Nodes[s].Name, g.net.Nodes[a.to].Name, level[s], level[a.to])
 			}
 		}
 	}
+	return level, nil
+}
+
+// checkFatTreeRoots fails unless the given roots, if any, are switches of
+// one level.
+func (g *graph) checkFatTreeRoots(level []int32, names []string) error {
+	roots, err := g.resolveRoots("ftree", names)
+	if err != nil {
+		return err
+	}
+	for _, r := range roots {
+		if level[r] != level[roots[0]] {
+			return ftreeFail("roots %s and %s are on different levels", g.net.Nodes[roots[0]].Name, g.net.Nodes[r].Name)
+		}
+	}
+	return nil
+}
+
+// fatTree is one fat-tree routing in progress.
+type fatTree struct {
+	g     *graph
+	t     *Tables
+	level []int32
+	// down and up count, per switch and port, the down-going and up-going
+	// routes assigned.
+	down, up [][]int32
+	// isDown marks the switches whose route to the current destination
+	// goes down.
+	isDown []bool
+	// byLevel lists the switches leaves first.
+	byLevel []int32
+	// parents is the stack of candidate up-links of downAscend.
+	parents []*arc
+}
+
+func newFatTree(g *graph, level []int32) *fatTree {
+	f := &fatTree{g: g, t: NewTables(g.net, "ftree"), level: level, down: g.portCounters(), up: g.portCounters(),
+		isDown: make([]bool, g.S), byLevel: make([]int32, g.S)}
+	g.setHCAPorts(f.t)
+	for i := range f.byLevel {
+		f.byLevel[i] = int32(i)
+	}
+	sort.SliceStable(f.byLevel, func(i, j int) bool { return level[f.byLevel[i]] < level[f.byLevel[j]] })
+	return f
+}
+
+// routed reports whether switch s has a route to lid.
+func (f *fatTree) routed(s int32, lid uint16) bool { return f.t.Port(int(s), lid) != NoPath }
+
+// routeDestination routes lid, an HCA on leaf s, from every switch.
+func (f *fatTree) routeDestination(s int32, lid uint16) {
+	clear(f.isDown)
+	f.isDown[s] = true
+	f.downAscend(s, lid, true)
+	f.routeOffPath(s, lid)
+	f.routeCutOff(s, lid)
+}
+
+// upDescend routes every switch below p that has no route yet up to p.
+func (f *fatTree) upDescend(p int32, lid uint16) {
+	g := f.g
+	for _, a := range g.out[p] {
+		c := a.to
+		if f.level[c] != f.level[p]-1 || f.routed(c, lid) {
+			continue
+		}
+		// c's up-ports to p: the least loaded (parallel cables).
+		best := int32(-1)
+		for _, b := range g.out[c] {
+			if b.to == p && (best < 0 || f.up[c][b.port] < f.up[c][best]) {
+				best = b.port
+			}
+		}
+		f.t.SetPort(int(c), lid, int(best))
+		f.up[c][best]++
+		f.upDescend(c, lid)
+	}
+}
+
+// downAscend extends the down-going routes of lid from s upwards. On the
+// main path the least loaded up-link carries lid's down-going route and
+// counts as load, and every switch below it is routed up to it; every
+// other parent of s that has no route to lid yet gets a secondary route
+// down to s (not counted, the least loaded of its cables to s, parents
+// taken least loaded first), as OpenSM's ftree routes secondary paths.
+func (f *fatTree) downAscend(s int32, lid uint16, main bool) {
+	g := f.g
+	start := len(f.parents)
+	for i := range g.out[s] {
+		a := &g.out[s][i]
+		if f.level[a.to] == f.level[s]+1 && !f.routed(a.to, lid) {
+			f.parents = append(f.parents, a)
+		}
+	}
+	cand := f.parents[start:]
+	// Least loaded first; ties by port, so the order is the tables'.
+	sort.SliceStable(cand, func(i, j int) bool { return f.down[cand[i].to][cand[i].in] < f.down[cand[j].to][cand[j].in] })
+	for i, a := range cand {
+		p := a.to
+		if f.routed(p, lid) {
+			continue // reached through another parent meanwhile, or a parallel cable
+		}
+		f.t.SetPort(int(p), lid, int(a.in))
+		f.isDown[p] = true
+		if main && i == 0 {
+			f.down[p][a.in]++
+			f.upDescend(p, lid)
+		}
+		f.downAscend(p, lid, main && i == 0)
+	}
+	f.parents = f.parents[:start]
+}
+
+// routeOffPath sends the switches off every path to lid (on leaf s) down
+// to a switch that routes it down: other roots, and what failures cut off
+// from the chosen ancestors. These routes carry no HCA traffic (nothing
+// is routed up to them for this destination), so they count as no load.
+func (f *fatTree) routeOffPath(s int32, lid uint16) {
+	for _, u := range f.byLevel {
+		if f.routed(u, lid) || u == s {
+			continue
+		}
+		for _, a := range f.g.out[u] {
+			if f.level[a.to] == f.level[u]-1 && f.isDown[a.to] {
+				f.t.SetPort(int(u), lid, int(a.port))
+				f.isDown[u] = true
+				break
+			}
+		}
+	}
+}
+
+// routeCutOff sends the switches a failed cable cut off from the main
+// path to lid (on leaf s) up through the least loaded of their parents
+// that route lid (top down, so parents are routed first); OpenSM sends
+// them all up the first secondary path instead, which piles a leaf's
+// orphaned destinations onto one up-link.
+func (f *fatTree) routeCutOff(s int32, lid uint16) {
+	for i := len(f.byLevel) - 1; i >= 0; i-- {
+		u := f.byLevel[i]
+		if f.routed(u, lid) || u == s {
+			continue
+		}
+		best := int32(-1)
+		for _, a := range f.g.out[u] {
+			if f.level[a.to] == f.level[u]+1 && f.routed(a.to, lid) && (best < 0 || f.up[u][a.port] < f.up[u][best]) {
+				best = a.port
+			}
+		}
+		if best >= 0 {
+			f.t.SetPort(int(u), lid, int(best))
+			f.up[u][best]++
+		}
+	}
+}
+
+// checkComplete fails when an HCA-carrying switch has no route to an HCA
+// destination (the failures broke the tree).
+func (f *fatTree) checkComplete() error {
+	g := f.g
 	for i, lid := range g.dests {
-		dst := int(g.hcaSwitch[int(g.destNode[i])-g.S])
+		dst := int(g.destSwitch[i])
 		for s := 0; s < g.S; s++ {
-			if s != dst && g.numHCAs(s) > 0 && t.Port(s, lid) == NoPath {
-				return nil, fail("no up/down path from %s to %s (the failures broke the tree)", g.net.Nodes[s].Name, g.net.Nodes[g.destNode[i]].Name)
+			if s != dst && g.numHCAs(s) > 0 && f.t.Port(s, lid) == NoPath {
+				return ftreeFail("no up/down path from %s to %s (the failures broke the tree)", g.net.Nodes[s].Name, g.net.Nodes[g.destNode[i]].Name)
 			}
 		}
 	}
-	g.routeSwitchLIDs(t, g.hopDistances())
-	spreadVLs(g, t, o.VLs)
-	return t, nil
-}
-
-// spreadVLs deals the HCA paths of deadlock-free single-layer tables over
-// the vls available, as DFSSSP balances its layers: every subset of an
-// acyclic CDG is acyclic, and flows on different VLs no longer block each
-// other at a shared buffer.
-func spreadVLs(g *graph, t *Tables, vls int) {
-	if vls <= 1 {
-		return
-	}
-	ps := collectPaths(g, t)
-	layer := make([]uint8, ps.len())
-	t.VLsUsed = balanceLayers(ps, layer, 1, vls)
-	ps.apply(t, layer)
-	if t.VLsUsed > 1 {
-		t.Notes = append(t.Notes, fmt.Sprintf("needs 1 VL, paths spread over %d", t.VLsUsed))
-	}
-}
-
-// routeDOR is OpenSM's dimension-order routing: MinHop where a switch
-// always takes the lowest-numbered port on a shortest path (so on the
-// generated meshes and tori, whose ports follow the dimensions, packets
-// correct dimension 0 first, then 1, …), balancing only among parallel
-// cables to the same neighbour. Deadlock-free on meshes; on tori and other
-// topologies verification reports the cycles.
-func routeDOR(g *graph, o Options) (*Tables, error) {
-	t := NewTables(g.net, "dor")
-	dist := g.hopDistances()
-	g.setHCAPorts(t)
-	load := make([][]int32, g.S)
-	for s := range load {
-		load[s] = make([]int32, g.net.Nodes[s].Radix+1)
-	}
-	for i, lid := range g.dests {
-		dst := int(g.hcaSwitch[int(g.destNode[i])-g.S])
-		row := dist[dst]
-		for u := 0; u < g.S; u++ {
-			if u == dst || row[u] < 0 {
-				continue
-			}
-			next, best := int32(-1), int32(-1)
-			for _, a := range g.out[u] {
-				if row[a.to] != row[u]-1 {
-					continue
-				}
-				if next < 0 {
-					next = a.to // the first port on a shortest path picks the neighbour
-				}
-				if a.to == next && (best < 0 || load[u][a.port] < load[u][best]) {
-					best = a.port
-				}
-			}
-			t.SetPort(u, lid, int(best))
-			load[u][best]++
-		}
-	}
-	g.routeSwitchLIDs(t, dist)
-	return t, nil
+	return nil
 }

@@ -4,12 +4,10 @@ import (
 	"flitsim/fabric"
 )
 
-// A channel is one direction of a cable: 2·link for A→B, 2·link+1 for B→A.
-
 // arc is an inter-switch channel leaving a switch.
 type arc struct {
 	port int32 // output port at the switch
-	ch   int32 // channel id
+	ch   int32 // channel (numbered by fabric.Channels)
 	to   int32 // switch at the far end
 	in   int32 // input port at the far end
 }
@@ -18,6 +16,8 @@ type arc struct {
 type graph struct {
 	net *fabric.Network
 	S   int
+	// chans numbers the channels (the directions of the cables).
+	chans *fabric.Channels
 	// out lists each switch's inter-switch channels in port order.
 	out [][]arc
 	// hcaSwitch and hcaPort give, per HCA (node index − S), its switch and
@@ -26,35 +26,25 @@ type graph struct {
 	hcaPort   []int32
 	// hcas lists the HCA node indices on each switch, in port order.
 	hcas [][]int32
-	// dests are the HCA LIDs in ascending order, with their node indices.
-	dests     []uint16
-	destNode  []int32
-	lidNode   []int32 // LID → node, -1 unused
-	chFrom    []int32 // channel → node it leaves
-	chFromPrt []int16 // channel → port it leaves
+	// dests are the HCA LIDs in ascending order, with their node indices
+	// and the switches they hang on.
+	dests      []uint16
+	destNode   []int32
+	destSwitch []int32
+	lidNode    []int32 // LID → node, -1 unused
 }
 
 func newGraph(net *fabric.Network) *graph {
 	S := net.NumSwitches
-	g := &graph{net: net, S: S, out: make([][]arc, S), hcas: make([][]int32, S),
+	g := &graph{net: net, S: S, chans: fabric.NewChannels(net), out: make([][]arc, S), hcas: make([][]int32, S),
 		hcaSwitch: make([]int32, net.NumHCAs()), hcaPort: make([]int32, net.NumHCAs()), lidNode: net.ByLID()}
-	g.chFrom = make([]int32, 2*len(net.Links))
-	g.chFromPrt = make([]int16, 2*len(net.Links))
-	for l, lk := range net.Links {
-		g.chFrom[2*l], g.chFromPrt[2*l] = lk.A.Node, lk.A.Port
-		g.chFrom[2*l+1], g.chFromPrt[2*l+1] = lk.B.Node, lk.B.Port
-	}
 	for s := 0; s < S; s++ {
 		for p := 1; p <= net.Nodes[s].Radix; p++ {
-			l := net.LinkAt(s, p)
-			if l < 0 {
+			ch := g.chans.At(s, p)
+			if ch < 0 {
 				continue
 			}
-			lk := net.Links[l]
-			ch, far := int32(2*l), lk.B
-			if !(lk.A.Node == int32(s) && lk.A.Port == int16(p)) {
-				ch, far = int32(2*l+1), lk.A
-			}
+			far := g.chans.To(ch)
 			if int(far.Node) < S {
 				if int(far.Node) != s {
 					g.out[s] = append(g.out[s], arc{port: int32(p), ch: ch, to: far.Node, in: int32(far.Port)})
@@ -72,6 +62,7 @@ func newGraph(net *fabric.Network) *graph {
 		if n >= int32(S) && g.hcaSwitch[int(n)-S] >= 0 {
 			g.dests = append(g.dests, uint16(lid))
 			g.destNode = append(g.destNode, n)
+			g.destSwitch = append(g.destSwitch, g.hcaSwitch[int(n)-S])
 		}
 	}
 	return g
@@ -80,32 +71,62 @@ func newGraph(net *fabric.Network) *graph {
 // numHCAs returns how many HCAs hang on switch s.
 func (g *graph) numHCAs(s int) int { return len(g.hcas[s]) }
 
-// channelAt returns the channel leaving node n at port p, or -1.
-func (g *graph) channelAt(n, p int) int32 {
-	l := g.net.LinkAt(n, p)
-	if l < 0 {
-		return -1
-	}
-	lk := g.net.Links[l]
-	if lk.A.Node == int32(n) && lk.A.Port == int16(p) {
-		return int32(2 * l)
-	}
-	return int32(2*l + 1)
+// ejection returns the channel from the switch of destination i (an index
+// into dests) to its HCA.
+func (g *graph) ejection(i int) int32 {
+	h := int(g.destNode[i]) - g.S
+	return g.chans.At(int(g.hcaSwitch[h]), int(g.hcaPort[h]))
 }
 
-// chTo returns the node and port a channel enters.
-func (g *graph) chTo(ch int32) (int32, int16) {
-	lk := g.net.Links[ch/2]
-	if ch%2 == 0 {
-		return lk.B.Node, lk.B.Port
-	}
-	return lk.A.Node, lk.A.Port
-}
+// chTo returns the node a channel enters.
+func (g *graph) chTo(ch int32) int32 { return g.chans.To(ch).Node }
 
 // isSwitchChannel reports whether a channel joins two switches.
 func (g *graph) isSwitchChannel(ch int32) bool {
-	to, _ := g.chTo(ch)
-	return int(g.chFrom[ch]) < g.S && int(to) < g.S
+	return int(g.chans.From(ch).Node) < g.S && int(g.chTo(ch)) < g.S
+}
+
+// portCounters returns a zero counter per switch port: [switch][port].
+func (g *graph) portCounters() [][]int32 {
+	c := make([][]int32, g.S)
+	for s := range c {
+		c[s] = make([]int32, g.net.Nodes[s].Radix+1)
+	}
+	return c
+}
+
+// bfs extends the hop counts hops (-1: not reached) breadth first over
+// the switch graph from the switches in queue, whose counts are set, and
+// returns queue with every switch it reached appended, in BFS order.
+func bfs[T int16 | int32](g *graph, hops []T, queue []int32) []int32 {
+	for h := 0; h < len(queue); h++ {
+		u := queue[h]
+		for _, a := range g.out[u] {
+			if hops[a.to] < 0 {
+				hops[a.to] = hops[u] + 1
+				queue = append(queue, a.to)
+			}
+		}
+	}
+	return queue
+}
+
+// hopsFrom returns every switch's hop distance from the nearest of the
+// given switches (-1 = unreachable).
+func (g *graph) hopsFrom(sources []int32) []int32 {
+	hops := make([]int32, g.S)
+	for i := range hops {
+		hops[i] = -1
+	}
+	queue := make([]int32, 0, g.S)
+	for _, s := range sources {
+		if hops[s] < 0 {
+			hops[s] = 0
+			queue = append(queue, s)
+		}
+	}
+	bfs(g, hops, queue)
+	return hops
 }
 
 // hopDistances returns the switch-to-switch hop distance matrix (-1 =
@@ -119,16 +140,7 @@ func (g *graph) hopDistances() [][]int16 {
 			row[i] = -1
 		}
 		row[t] = 0
-		queue = append(queue[:0], int32(t))
-		for h := 0; h < len(queue); h++ {
-			u := queue[h]
-			for _, a := range g.out[u] {
-				if row[a.to] < 0 {
-					row[a.to] = row[u] + 1
-					queue = append(queue, a.to)
-				}
-			}
-		}
+		queue = bfs(g, row, append(queue[:0], int32(t)))
 		d[t] = row
 	}
 	return d

@@ -34,7 +34,7 @@ func routeLASH(g *graph, o Options) (*Tables, error) {
 		next[dst] = nx
 	}
 	for i, lid := range g.dests {
-		dst := int(g.hcaSwitch[int(g.destNode[i])-g.S])
+		dst := int(g.destSwitch[i])
 		for u, k := range next[dst] {
 			if k >= 0 {
 				t.SetPort(u, lid, int(g.out[u][k].port))
@@ -44,8 +44,8 @@ func routeLASH(g *graph, o Options) (*Tables, error) {
 	g.routeSwitchLIDs(t, dist)
 
 	// Online layer assignment per switch pair.
-	var layers []*dynCDG
-	nch := int32(2 * len(g.net.Links))
+	var layers []*cdg
+	nch := g.chans.Len()
 	layerOf := make([][]uint8, g.S) // [src][dst]
 	var path []int32
 	for s := 0; s < g.S; s++ {
@@ -72,9 +72,9 @@ func routeLASH(g *graph, o Options) (*Tables, error) {
 					if L >= maxLayers {
 						return nil, &Failure{Engine: "lash", Reason: fmt.Sprintf("needs more than %d virtual layers", maxLayers)}
 					}
-					layers = append(layers, newDynCDG(nch))
+					layers = append(layers, newOrderedCDG(nch))
 				}
-				if layers[L].tryAdd(path) {
+				if layers[L].insertPath(path) {
 					break
 				}
 			}
@@ -87,7 +87,7 @@ func routeLASH(g *graph, o Options) (*Tables, error) {
 		return nil, needsVLs("lash", n, o.VLs)
 	}
 	for i, lid := range g.dests {
-		dst := int(g.hcaSwitch[int(g.destNode[i])-g.S])
+		dst := int(g.destSwitch[i])
 		for s := 0; s < g.S; s++ {
 			if layerOf[s] != nil {
 				t.SetSL(s, lid, layerOf[s][dst])
@@ -95,70 +95,4 @@ func routeLASH(g *graph, o Options) (*Tables, error) {
 		}
 	}
 	return t, nil
-}
-
-// dynCDG is a channel dependency graph that grows edge by edge and refuses
-// an edge that would close a cycle.
-type dynCDG struct {
-	adj   [][]int32
-	has   map[uint64]struct{}
-	stamp []uint32
-	cur   uint32
-	stack []int32
-	added []int32 // from-nodes of the tentative edges of one path
-}
-
-func newDynCDG(nodes int32) *dynCDG {
-	return &dynCDG{adj: make([][]int32, nodes), has: map[uint64]struct{}{}, stamp: make([]uint32, nodes)}
-}
-
-// tryAdd adds the dependencies of a channel path, or nothing if that would
-// close a cycle.
-func (d *dynCDG) tryAdd(path []int32) bool {
-	d.added = d.added[:0]
-	for k := 1; k < len(path); k++ {
-		a, b := path[k-1], path[k]
-		key := edgeKey(a, b)
-		if _, ok := d.has[key]; ok {
-			continue
-		}
-		if a == b || d.reaches(b, a) {
-			for i := len(d.added) - 1; i >= 0; i-- {
-				f := d.added[i]
-				to := d.adj[f][len(d.adj[f])-1]
-				d.adj[f] = d.adj[f][:len(d.adj[f])-1]
-				delete(d.has, edgeKey(f, to))
-			}
-			return false
-		}
-		d.adj[a] = append(d.adj[a], b)
-		d.has[key] = struct{}{}
-		d.added = append(d.added, a)
-	}
-	return true
-}
-
-// reaches reports whether there is a path from x to y.
-func (d *dynCDG) reaches(x, y int32) bool {
-	d.cur++
-	if d.cur == 0 {
-		clear(d.stamp)
-		d.cur = 1
-	}
-	d.stack = append(d.stack[:0], x)
-	d.stamp[x] = d.cur
-	for len(d.stack) > 0 {
-		u := d.stack[len(d.stack)-1]
-		d.stack = d.stack[:len(d.stack)-1]
-		if u == y {
-			return true
-		}
-		for _, v := range d.adj[u] {
-			if d.stamp[v] != d.cur {
-				d.stamp[v] = d.cur
-				d.stack = append(d.stack, v)
-			}
-		}
-	}
-	return false
 }

@@ -33,8 +33,7 @@ func (ps *pathSet) channels(p int) []int32 { return ps.ch[ps.off[p]:ps.off[p+1]]
 func collectPaths(g *graph, t *Tables) *pathSet {
 	ps := &pathSet{off: []int32{0}}
 	for i, lid := range g.dests {
-		dn := int(g.destNode[i])
-		dst := int(g.hcaSwitch[dn-g.S])
+		dst := int(g.destSwitch[i])
 		for s := 0; s < g.S; s++ {
 			if w := int64(g.numHCAs(s)); s != dst && w > 0 {
 				ps.add(g, t, s, dst, lid, w)
@@ -54,14 +53,14 @@ func (ps *pathSet) add(g *graph, t *Tables, s, dst int, lid uint16, w int64) boo
 		p := t.Port(u, lid)
 		ch := int32(-1)
 		if p != NoPath && p != 0 {
-			ch = g.channelAt(u, int(p))
+			ch = g.chans.At(u, int(p))
 		}
 		if ch < 0 || steps > g.S || !g.isSwitchChannel(ch) {
 			ps.ch = ps.ch[:start]
 			return false
 		}
 		ps.ch = append(ps.ch, ch)
-		to, _ := g.chTo(ch)
+		to := g.chTo(ch)
 		u = int(to)
 	}
 	if len(ps.ch)-start < 2 {
@@ -93,7 +92,7 @@ func breakCycles(ps *pathSet, limit int) ([]uint8, int, error) {
 	for i := range cur {
 		cur[i] = int32(i)
 	}
-	var c cdg
+	var b cycleBreaker
 	for L := 0; ; L++ {
 		if len(cur) == 0 {
 			return layer, max(L, 1), nil
@@ -101,104 +100,41 @@ func breakCycles(ps *pathSet, limit int) ([]uint8, int, error) {
 		if L >= limit {
 			return nil, 0, fmt.Errorf("needs more than %d virtual layers", limit)
 		}
-		cur = c.breakLayer(ps, cur, layer, uint8(L))
+		cur = b.breakLayer(ps, cur, layer, uint8(L))
 	}
 }
 
-// cdg is the channel dependency graph of one layer, with the paths that
-// induce each edge.
-type cdg struct {
-	index    map[uint64]int32
-	from, to []int32
-	weight   []int64
-	alive    []int32 // paths of this layer still inducing the edge
-	paths    [][]int32
-	adjStart []int32
-	adj      []int32
-	color    []uint8
-	iter     []int32
-	pos      []int32
-	// DFS stack of channels and the edges that reached them.
-	stack, stackEdge []int32
+// cycleBreaker holds the channel dependency graph of one layer, with the
+// weight of every edge (the HCA pairs of the layer's paths inducing it) and
+// the paths that induce it.
+type cycleBreaker struct {
+	deps   cdg
+	weight []int64
+	paths  [][]int32
 }
-
-func edgeKey(a, b int32) uint64 { return uint64(uint32(a))<<32 | uint64(uint32(b)) }
 
 // breakLayer makes layer L acyclic and returns the paths moved to L+1.
-func (c *cdg) breakLayer(ps *pathSet, cur []int32, layer []uint8, L uint8) []int32 {
-	c.build(ps, cur)
+func (b *cycleBreaker) breakLayer(ps *pathSet, cur []int32, layer []uint8, L uint8) []int32 {
+	b.build(ps, cur)
 	var moved []int32
-	nodes := len(c.adjStart) - 1
-	// Unwinding after a cut turns nodes white again, possibly below the
-	// current root: sweep until a pass starts no search.
-	for again := true; again; {
-		again = false
-		for r := 0; r < nodes; r++ {
-			if c.color[r] == white && c.adjStart[r] != c.adjStart[r+1] {
-				again = true
-				moved = c.search(ps, int32(r), layer, L, moved)
+	b.deps.searchCycles(func(cycle []int32) bool {
+		// Cut the weakest edge; among equals the closing one, then the
+		// first along the search path.
+		weakest := cycle[len(cycle)-1]
+		for _, f := range cycle[:len(cycle)-1] {
+			if b.weight[f] < b.weight[weakest] {
+				weakest = f
 			}
 		}
-	}
-	return moved
-}
-
-const (
-	white uint8 = iota
-	gray
-	black
-)
-
-// search runs one depth-first search from root r, cutting every cycle it
-// meets; the paths it moves to layer L+1 are appended to moved.
-func (c *cdg) search(ps *pathSet, r int32, layer []uint8, L uint8, moved []int32) []int32 {
-	c.color[r], c.pos[r], c.iter[r] = gray, 0, c.adjStart[r]
-	stack, stackEdge := append(c.stack[:0], r), append(c.stackEdge[:0], -1)
-	for len(stack) > 0 {
-		u := stack[len(stack)-1]
-		if c.iter[u] == c.adjStart[u+1] {
-			c.color[u] = black
-			stack, stackEdge = stack[:len(stack)-1], stackEdge[:len(stackEdge)-1]
-			continue
-		}
-		e := c.adj[c.iter[u]]
-		c.iter[u]++
-		if c.alive[e] == 0 {
-			continue
-		}
-		v := c.to[e]
-		switch c.color[v] {
-		case white:
-			c.color[v], c.pos[v], c.iter[v] = gray, int32(len(stack)), c.adjStart[v]
-			stack, stackEdge = append(stack, v), append(stackEdge, e)
-		case gray:
-			// The cycle is stack[pos[v]] → … → u → v; cut its weakest edge.
-			weakest := e
-			for j := int(c.pos[v]) + 1; j < len(stack); j++ {
-				if f := stackEdge[j]; c.weight[f] < c.weight[weakest] {
-					weakest = f
-				}
-			}
-			moved = c.move(ps, weakest, layer, L, moved)
-			// Resume: unwind the stack to below its first dead edge.
-			for j := 1; j < len(stack); j++ {
-				if c.alive[stackEdge[j]] == 0 {
-					for _, n := range stack[j:] {
-						c.color[n] = white
-					}
-					stack, stackEdge = stack[:j], stackEdge[:j]
-					break
-				}
-			}
-		}
-	}
-	c.stack, c.stackEdge = stack, stackEdge
+		moved = b.move(ps, weakest, layer, L, moved)
+		return true
+	})
 	return moved
 }
 
 // move takes every path of layer L that induces edge e to layer L+1.
-func (c *cdg) move(ps *pathSet, e int32, layer []uint8, L uint8, moved []int32) []int32 {
-	for _, p := range c.paths[e] {
+func (b *cycleBreaker) move(ps *pathSet, e int32, layer []uint8, L uint8, moved []int32) []int32 {
+	for _, p := range b.paths[e] {
 		if layer[p] != L {
 			continue
 		}
@@ -206,9 +142,9 @@ func (c *cdg) move(ps *pathSet, e int32, layer []uint8, L uint8, moved []int32) 
 		moved = append(moved, p)
 		ch := ps.channels(int(p))
 		for k := 1; k < len(ch); k++ {
-			f := c.index[edgeKey(ch[k-1], ch[k])]
-			c.alive[f]--
-			c.weight[f] -= ps.weight[p]
+			f := b.deps.edge(ch[k-1], ch[k])
+			b.deps.dropUse(f)
+			b.weight[f] -= ps.weight[p]
 		}
 	}
 	return moved
@@ -216,48 +152,21 @@ func (c *cdg) move(ps *pathSet, e int32, layer []uint8, L uint8, moved []int32) 
 
 // build makes the CDG of the given paths (in path order, so the result is
 // deterministic).
-func (c *cdg) build(ps *pathSet, cur []int32) {
-	if c.index == nil {
-		c.index = map[uint64]int32{}
-	}
-	clear(c.index)
-	c.from, c.to, c.weight, c.alive, c.paths = c.from[:0], c.to[:0], c.weight[:0], c.alive[:0], c.paths[:0]
-	nodes := int32(0)
+func (b *cycleBreaker) build(ps *pathSet, cur []int32) {
+	b.deps.reset()
+	b.weight, b.paths = b.weight[:0], b.paths[:0]
 	for _, p := range cur {
 		ch := ps.channels(int(p))
 		for k := 1; k < len(ch); k++ {
-			key := edgeKey(ch[k-1], ch[k])
-			e, ok := c.index[key]
-			if !ok {
-				e = int32(len(c.from))
-				c.index[key] = e
-				c.from, c.to = append(c.from, ch[k-1]), append(c.to, ch[k])
-				c.weight, c.alive = append(c.weight, 0), append(c.alive, 0)
-				c.paths = append(c.paths, nil)
-				nodes = max(nodes, ch[k-1]+1, ch[k]+1)
+			e := b.deps.use(ch[k-1], ch[k])
+			if int(e) == len(b.weight) {
+				b.weight, b.paths = append(b.weight, 0), append(b.paths, nil)
 			}
-			c.weight[e] += ps.weight[p]
-			c.alive[e]++
-			c.paths[e] = append(c.paths[e], p)
+			b.weight[e] += ps.weight[p]
+			b.paths[e] = append(b.paths[e], p)
 		}
 	}
-	n := int(nodes)
-	c.adjStart = make([]int32, n+1)
-	for _, f := range c.from {
-		c.adjStart[f+1]++
-	}
-	for i := 1; i <= n; i++ {
-		c.adjStart[i] += c.adjStart[i-1]
-	}
-	c.adj = make([]int32, len(c.from))
-	fill := append([]int32(nil), c.adjStart[:n]...)
-	for e, f := range c.from {
-		c.adj[fill[f]] = int32(e)
-		fill[f]++
-	}
-	c.color = make([]uint8, n)
-	c.iter = make([]int32, n)
-	c.pos = make([]int32, n)
+	b.deps.layout()
 }
 
 // balanceLayers spreads the paths of the n needed layers over all k
@@ -318,8 +227,19 @@ func AssignLayers(net *fabric.Network, t *Tables, vls int) error {
 	return nil
 }
 
-// AutoRoots returns the root switches Up*/Down* (reverse=false) or
-// Down*/Up* (reverse=true) chooses when none are given.
-func AutoRoots(net *fabric.Network, reverse bool) []int {
-	return newGraph(net).autoRoots(reverse)
+// spreadVLs deals the HCA paths of deadlock-free single-layer tables over
+// the vls available, as DFSSSP balances its layers: every subset of an
+// acyclic CDG is acyclic, and flows on different VLs no longer block each
+// other at a shared buffer.
+func spreadVLs(g *graph, t *Tables, vls int) {
+	if vls <= 1 {
+		return
+	}
+	ps := collectPaths(g, t)
+	layer := make([]uint8, ps.len())
+	t.VLsUsed = balanceLayers(ps, layer, 1, vls)
+	ps.apply(t, layer)
+	if t.VLsUsed > 1 {
+		t.Notes = append(t.Notes, fmt.Sprintf("needs 1 VL, paths spread over %d", t.VLsUsed))
+	}
 }

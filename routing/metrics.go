@@ -36,9 +36,11 @@ type destTree struct {
 	order []int32 // reached switches, deepest first
 }
 
-// tree follows the LFTs toward lid from every switch; it assumes nothing
-// and marks broken or looping switches unreached.
-func (g *graph) tree(t *Tables, lid uint16, dst int, tr *destTree) {
+// tree follows the LFTs toward destination i (an index into dests) from
+// every switch; it assumes nothing and marks broken or looping switches
+// unreached.
+func (g *graph) tree(t *Tables, i int, tr *destTree) {
+	lid, dst := g.dests[i], int(g.destSwitch[i])
 	if tr.next == nil {
 		tr.next, tr.depth = make([]int32, g.S), make([]int32, g.S)
 	}
@@ -68,7 +70,7 @@ func (g *graph) tree(t *Tables, lid uint16, dst int, tr *destTree) {
 			p := t.Port(int(u), lid)
 			ch := int32(-1)
 			if p != NoPath && p != 0 {
-				ch = g.channelAt(int(u), int(p))
+				ch = g.chans.At(int(u), int(p))
 			}
 			if ch < 0 || !g.isSwitchChannel(ch) {
 				d = -1
@@ -77,7 +79,7 @@ func (g *graph) tree(t *Tables, lid uint16, dst int, tr *destTree) {
 				break
 			}
 			tr.next[u] = ch
-			to, _ := g.chTo(ch)
+			to := g.chTo(ch)
 			u = to
 		}
 		for i := len(walk) - 1; i >= 0; i-- {
@@ -124,14 +126,13 @@ func ChannelLoads(net *fabric.Network, t *Tables) ([]int64, error) {
 
 // loads returns per-channel loads, the sum and the max of HCA path lengths.
 func (g *graph) loads(t *Tables) (load []int64, lenSum int64, lenMax int) {
-	load = make([]int64, 2*len(g.net.Links))
+	load = make([]int64, g.chans.Len())
 	T := int64(len(g.dests))
 	var tr destTree
 	cnt := make([]int64, g.S)
-	for i, lid := range g.dests {
-		dn := int(g.destNode[i])
-		dst := int(g.hcaSwitch[dn-g.S])
-		g.tree(t, lid, dst, &tr)
+	for i := range g.dests {
+		dst := int(g.destSwitch[i])
+		g.tree(t, i, &tr)
 		for _, u := range tr.order {
 			cnt[u] = int64(g.numHCAs(int(u)))
 		}
@@ -142,7 +143,7 @@ func (g *graph) loads(t *Tables) (load []int64, lenSum int64, lenMax int) {
 			}
 			ch := tr.next[u]
 			load[ch] += cnt[u]
-			to, _ := g.chTo(ch)
+			to := g.chTo(ch)
 			cnt[to] += cnt[u]
 			k := int64(g.numHCAs(int(u)))
 			lenSum += k * int64(tr.depth[u]+2)
@@ -156,13 +157,12 @@ func (g *graph) loads(t *Tables) (load []int64, lenSum int64, lenMax int) {
 		}
 		// HCA cables: the destination's ejection channel carries every
 		// delivered path to it; injection channels are added below.
-		ej := g.channelAt(dst, int(g.hcaPort[dn-g.S]))
-		load[ej] += cnt[dst]
+		load[g.ejection(i)] += cnt[dst]
 	}
 	for i := range g.dests {
 		h := int(g.destNode[i])
 		if p := g.net.HCAPort(h); p > 0 {
-			load[g.channelAt(h, p)] += T - 1
+			load[g.chans.At(h, p)] += T - 1
 		}
 	}
 	return load, lenSum, lenMax
@@ -206,7 +206,7 @@ func Measure(net *fabric.Network, t *Tables) (Metrics, error) {
 	dist := g.hopDistances()
 	var minimal float64
 	for i := range g.dests {
-		dst := int(g.hcaSwitch[int(g.destNode[i])-g.S])
+		dst := int(g.destSwitch[i])
 		for s := 0; s < g.S; s++ {
 			k := g.numHCAs(s)
 			if s == dst {
@@ -252,7 +252,7 @@ func EffectiveBisection(net *fabric.Network, t *Tables, patterns int, seed uint6
 	for i := range perm {
 		perm[i] = i
 	}
-	load := make([]int32, 2*len(net.Links))
+	load := make([]int32, g.chans.Len())
 	var paths [][]int32
 	var total float64
 	flows := 0
@@ -298,19 +298,19 @@ func (g *graph) hcaPath(t *Tables, a, b int) ([]int32, bool) {
 	src := int(g.destNode[a])
 	lid := g.dests[b]
 	dn := int(g.destNode[b])
-	path := []int32{g.channelAt(src, g.net.HCAPort(src))}
+	path := []int32{g.chans.At(src, g.net.HCAPort(src))}
 	u := int(g.hcaSwitch[src-g.S])
 	for steps := 0; ; steps++ {
 		p := t.Port(u, lid)
 		if p == NoPath || p == 0 || steps > g.S {
 			return nil, false
 		}
-		ch := g.channelAt(u, int(p))
+		ch := g.chans.At(u, int(p))
 		if ch < 0 {
 			return nil, false
 		}
 		path = append(path, ch)
-		to, _ := g.chTo(ch)
+		to := g.chTo(ch)
 		if int(to) == dn {
 			return path, true
 		}
@@ -335,11 +335,10 @@ func BrokenPaths(net *fabric.Network, t *Tables, failed []bool) (broken, total i
 	g := newGraph(net)
 	var tr destTree
 	bad := make([]bool, g.S)
-	for i, lid := range g.dests {
-		dn := int(g.destNode[i])
-		dst := int(g.hcaSwitch[dn-g.S])
-		g.tree(t, lid, dst, &tr)
-		ejectBroken := failed[g.channelAt(dst, int(g.hcaPort[dn-g.S]))/2]
+	for i := range g.dests {
+		dn, dst := int(g.destNode[i]), int(g.destSwitch[i])
+		g.tree(t, i, &tr)
+		ejectBroken := failed[g.chans.Link(g.ejection(i))]
 		// Shallowest first: a switch is cut off if its own channel failed or
 		// its next switch is cut off.
 		for k := len(tr.order) - 1; k >= 0; k-- {
@@ -348,8 +347,8 @@ func BrokenPaths(net *fabric.Network, t *Tables, failed []bool) (broken, total i
 				bad[u] = ejectBroken
 				continue
 			}
-			to, _ := g.chTo(tr.next[u])
-			bad[u] = failed[tr.next[u]/2] || bad[to]
+			to := g.chTo(tr.next[u])
+			bad[u] = failed[g.chans.Link(tr.next[u])] || bad[to]
 		}
 		for s := 0; s < g.S; s++ {
 			k := g.numHCAs(s)
@@ -365,7 +364,7 @@ func BrokenPaths(net *fabric.Network, t *Tables, failed []bool) (broken, total i
 				continue
 			}
 			for _, h := range g.hcas[s] {
-				if int(h) != dn && failed[g.channelAt(int(h), g.net.HCAPort(int(h)))/2] {
+				if int(h) != dn && failed[g.chans.Link(g.chans.At(int(h), g.net.HCAPort(int(h))))] {
 					broken++
 				}
 			}

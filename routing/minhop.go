@@ -6,30 +6,64 @@ package routing
 // (local balancing; ties to the lowest port). Destinations are taken in LID
 // order.
 func routeMinHop(g *graph, o Options) (*Tables, error) {
-	t := NewTables(g.net, "minhop")
+	return g.minHop("minhop", false), nil
+}
+
+// minHop returns MinHop's tables, named engine. With firstNeighbour set
+// (DOR) a switch considers only the cables to the neighbour behind its
+// lowest port on a shortest path.
+func (g *graph) minHop(engine string, firstNeighbour bool) *Tables {
+	t := NewTables(g.net, engine)
 	dist := g.hopDistances()
 	g.setHCAPorts(t)
-	load := make([][]int32, g.S)
-	for s := range load {
-		load[s] = make([]int32, g.net.Nodes[s].Radix+1)
-	}
+	load := g.portCounters()
 	for i, lid := range g.dests {
-		dst := int(g.hcaSwitch[int(g.destNode[i])-g.S])
+		dst := int(g.destSwitch[i])
 		row := dist[dst]
 		for u := 0; u < g.S; u++ {
 			if u == dst || row[u] < 0 {
 				continue
 			}
-			best := int32(-1)
-			for _, a := range g.out[u] {
-				if row[a.to] == row[u]-1 && (best < 0 || load[u][a.port] < load[u][best]) {
-					best = a.port
-				}
+			var best int32
+			if firstNeighbour {
+				best = leastLoadedToFirst(g.out[u], row, row[u]-1, load[u])
+			} else {
+				best = leastLoaded(g.out[u], row, row[u]-1, load[u])
 			}
 			t.SetPort(u, lid, int(best))
 			load[u][best]++
 		}
 	}
 	g.routeSwitchLIDs(t, dist)
-	return t, nil
+	return t
+}
+
+// leastLoaded returns the port of the least loaded arc (the lowest port
+// among equals) to a switch want hops from the destination, or -1.
+func leastLoaded(arcs []arc, row []int16, want int16, load []int32) int32 {
+	best := int32(-1)
+	for _, a := range arcs {
+		if row[a.to] == want && (best < 0 || load[a.port] < load[best]) {
+			best = a.port
+		}
+	}
+	return best
+}
+
+// leastLoadedToFirst is leastLoaded among the arcs to the neighbour of the
+// first such arc.
+func leastLoadedToFirst(arcs []arc, row []int16, want int16, load []int32) int32 {
+	next, best := int32(-1), int32(-1)
+	for _, a := range arcs {
+		if row[a.to] != want {
+			continue
+		}
+		if next < 0 {
+			next = a.to
+		}
+		if a.to == next && (best < 0 || load[a.port] < load[best]) {
+			best = a.port
+		}
+	}
+	return best
 }

@@ -29,7 +29,7 @@ func routeNue(g *graph, o Options) (*Tables, error) {
 	t := NewTables(g.net, "nue")
 	g.setHCAPorts(t)
 	part := g.partition(k)
-	nch := 2 * len(g.net.Links)
+	nch := g.chans.Len()
 	st := newSSSP(g) // shared channel weights and load accounting
 	n := &nueState{g: g, t: t, st: st, nch: nch}
 	n.alloc()
@@ -47,7 +47,7 @@ func routeNue(g *graph, o Options) (*Tables, error) {
 		}
 		layers++
 		root := g.centralSwitch(dstSw)
-		n.cdg = newTopoCDG(nch)
+		n.deps = newOrderedCDG(nch)
 		n.tree = g.bfsTree(root)
 		for _, d := range dstSw {
 			n.escape(d)
@@ -56,7 +56,7 @@ func routeNue(g *graph, o Options) (*Tables, error) {
 			}
 		}
 		for i, lid := range g.dests {
-			dst := g.hcaSwitch[int(g.destNode[i])-g.S]
+			dst := g.destSwitch[i]
 			if part[dst] != L {
 				continue
 			}
@@ -68,7 +68,7 @@ func routeNue(g *graph, o Options) (*Tables, error) {
 			}
 			for u := 0; u < g.S; u++ {
 				if int32(u) != dst && n.next[u] >= 0 {
-					t.SetPort(u, lid, int(g.chFromPrt[n.next[u]]))
+					t.SetPort(u, lid, int(g.chans.From(n.next[u]).Port))
 				}
 				// The layer is the destination's SL from every source,
 				// its own switch included.
@@ -93,7 +93,7 @@ type nueState struct {
 	t      *Tables
 	st     *ssspState
 	nch    int
-	cdg    *topoCDG
+	deps   *cdg    // the current layer's channel dependencies
 	tree   []int32 // BFS tree: parent switch per switch (-1 at the root)
 	esc    []int32 // escape next channel per switch for the current destination
 	next   []int32 // chosen next channel per switch, -1 none
@@ -157,9 +157,9 @@ func (n *nueState) markEscape() bool {
 		if c < 0 {
 			continue
 		}
-		to, _ := n.g.chTo(c)
+		to := n.g.chTo(c)
 		if nx := n.esc[to]; nx >= 0 {
-			if !n.cdg.add(c, nx) {
+			if !n.deps.insert(c, nx) {
 				return false
 			}
 		}
@@ -195,7 +195,7 @@ func (n *nueState) route(dst int32) bool {
 			// Undo this destination's dependencies; use the escape paths.
 			for u := range n.next {
 				if n.next[u] >= 0 && n.dep[u] >= 0 {
-					n.cdg.remove(n.next[u], n.dep[u])
+					n.deps.remove(n.next[u], n.dep[u])
 				}
 			}
 			return false
@@ -211,12 +211,12 @@ func (n *nueState) setNext(u int32, c int32, v, dst int32) bool {
 	dep := int32(-1)
 	if v != dst {
 		dep = n.next[v]
-		if !n.cdg.add(c, dep) {
+		if !n.deps.insert(c, dep) {
 			return false
 		}
 	}
 	if n.next[u] >= 0 && n.dep[u] >= 0 {
-		n.cdg.remove(n.next[u], n.dep[u])
+		n.deps.remove(n.next[u], n.dep[u])
 	}
 	n.next[u], n.dep[u] = c, dep
 	return true
@@ -240,7 +240,7 @@ func (n *nueState) dijkstra(dst int32) {
 			}
 			a := g.out[u][ia.idx]
 			nd := d + hopUnit + n.st.weight[a.ch]
-			if nd > n.dist[u] || (nd == n.dist[u] && a.port >= int32(g.chFromPrt[n.next[u]])) {
+			if nd > n.dist[u] || (nd == n.dist[u] && a.port >= int32(g.chans.From(n.next[u]).Port)) {
 				continue
 			}
 			if !n.setNext(u, a.ch, v, dst) {
@@ -326,8 +326,7 @@ func (n *nueState) leadsThrough(w, y, dst int32) bool {
 		if c < 0 {
 			return true // unreachable: not usable
 		}
-		to, _ := n.g.chTo(c)
-		w = to
+		w = n.g.chTo(c)
 	}
 	return w != dst
 }
@@ -337,11 +336,11 @@ func (n *nueState) leadsThrough(w, y, dst int32) bool {
 func (n *nueState) switchNext(y, alt, dst int32) bool {
 	g := n.g
 	old, oldDep := n.next[y], n.dep[y]
-	w, _ := g.chTo(alt)
+	w := g.chTo(alt)
 	newDep := int32(-1)
 	if w != dst {
 		newDep = n.next[w]
-		if !n.cdg.add(alt, newDep) {
+		if !n.deps.insert(alt, newDep) {
 			return false
 		}
 	}
@@ -352,8 +351,8 @@ func (n *nueState) switchNext(y, alt, dst int32) bool {
 		if c < 0 || int32(u) == y {
 			continue
 		}
-		if h, _ := g.chTo(c); h == y {
-			if !n.cdg.add(c, alt) {
+		if g.chTo(c) == y {
+			if !n.deps.insert(c, alt) {
 				ok = false
 				break
 			}
@@ -362,19 +361,19 @@ func (n *nueState) switchNext(y, alt, dst int32) bool {
 	}
 	if !ok {
 		for _, u := range moved {
-			n.cdg.remove(n.next[u], alt)
+			n.deps.remove(n.next[u], alt)
 		}
 		if newDep >= 0 {
-			n.cdg.remove(alt, newDep)
+			n.deps.remove(alt, newDep)
 		}
 		return false
 	}
 	for _, u := range moved {
-		n.cdg.remove(n.next[u], old)
+		n.deps.remove(n.next[u], old)
 		n.dep[u] = alt
 	}
 	if oldDep >= 0 {
-		n.cdg.remove(old, oldDep)
+		n.deps.remove(old, oldDep)
 	}
 	n.next[y], n.dep[y] = alt, newDep
 	n.dist[y] = n.dist[w] + hopUnit + n.st.weight[alt]
@@ -397,7 +396,7 @@ func (n *nueState) addLoad(dst int32) {
 				break
 			}
 			n.st.weight[c] += k
-			u, _ = g.chTo(c)
+			u = g.chTo(c)
 		}
 	}
 }
@@ -442,16 +441,7 @@ func (g *graph) centralSwitch(set []int32) int32 {
 			dist[i], done[i] = -1, false
 		}
 		dist[x] = 0
-		q = append(q[:0], x)
-		for h := 0; h < len(q); h++ {
-			u := q[h]
-			for _, a := range g.out[u] {
-				if dist[a.to] < 0 {
-					dist[a.to] = dist[u] + 1
-					q = append(q, a.to)
-				}
-			}
-		}
+		q = bfs(g, dist, append(q[:0], x))
 		for _, y := range set {
 			if done[y] {
 				continue

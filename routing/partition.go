@@ -11,22 +11,46 @@ import "sort"
 // without unbalancing the parts. Switches without HCAs get part -1.
 func (g *graph) partition(k int) []int {
 	part := make([]int, g.S)
-	if k <= 1 {
-		for s := range part {
-			part[s] = 0
-			if g.numHCAs(s) == 0 {
-				part[s] = -1
+	if k > 1 {
+		levels := g.coarsen(k)
+		p := growParts(levels[len(levels)-1], k)
+		// Project back, refining each level.
+		for lv := len(levels) - 1; lv >= 0; lv-- {
+			cur := levels[lv]
+			refine(p, cur.w, cur.adj, k)
+			if lv == 0 {
+				break
 			}
+			finer := levels[lv-1]
+			fp := make([]int, len(finer.w))
+			for v := range fp {
+				fp[v] = p[finer.up[v]]
+			}
+			p = fp
 		}
-		return part
+		copy(part, p)
 	}
-	type cgraph struct {
-		w   []int         // vertex weights
-		adj []map[int]int // neighbour → edge weight
-		up  []int         // vertex of the finer level → vertex here
+	for s := range part {
+		if g.numHCAs(s) == 0 {
+			part[s] = -1
+		}
 	}
-	// Level 0: the switch graph.
-	base := cgraph{w: make([]int, g.S), adj: make([]map[int]int, g.S)}
+	return part
+}
+
+// coarseGraph is one level of the multilevel partitioning.
+type coarseGraph struct {
+	w   []int         // vertex weights
+	adj []map[int]int // neighbour → edge weight
+	up  []int         // vertex here → vertex of the next coarser level
+}
+
+// coarsen returns the levels of the partitioning, the switch graph (vertex
+// weight = HCAs, edge weight = cables) first, each next one contracted by
+// heavy-edge matching, until a level has at most 8k vertices or matching
+// leaves it as it is.
+func (g *graph) coarsen(k int) []coarseGraph {
+	base := coarseGraph{w: make([]int, g.S), adj: make([]map[int]int, g.S)}
 	for s := 0; s < g.S; s++ {
 		base.w[s] = g.numHCAs(s)
 		base.adj[s] = map[int]int{}
@@ -34,66 +58,85 @@ func (g *graph) partition(k int) []int {
 			base.adj[s][int(a.to)]++
 		}
 	}
-	levels := []cgraph{base}
+	levels := []coarseGraph{base}
 	for len(levels[len(levels)-1].w) > 8*k && len(levels) < 40 {
-		cur := levels[len(levels)-1]
-		n := len(cur.w)
-		match := make([]int, n)
-		for i := range match {
-			match[i] = -1
-		}
-		for v := 0; v < n; v++ {
-			if match[v] >= 0 {
-				continue
-			}
-			best, bw := -1, 0
-			for _, u := range sortedKeys(cur.adj[v]) {
-				if w := cur.adj[v][u]; match[u] < 0 && u != v && w > bw {
-					best, bw = u, w
-				}
-			}
-			match[v] = v
-			if best >= 0 {
-				match[v], match[best] = best, v
-			}
-		}
-		up := make([]int, n)
-		for i := range up {
-			up[i] = -1
-		}
-		next := cgraph{}
-		for v := 0; v < n; v++ {
-			if up[v] >= 0 {
-				continue
-			}
-			id := len(next.w)
-			next.w = append(next.w, 0)
-			up[v] = id
-			if m := match[v]; m != v {
-				up[m] = id
-			}
-		}
-		next.adj = make([]map[int]int, len(next.w))
-		for i := range next.adj {
-			next.adj[i] = map[int]int{}
-		}
-		for v := 0; v < n; v++ {
-			next.w[up[v]] += cur.w[v]
-			for u, w := range cur.adj[v] {
-				if up[u] != up[v] {
-					next.adj[up[v]][up[u]] += w
-				}
-			}
-		}
-		if len(next.w) == n {
+		cur := &levels[len(levels)-1]
+		next, up := cur.contract(cur.heavyEdgeMatching())
+		if len(next.w) == len(cur.w) {
 			break // nothing left to match
 		}
-		levels[len(levels)-1].up = up
+		cur.up = up
 		levels = append(levels, next)
 	}
-	// Initial partition of the coarsest graph: grow parts one by one from
-	// the heaviest unassigned vertex, breadth first.
-	top := levels[len(levels)-1]
+	return levels
+}
+
+// heavyEdgeMatching pairs every vertex, in index order, with its unmatched
+// neighbour of the heaviest edge (the lowest among equals), if any, and
+// returns each vertex's mate (itself when unmatched).
+func (cg *coarseGraph) heavyEdgeMatching() []int {
+	n := len(cg.w)
+	match := make([]int, n)
+	for i := range match {
+		match[i] = -1
+	}
+	for v := 0; v < n; v++ {
+		if match[v] >= 0 {
+			continue
+		}
+		best, bw := -1, 0
+		for _, u := range sortedKeys(cg.adj[v]) {
+			if w := cg.adj[v][u]; match[u] < 0 && u != v && w > bw {
+				best, bw = u, w
+			}
+		}
+		match[v] = v
+		if best >= 0 {
+			match[v], match[best] = best, v
+		}
+	}
+	return match
+}
+
+// contract merges every matched pair into one vertex of the next level,
+// and returns that level and each vertex's vertex there.
+func (cg *coarseGraph) contract(match []int) (coarseGraph, []int) {
+	n := len(cg.w)
+	up := make([]int, n)
+	for i := range up {
+		up[i] = -1
+	}
+	next := coarseGraph{}
+	for v := 0; v < n; v++ {
+		if up[v] >= 0 {
+			continue
+		}
+		id := len(next.w)
+		next.w = append(next.w, 0)
+		up[v] = id
+		if m := match[v]; m != v {
+			up[m] = id
+		}
+	}
+	next.adj = make([]map[int]int, len(next.w))
+	for i := range next.adj {
+		next.adj[i] = map[int]int{}
+	}
+	for v := 0; v < n; v++ {
+		next.w[up[v]] += cg.w[v]
+		for u, w := range cg.adj[v] {
+			if up[u] != up[v] {
+				next.adj[up[v]][up[u]] += w
+			}
+		}
+	}
+	return next, up
+}
+
+// growParts partitions the coarsest graph: parts are grown one by one
+// from the heaviest unassigned vertex, breadth first, up to their share of
+// the weight; what is left over joins the last part.
+func growParts(top coarseGraph, k int) []int {
 	total := 0
 	for _, w := range top.w {
 		total += w
@@ -132,27 +175,7 @@ func (g *graph) partition(k int) []int {
 			p[v] = k - 1
 		}
 	}
-	// Project back, refining each level.
-	for lv := len(levels) - 1; lv >= 0; lv-- {
-		cur := levels[lv]
-		refine(p, cur.w, cur.adj, k)
-		if lv == 0 {
-			break
-		}
-		finer := levels[lv-1]
-		fp := make([]int, len(finer.w))
-		for v := range fp {
-			fp[v] = p[finer.up[v]]
-		}
-		p = fp
-	}
-	for s := range part {
-		part[s] = p[s]
-		if g.numHCAs(s) == 0 {
-			part[s] = -1
-		}
-	}
-	return part
+	return p
 }
 
 // refine moves boundary vertices to the neighbouring part they share the

@@ -1,14 +1,9 @@
 package routing
 
 import (
-	"fmt"
 	"sort"
-	"strconv"
-	"strings"
-	"time"
 
 	"flitsim/fabric"
-	"flitsim/fabric/invariants"
 )
 
 // Options are the parameters every engine receives.
@@ -48,7 +43,10 @@ var (
 	paramRoots = Param{"roots", "auto", "root switches, by name or 0x GUID (auto: the switches nearest to every HCA)"}
 )
 
-// Engines returns every routing engine, sorted by name.
+// Engines returns every routing engine, sorted by name: the registry, an
+// explicit table like OpenSM's routing_modules[]. Each engine lives in its
+// own file (minhop.go, sssp.go, dfsssp.go, updn.go, file.go, ftree.go,
+// dor.go, torus2qos.go, nue.go, lash.go); engine.go runs them.
 func Engines() []Engine {
 	e := []Engine{
 		{Name: "minhop", Help: "shortest paths; each switch balances destinations over its equal-hop ports by how many it has routed (OpenSM's default)",
@@ -58,16 +56,11 @@ func Engines() []Engine {
 		{Name: "dfsssp", Help: "deadlock-free SSSP: SSSP paths split into virtual layers by breaking the weakest edge of every CDG cycle (seeds/000 §IV), then balanced over the unused layers",
 			Params: []Param{paramVLs}, DeadlockFree: true, route: routeDFSSSP},
 		{Name: "updn", Help: "Up*/Down*: BFS ranks from the roots; a path never turns from a down channel to an up channel; min-hop among legal paths with port balancing",
-			Params: []Param{paramRoots}, DeadlockFree: true, route: func(g *graph, o Options) (*Tables, error) { return routeUpDown(g, o, false) }},
+			Params: []Param{paramRoots}, DeadlockFree: true, route: routeUpDn},
 		{Name: "dnup", Help: "Down*/Up*: as Up*/Down* with the directions swapped (never an up→down turn)",
-			Params: []Param{paramRoots}, DeadlockFree: true, route: func(g *graph, o Options) (*Tables, error) { return routeUpDown(g, o, true) }},
+			Params: []Param{paramRoots}, DeadlockFree: true, route: routeDnUp},
 		{Name: "file", Help: "load the LFTs of an OpenSM dump (opensm-lfts.dump or dump_lfts/ibroute output), switches matched by GUID; all paths on SL 0",
-			Params: []Param{{"file", "", "the dump to load"}}, route: func(g *graph, o Options) (*Tables, error) {
-				if o.File == "" {
-					return nil, fmt.Errorf("file: no dump given (file=PATH)")
-				}
-				return LoadLFTs(o.File, g.net)
-			}},
+			Params: []Param{{"file", "", "the dump to load"}}, route: routeFile},
 		{Name: "ftree", Help: "fat-tree routing (Zahavi, Alg. 3.2-3.4): destinations leaf by leaf, down-going paths chosen on the least loaded ports while ascending, secondary paths through the other parents, everything else routed up; routes trees that lost cables or switches (switches cut off from the main path go up the least loaded parent that routes the destination); fails on networks that are not fat trees. Deadlock-free on one VL; with vls > 1 the paths are dealt over the VLs as DFSSSP balances its layers (vls = 1 keeps OpenSM's single VL)",
 			Params: []Param{paramRoots, paramVLs}, DeadlockFree: true, route: routeFatTree},
 		{Name: "dor", Help: "dimension-order routing as OpenSM does it: shortest paths taking the lowest port (ports in dimension order), balancing parallel cables; deadlock-free on meshes only",
@@ -100,93 +93,4 @@ func Names() []string {
 		n = append(n, e.Name)
 	}
 	return n
-}
-
-// Failure is a routing that could not be computed (the thesis' "routing
-// failed" cells): the engine ran but the topology or the VL budget defeated it.
-type Failure struct {
-	Engine    string
-	Reason    string
-	VLsNeeded int // when the failure is a VL shortage, else 0
-}
-
-func (f *Failure) Error() string { return f.Engine + ": " + f.Reason }
-
-func needsVLs(engine string, need, have int) *Failure {
-	return &Failure{Engine: engine, Reason: fmt.Sprintf("needs %d VLs, %d available", need, have), VLsNeeded: need}
-}
-
-// Compute routes net with the named engine.
-func Compute(name string, net *fabric.Network, o Options) (*Tables, error) {
-	e, ok := Lookup(name)
-	if !ok {
-		return nil, fmt.Errorf("unknown routing engine %q (known: %s)", name, strings.Join(Names(), ", "))
-	}
-	return e.Route(net, o)
-}
-
-// Route runs the engine on net.
-func (e Engine) Route(net *fabric.Network, o Options) (*Tables, error) {
-	if o.VLs == 0 {
-		o.VLs = DefaultOptions().VLs
-	}
-	if o.VLs < 1 || o.VLs > MaxVLs {
-		return nil, fmt.Errorf("%s: vls=%d outside 1..%d", e.Name, o.VLs, MaxVLs)
-	}
-	if net.NumSwitches > 0 && net.NumSwitches > 1<<20 {
-		return nil, fmt.Errorf("%s: too many switches", e.Name)
-	}
-	t, err := e.route(newGraph(net), o)
-	if err != nil {
-		return nil, err
-	}
-	t.Engine = e.Name
-	if invariants.Enabled && e.DeadlockFree {
-		// An engine that promises deadlock-freedom keeps it on every
-		// network a test routes: complete tables, no loop, every VL's
-		// channel dependency graph acyclic.
-		v, err := Verify(net, t)
-		invariants.Checkf(err == nil && v.OK() && v.DeadlockFree, "%s on %s: tables not deadlock-free (%v, %+v)", e.Name, net.Name, err, v.Problem)
-	}
-	return t, nil
-}
-
-// Timed runs the engine and returns its wall time too.
-func (e Engine) Timed(net *fabric.Network, o Options) (*Tables, time.Duration, error) {
-	start := time.Now()
-	t, err := e.Route(net, o)
-	return t, time.Since(start), err
-}
-
-// resolveRoots maps root names or GUIDs to switch indices.
-func (g *graph) resolveRoots(engine string, roots []string) ([]int, error) {
-	var out []int
-	byName := g.net.ByName()
-	for _, r := range roots {
-		r = strings.TrimSpace(r)
-		if r == "" {
-			continue
-		}
-		n, ok := byName[r]
-		if !ok && strings.HasPrefix(r, "0x") {
-			if v, err := strconv.ParseUint(r[2:], 16, 64); err == nil {
-				for i := 0; i < g.S; i++ {
-					if g.net.Nodes[i].GUID == v {
-						n, ok = i, true
-					}
-				}
-			}
-		}
-		if !ok || n >= g.S {
-			return nil, fmt.Errorf("%s: root %q is not a switch of this network", engine, r)
-		}
-		out = append(out, n)
-	}
-	return out, nil
-}
-
-// ResolveRoots maps root switch names or 0x GUIDs to switch indices of
-// net, or says which one is not a switch of it.
-func ResolveRoots(net *fabric.Network, roots []string) ([]int, error) {
-	return newGraph(net).resolveRoots("roots", roots)
 }

@@ -1,7 +1,5 @@
 package routing
 
-import "fmt"
-
 // hopUnit makes distances lexicographic in (hops, load): one hop outweighs
 // any sum of channel loads. The paper initializes every weight to |N|² for
 // the same purpose (a detour never pays off); the lexicographic form is its
@@ -37,7 +35,7 @@ type ssspState struct {
 }
 
 func newSSSP(g *graph) *ssspState {
-	return &ssspState{g: g, in: g.incoming(), weight: make([]int64, 2*len(g.net.Links)),
+	return &ssspState{g: g, in: g.incoming(), weight: make([]int64, g.chans.Len()),
 		dist: make([]int64, g.S), parent: make([]int32, g.S), count: make([]int64, g.S)}
 }
 
@@ -98,7 +96,7 @@ func routeSSSP(g *graph, o Options) (*Tables, error) {
 	g.setHCAPorts(t)
 	st := newSSSP(g)
 	for i, lid := range g.dests {
-		dst := int(g.hcaSwitch[int(g.destNode[i])-g.S])
+		dst := int(g.destSwitch[i])
 		st.tree(dst)
 		for _, u := range st.order[1:] {
 			t.SetPort(int(u), lid, int(g.out[u][st.parent[u]].port))
@@ -106,31 +104,5 @@ func routeSSSP(g *graph, o Options) (*Tables, error) {
 		st.addLoad(dst)
 	}
 	g.routeSwitchLIDs(t, g.hopDistances())
-	return t, nil
-}
-
-// routeDFSSSP is DFSSSP (§3.3.8, seeds/000 §IV): SSSP paths, then the
-// offline cycle breaking of Alg. 3.6 with the weakest-edge heuristic, then
-// the paths of every layer are spread over the layers left unused.
-func routeDFSSSP(g *graph, o Options) (*Tables, error) {
-	t, err := routeSSSP(g, o)
-	if err != nil {
-		return nil, err
-	}
-	t.Engine = "dfsssp"
-	ps := collectPaths(g, t)
-	layer, n, err := breakCycles(ps, maxLayers)
-	if err != nil {
-		return nil, &Failure{Engine: "dfsssp", Reason: err.Error()}
-	}
-	t.VLsNeeded = n
-	if n > o.VLs {
-		return nil, needsVLs("dfsssp", n, o.VLs)
-	}
-	t.VLsUsed = balanceLayers(ps, layer, n, o.VLs)
-	ps.apply(t, layer)
-	if t.VLsUsed > n {
-		t.Notes = append(t.Notes, fmt.Sprintf("needs %d VLs, balanced over %d", n, t.VLsUsed))
-	}
 	return t, nil
 }

@@ -3,7 +3,15 @@ package routing
 import (
 	"fmt"
 	"strings"
+
+	"flitsim/fabric"
 )
+
+// routeUpDn is Up*/Down* (see routeUpDown).
+func routeUpDn(g *graph, o Options) (*Tables, error) { return routeUpDown(g, o, false) }
+
+// routeDnUp is Down*/Up* (see routeUpDown).
+func routeDnUp(g *graph, o Options) (*Tables, error) { return routeUpDown(g, o, true) }
 
 // routeUpDown is Up*/Down* (§3.3.4), or Down*/Up* when reverse is set.
 //
@@ -69,26 +77,11 @@ func routeUpDown(g *graph, o Options, reverse bool) (*Tables, error) {
 
 // bfsRanks returns every switch's hop distance from the nearest root.
 func (g *graph) bfsRanks(name string, roots []int) ([]int32, error) {
-	rank := make([]int32, g.S)
-	for i := range rank {
-		rank[i] = -1
+	src := make([]int32, len(roots))
+	for i, r := range roots {
+		src[i] = int32(r)
 	}
-	queue := make([]int32, 0, g.S)
-	for _, r := range roots {
-		if rank[r] < 0 {
-			rank[r] = 0
-			queue = append(queue, int32(r))
-		}
-	}
-	for h := 0; h < len(queue); h++ {
-		u := queue[h]
-		for _, a := range g.out[u] {
-			if rank[a.to] < 0 {
-				rank[a.to] = rank[u] + 1
-				queue = append(queue, a.to)
-			}
-		}
-	}
+	rank := g.hopsFrom(src)
 	for s := 0; s < g.S; s++ {
 		if rank[s] < 0 {
 			return nil, &Failure{Engine: name, Reason: fmt.Sprintf("switch %q is not connected to the roots", g.net.Nodes[s].Name)}
@@ -126,10 +119,7 @@ func (g *graph) upDown(name string, reverse bool, rank []int32, roots []int) (*T
 	t := NewTables(g.net, name)
 	g.setHCAPorts(t)
 	in := g.incoming()
-	load := make([][]int32, g.S)
-	for s := range load {
-		load[s] = make([]int32, g.net.Nodes[s].Radix+1)
-	}
+	load := g.portCounters()
 	// Per destination switch: down[u] = hops of the shortest all-down path
 	// (-1 none); total[u] = hops of the route u takes.
 	down := make([][]int32, g.S)
@@ -176,7 +166,7 @@ func (g *graph) upDown(name string, reverse bool, rank []int32, roots []int) (*T
 		down[dst], total[dst] = dn, tot
 	}
 	for i, lid := range g.dests {
-		dst := int(g.hcaSwitch[int(g.destNode[i])-g.S])
+		dst := int(g.destSwitch[i])
 		route(dst)
 		dn, tot := down[dst], total[dst]
 		for u := int32(0); u < int32(g.S); u++ {
@@ -223,6 +213,12 @@ func abbreviate(s []string, n int) string {
 		return strings.Join(s, ",")
 	}
 	return strings.Join(s[:n], ",") + fmt.Sprintf(",… (%d more)", len(s)-n)
+}
+
+// AutoRoots returns the root switches Up*/Down* (reverse=false) or
+// Down*/Up* (reverse=true) chooses when none are given.
+func AutoRoots(net *fabric.Network, reverse bool) []int {
+	return newGraph(net).autoRoots(reverse)
 }
 
 // autoRoots picks the roots when none are given. Up*/Down*: the switches

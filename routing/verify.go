@@ -56,191 +56,194 @@ func Verify(net *fabric.Network, t *Tables) (Verdict, error) {
 	if err := t.check(net); err != nil {
 		return Verdict{}, err
 	}
-	g := newGraph(net)
-	v := Verdict{Complete: true, LoopFree: true, DeadlockFree: true}
-	state := make([]uint8, g.S) // per destination: 0 unknown, 1 on walk, 2 delivers, 3 broken, 4 loops
-	var walk []int32
-	nvl := MaxVLs
-	// With SL→VL changes the rest of a path depends on the SL and the VL
-	// it holds on a channel; without, the VL is the SL.
-	keys := 2 * len(net.Links) * nvl
-	if t.HasSL2VL() {
-		keys *= nvl
+	vf := newVerifier(newGraph(net), t)
+	for i := range vf.g.dests {
+		vf.resolve(i)
+		vf.countUndelivered(i)
+		vf.addDependencies(i)
 	}
-	stamp := make([]int32, keys)
-	var edges []uint64
-	vlUsed := make([]bool, MaxVLs)
-	for di, lid := range g.dests {
-		dn := int(g.destNode[di])
-		dst := int(g.hcaSwitch[dn-g.S])
-		dport := int(g.hcaPort[dn-g.S])
-		for i := range state {
-			state[i] = 0
-		}
-		// Resolve every switch: follow the LFT until a known state.
-		for s := 0; s < g.S; s++ {
-			if state[s] != 0 {
-				continue
-			}
-			walk = walk[:0]
-			u := int32(s)
-			var end uint8
-			for {
-				if state[u] == 1 {
-					end = 4
-					break
-				}
-				if state[u] != 0 {
-					end = state[u]
-					break
-				}
-				state[u] = 1
-				walk = append(walk, u)
-				p := t.Port(int(u), lid)
-				if int(u) == dst && int(p) == dport {
-					end = 2
-					break
-				}
-				if p == NoPath || p == 0 {
-					end = 3
-					break
-				}
-				e, ok := net.Peer(int(u), int(p))
-				if !ok || int(e.Node) >= g.S {
-					end = 3 // dark port, or delivered to the wrong HCA
-					break
-				}
-				u = e.Node
-			}
-			for _, w := range walk {
-				state[w] = end
-			}
-		}
-		for s := 0; s < g.S; s++ {
-			k := g.numHCAs(s)
-			if s == dst {
-				k--
-			}
-			if k <= 0 || state[s] == 2 {
-				continue
-			}
-			v.Complete = false
-			v.Unreachable += k
-			if state[s] == 4 {
-				v.LoopFree = false
-				v.Looping += k
-			}
-			if v.Problem == "" {
-				what := "has no route"
-				if state[s] == 4 {
-					what = "loops"
-				}
-				v.Problem = fmt.Sprintf("traffic from %s to LID %d (%s) %s", net.Nodes[s].Name, lid, net.Nodes[dn].Name, what)
-			}
-		}
-		// Dependencies of the delivered paths, memoized per (channel, VL,
-		// SL): from there on a path to this destination is always the same.
-		mark := int32(di + 1)
-		for s := 0; s < g.S; s++ {
-			if g.numHCAs(s) == 0 || state[s] != 2 || s == dst {
-				continue
-			}
-			sl := t.SL(s, lid)
-			u, in := s, 0
-			prev := int32(-1)
-			for u != dst {
-				p := int(t.Port(u, lid))
-				ch := g.channelAt(u, p)
-				vl := t.VL(u, in, p, sl)
-				vlUsed[vl] = true
-				node := ch*int32(nvl) + int32(vl)
-				if prev >= 0 {
-					edges = append(edges, edgeKey(prev, node))
-				}
-				key := node
-				if t.HasSL2VL() {
-					key = node*int32(nvl) + int32(sl)
-				}
-				if stamp[key] == mark {
-					break
-				}
-				stamp[key] = mark
-				prev = node
-				to, tp := g.chTo(ch)
-				u, in = int(to), int(tp)
-			}
-			if g.numHCAs(s) > 0 {
-				vlUsed[t.InjectVL(sl)] = true
-			}
-		}
-	}
-	for _, u := range vlUsed {
+	for _, u := range vf.vlUsed {
 		if u {
-			v.VLsUsed++
+			vf.v.VLsUsed++
 		}
 	}
-	slices.Sort(edges)
-	edges = slices.Compact(edges)
-	if cyc := findCycle(edges); cyc != nil {
-		v.DeadlockFree = false
-		for _, node := range cyc {
-			ch, vl := node/int32(nvl), int(node%int32(nvl))
-			to, tp := g.chTo(ch)
-			v.Cycle = append(v.Cycle, Hop{From: net.Nodes[g.chFrom[ch]].Name, FromPort: int(g.chFromPrt[ch]),
-				To: net.Nodes[to].Name, ToPort: int(tp), VL: vl})
-		}
-	}
-	return v, nil
+	vf.findCycle()
+	return vf.v, nil
 }
 
-// findCycle returns the nodes of one cycle of a directed graph given as
-// sorted, distinct edges (from<<32 | to), or nil if it is acyclic.
-func findCycle(edges []uint64) []int32 {
-	if len(edges) == 0 {
-		return nil
+// fate is where a switch's packets to the destination being checked end up.
+type fate uint8
+
+const (
+	fateUnknown  fate = iota
+	fateOnWalk        // on the walk being followed
+	fateDelivers      // reach the destination HCA
+	fateBroken        // meet a missing route, a dark port or another HCA
+	fateLoops         // circle forever
+)
+
+// verifier is the work space of Verify.
+type verifier struct {
+	g     *graph
+	t     *Tables
+	v     Verdict
+	state []fate // per switch, for the current destination
+	walk  []int32
+	// deps are the CDG's edges (from<<32 | to), nodes channel·MaxVLs+VL;
+	// stamp marks the (channel, VL[, SL]) already followed to the current
+	// destination.
+	deps   []uint64
+	stamp  []int32
+	vlUsed []bool
+}
+
+func newVerifier(g *graph, t *Tables) *verifier {
+	// With SL→VL changes the rest of a path depends on the SL and the VL
+	// it holds on a channel; without, the VL is the SL.
+	keys := g.chans.Len() * MaxVLs
+	if t.HasSL2VL() {
+		keys *= MaxVLs
 	}
-	n := int32(0)
-	for _, e := range edges {
-		n = max(n, int32(e>>32)+1, int32(uint32(e))+1)
-	}
-	start := make([]int32, n+1)
-	for _, e := range edges {
-		start[int32(e>>32)+1]++
-	}
-	for i := int32(1); i <= n; i++ {
-		start[i] += start[i-1]
-	}
-	to := make([]int32, len(edges))
-	for i, e := range edges {
-		to[i] = int32(uint32(e)) // edges are sorted by from, so CSR order is theirs
-	}
-	color := make([]uint8, n)
-	iter := make([]int32, n)
-	var stack []int32
-	for r := int32(0); r < n; r++ {
-		if color[r] != white {
+	return &verifier{g: g, t: t, v: Verdict{Complete: true, LoopFree: true, DeadlockFree: true},
+		state: make([]fate, g.S), stamp: make([]int32, keys), vlUsed: make([]bool, MaxVLs)}
+}
+
+// resolve finds where every switch's packets to destination i end up,
+// following the LFTs until a switch whose fate is known.
+func (vf *verifier) resolve(i int) {
+	g, t := vf.g, vf.t
+	lid, dst := g.dests[i], int(g.destSwitch[i])
+	dport := int(g.hcaPort[int(g.destNode[i])-g.S])
+	clear(vf.state)
+	for s := 0; s < g.S; s++ {
+		if vf.state[s] != fateUnknown {
 			continue
 		}
-		color[r], iter[r] = gray, start[r]
-		stack = append(stack[:0], r)
-		for len(stack) > 0 {
-			u := stack[len(stack)-1]
-			if iter[u] == start[u+1] {
-				color[u] = black
-				stack = stack[:len(stack)-1]
-				continue
+		vf.walk = vf.walk[:0]
+		u := int32(s)
+		var end fate
+		for {
+			if vf.state[u] == fateOnWalk {
+				end = fateLoops
+				break
 			}
-			w := to[iter[u]]
-			iter[u]++
-			switch color[w] {
-			case white:
-				color[w], iter[w] = gray, start[w]
-				stack = append(stack, w)
-			case gray:
-				i := slices.Index(stack, w)
-				return append([]int32(nil), stack[i:]...)
+			if vf.state[u] != fateUnknown {
+				end = vf.state[u]
+				break
 			}
+			vf.state[u] = fateOnWalk
+			vf.walk = append(vf.walk, u)
+			p := t.Port(int(u), lid)
+			if int(u) == dst && int(p) == dport {
+				end = fateDelivers
+				break
+			}
+			if p == NoPath || p == 0 {
+				end = fateBroken
+				break
+			}
+			e, ok := g.net.Peer(int(u), int(p))
+			if !ok || int(e.Node) >= g.S {
+				end = fateBroken // dark port, or delivered to the wrong HCA
+				break
+			}
+			u = e.Node
+		}
+		for _, w := range vf.walk {
+			vf.state[w] = end
 		}
 	}
-	return nil
+}
+
+// countUndelivered adds the HCA pairs to destination i that are not
+// delivered to the verdict, and names the first.
+func (vf *verifier) countUndelivered(i int) {
+	g, v := vf.g, &vf.v
+	dst := int(g.destSwitch[i])
+	for s := 0; s < g.S; s++ {
+		k := g.numHCAs(s)
+		if s == dst {
+			k--
+		}
+		if k <= 0 || vf.state[s] == fateDelivers {
+			continue
+		}
+		v.Complete = false
+		v.Unreachable += k
+		if vf.state[s] == fateLoops {
+			v.LoopFree = false
+			v.Looping += k
+		}
+		if v.Problem == "" {
+			what := "has no route"
+			if vf.state[s] == fateLoops {
+				what = "loops"
+			}
+			v.Problem = fmt.Sprintf("traffic from %s to LID %d (%s) %s", g.net.Nodes[s].Name, g.dests[i], g.net.Nodes[g.destNode[i]].Name, what)
+		}
+	}
+}
+
+// addDependencies adds the dependencies of the delivered paths to
+// destination i, memoized per (channel, VL, SL): from there on a path to
+// this destination is always the same.
+func (vf *verifier) addDependencies(i int) {
+	g, t := vf.g, vf.t
+	lid, dst := g.dests[i], int(g.destSwitch[i])
+	mark := int32(i + 1)
+	for s := 0; s < g.S; s++ {
+		if g.numHCAs(s) == 0 || vf.state[s] != fateDelivers || s == dst {
+			continue
+		}
+		sl := t.SL(s, lid)
+		u, in := s, 0
+		prev := int32(-1)
+		for u != dst {
+			p := int(t.Port(u, lid))
+			ch := g.chans.At(u, p)
+			vl := t.VL(u, in, p, sl)
+			vf.vlUsed[vl] = true
+			node := ch*MaxVLs + int32(vl)
+			if prev >= 0 {
+				vf.deps = append(vf.deps, edgeKey(prev, node))
+			}
+			key := node
+			if t.HasSL2VL() {
+				key = node*MaxVLs + int32(sl)
+			}
+			if vf.stamp[key] == mark {
+				break
+			}
+			vf.stamp[key] = mark
+			prev = node
+			to := g.chans.To(ch)
+			u, in = int(to.Node), int(to.Port)
+		}
+		vf.vlUsed[t.InjectVL(sl)] = true
+	}
+}
+
+// findCycle looks for a cycle in the dependencies collected and, if there
+// is one, reports it as the verdict's Cycle.
+func (vf *verifier) findCycle() {
+	g := vf.g
+	slices.Sort(vf.deps)
+	deps := slices.Compact(vf.deps)
+	var c cdg
+	c.reserve(len(deps))
+	for _, e := range deps {
+		c.add(int32(e>>32), int32(uint32(e)))
+	}
+	c.layout()
+	cyc := c.findCycle()
+	if cyc == nil {
+		return
+	}
+	vf.v.DeadlockFree = false
+	for _, node := range cyc {
+		ch, vl := node/MaxVLs, int(node%MaxVLs)
+		from, to := g.chans.From(ch), g.chans.To(ch)
+		vf.v.Cycle = append(vf.v.Cycle, Hop{From: g.net.Nodes[from.Node].Name, FromPort: int(from.Port),
+			To: g.net.Nodes[to.Node].Name, ToPort: int(to.Port), VL: vl})
+	}
 }

@@ -1,0 +1,364 @@
+package routing
+
+import (
+	"cmp"
+	"slices"
+)
+
+// cdg is a channel dependency graph (Definition 3.7): a node per channel
+// (or per (channel, VL) pair), an edge x→y wherever a path takes channel y
+// right after channel x. Every edge counts its uses, the paths that induce
+// it, so that a dependency shared by many paths stays until the last one
+// leaves.
+//
+// It is used in one of two ways:
+//
+//   - Kept acyclic (LASH, Nue): newOrderedCDG, then insert, which refuses an
+//     edge that would close a cycle, and remove. A dynamic topological order
+//     (Pearce and Kelly) answers the cycle question: an insertion that
+//     respects the order costs O(1); otherwise only the nodes between the
+//     two positions are searched and reordered.
+//   - Built whole, then searched (DFSSSP's cycle breaking, Verify): use or
+//     add every edge, layout, then searchCycles, whose callback may cut a
+//     cycle by dropping uses of its edges (dropUse).
+//
+// Edges have ids, dense from 0 in order of creation; an edge keeps its id
+// when its uses fall to 0 and come back.
+type cdg struct {
+	from, to []int32          // edge → its two nodes
+	uses     []int32          // edge → paths inducing it, 0 = not in the graph
+	index    map[uint64]int32 // from<<32 | to → edge
+	// out and in list each node's edges, each entry naming the node at the
+	// other end; in is kept only in ordered graphs.
+	out, in [][]cdgAdj
+
+	// Ordered graphs: ord is every node's position in a topological order;
+	// mark/stamp, stack, fwd and bwd are the reorder's work space.
+	ord           []int32
+	mark          []uint32
+	stamp         uint32
+	stack         []int32
+	fwd, bwd, pos []int32
+
+	// Search work space: colour, next out-entry and stack position per
+	// node; the stack's nodes and the edges that reached them; the cycle
+	// handed to the callback.
+	color          []uint8
+	iter, depth    []int32
+	path, pathEdge []int32
+	cycle          []int32
+}
+
+// cdgAdj is an entry of a node's edge list: the edge and its other node.
+type cdgAdj struct {
+	node, edge int32
+}
+
+func edgeKey(a, b int32) uint64 { return uint64(uint32(a))<<32 | uint64(uint32(b)) }
+
+// newOrderedCDG returns an empty acyclic graph on the given number of
+// nodes, for insert and remove.
+func newOrderedCDG(nodes int) *cdg {
+	c := &cdg{index: map[uint64]int32{}, out: make([][]cdgAdj, nodes), in: make([][]cdgAdj, nodes),
+		ord: make([]int32, nodes), mark: make([]uint32, nodes)}
+	for i := range c.ord {
+		c.ord[i] = int32(i)
+	}
+	return c
+}
+
+// edge returns the id of the edge x→y, or -1 if it was never added.
+func (c *cdg) edge(x, y int32) int32 {
+	if e, ok := c.index[edgeKey(x, y)]; ok {
+		return e
+	}
+	return -1
+}
+
+// newEdge gives x→y an id with no uses yet.
+func (c *cdg) newEdge(x, y int32) int32 {
+	e := int32(len(c.from))
+	c.from, c.to, c.uses = append(c.from, x), append(c.to, y), append(c.uses, 0)
+	return e
+}
+
+// insert adds one use of x→y to an ordered graph unless the edge would
+// close a cycle; it reports whether it did.
+func (c *cdg) insert(x, y int32) bool {
+	k := edgeKey(x, y)
+	e, ok := c.index[k]
+	if ok && c.uses[e] > 0 {
+		c.uses[e]++
+		return true
+	}
+	if x == y || (c.ord[x] > c.ord[y] && !c.reorder(x, y)) {
+		return false
+	}
+	if !ok {
+		e = c.newEdge(x, y)
+		c.index[k] = e
+	}
+	c.uses[e] = 1
+	c.out[x] = append(c.out[x], cdgAdj{node: y, edge: e})
+	c.in[y] = append(c.in[y], cdgAdj{node: x, edge: e})
+	return true
+}
+
+// insertPath adds the dependencies of a channel path to an ordered graph,
+// all of them or, if one would close a cycle, none.
+func (c *cdg) insertPath(path []int32) bool {
+	for k := 1; k < len(path); k++ {
+		if !c.insert(path[k-1], path[k]) {
+			for j := k - 1; j >= 1; j-- {
+				c.remove(path[j-1], path[j])
+			}
+			return false
+		}
+	}
+	return true
+}
+
+// remove drops one use of x→y from an ordered graph; the edge leaves the
+// graph with its last use.
+func (c *cdg) remove(x, y int32) {
+	e := c.edge(x, y)
+	if e < 0 || c.uses[e] == 0 {
+		return
+	}
+	c.uses[e]--
+	if c.uses[e] == 0 {
+		c.out[x] = dropAdj(c.out[x], y)
+		c.in[y] = dropAdj(c.in[y], x)
+	}
+}
+
+// dropAdj removes the entry for node v from an edge list (order is not
+// kept: nothing reads an ordered graph's lists in order).
+func dropAdj(s []cdgAdj, v int32) []cdgAdj {
+	for i, a := range s {
+		if a.node == v {
+			s[i] = s[len(s)-1]
+			return s[:len(s)-1]
+		}
+	}
+	return s
+}
+
+// nextStamp starts a new marking of the nodes.
+func (c *cdg) nextStamp() uint32 {
+	c.stamp++
+	if c.stamp == 0 {
+		clear(c.mark)
+		c.stamp = 1
+	}
+	return c.stamp
+}
+
+// reorder makes room for x→y when ord[x] > ord[y]: the nodes reachable from
+// y (up to ord[x]) move after those reaching x (down to ord[y]). It fails if
+// x is reachable from y (the edge would close a cycle).
+func (c *cdg) reorder(x, y int32) bool {
+	lb, ub := c.ord[y], c.ord[x]
+	if !c.collect(y, x, c.out, lb, ub, &c.fwd) {
+		return false
+	}
+	c.collect(x, -1, c.in, lb, ub, &c.bwd)
+	byOrd := func(a, b int32) int { return cmp.Compare(c.ord[a], c.ord[b]) }
+	slices.SortFunc(c.bwd, byOrd)
+	slices.SortFunc(c.fwd, byOrd)
+	c.pos = c.pos[:0]
+	for _, u := range c.bwd {
+		c.pos = append(c.pos, c.ord[u])
+	}
+	for _, u := range c.fwd {
+		c.pos = append(c.pos, c.ord[u])
+	}
+	slices.Sort(c.pos)
+	for i, u := range c.bwd {
+		c.ord[u] = c.pos[i]
+	}
+	for i, u := range c.fwd {
+		c.ord[u] = c.pos[len(c.bwd)+i]
+	}
+	return true
+}
+
+// collect gathers into *into the nodes reachable from start over the edge
+// lists adj (out: successors, in: predecessors) whose position in the order
+// lies in lo..hi. It stops and reports false on meeting stop.
+func (c *cdg) collect(start, stop int32, adj [][]cdgAdj, lo, hi int32, into *[]int32) bool {
+	s := c.nextStamp()
+	*into = (*into)[:0]
+	c.stack = append(c.stack[:0], start)
+	c.mark[start] = s
+	for len(c.stack) > 0 {
+		u := c.stack[len(c.stack)-1]
+		c.stack = c.stack[:len(c.stack)-1]
+		if u == stop {
+			return false
+		}
+		*into = append(*into, u)
+		for _, a := range adj[u] {
+			if v := a.node; c.mark[v] != s && c.ord[v] >= lo && c.ord[v] <= hi {
+				c.mark[v] = s
+				c.stack = append(c.stack, v)
+			}
+		}
+	}
+	return true
+}
+
+// reset empties a graph to be built whole, keeping its storage.
+func (c *cdg) reset() {
+	if c.index == nil {
+		c.index = map[uint64]int32{}
+	}
+	clear(c.index)
+	c.from, c.to, c.uses = c.from[:0], c.to[:0], c.uses[:0]
+}
+
+// use adds one use of x→y to a graph built whole (no cycle check) and
+// returns the edge.
+func (c *cdg) use(x, y int32) int32 {
+	k := edgeKey(x, y)
+	e, ok := c.index[k]
+	if !ok {
+		e = c.newEdge(x, y)
+		c.index[k] = e
+	}
+	c.uses[e]++
+	return e
+}
+
+// reserve makes room for n more edges.
+func (c *cdg) reserve(n int) {
+	c.from, c.to, c.uses = slices.Grow(c.from, n), slices.Grow(c.to, n), slices.Grow(c.uses, n)
+}
+
+// add adds the edge x→y, with one use, to a graph built whole, without
+// looking for it first: the caller knows it is new. Edges added this way
+// cannot be looked up (edge).
+func (c *cdg) add(x, y int32) {
+	e := c.newEdge(x, y)
+	c.uses[e] = 1
+}
+
+// dropUse drops one use of edge e of a laid-out graph. The edge stays in
+// the lists, so that a search in progress is not disturbed; searches skip
+// edges without uses.
+func (c *cdg) dropUse(e int32) { c.uses[e]-- }
+
+// layout builds the edge lists of a graph built whole: every node's
+// outgoing edges in the order they were created, all in one array.
+func (c *cdg) layout() {
+	n := int32(0)
+	for e := range c.from {
+		n = max(n, c.from[e]+1, c.to[e]+1)
+	}
+	start := make([]int32, n+1)
+	for _, f := range c.from {
+		start[f+1]++
+	}
+	for i := int32(1); i <= n; i++ {
+		start[i] += start[i-1]
+	}
+	all := make([]cdgAdj, len(c.from))
+	c.out = make([][]cdgAdj, n)
+	for v := range c.out {
+		c.out[v] = all[start[v]:start[v]:start[v+1]]
+	}
+	for e, f := range c.from {
+		c.out[f] = append(c.out[f], cdgAdj{node: c.to[e], edge: int32(e)})
+	}
+	c.color = make([]uint8, n)
+	c.iter = make([]int32, n)
+	c.depth = make([]int32, n)
+}
+
+// Node colours of the depth-first search.
+const (
+	white uint8 = iota // not yet visited
+	gray               // on the search path
+	black              // done: no cycle through it left
+)
+
+// searchCycles runs a depth-first search over the edges in use of a
+// laid-out graph, from every node in index order and every node's edges in
+// list order, and calls found with each cycle it closes: the edges along
+// the search path, then the edge that closes it. found may cut the cycle by
+// dropping uses of edges; the search then backs up to before the first edge
+// on its path left without uses and goes on, until no cycle is left. It
+// stops when found returns false.
+func (c *cdg) searchCycles(found func(cycle []int32) bool) {
+	// Backing up turns nodes white again, possibly below the current
+	// root: sweep until a pass starts no search.
+	for again := true; again; {
+		again = false
+		for r := range c.out {
+			if c.color[r] == white && len(c.out[r]) > 0 {
+				again = true
+				if !c.searchFrom(int32(r), found) {
+					return
+				}
+			}
+		}
+	}
+}
+
+// searchFrom is one depth-first search of searchCycles, from root r; it
+// reports false when found asked to stop.
+func (c *cdg) searchFrom(r int32, found func(cycle []int32) bool) bool {
+	c.color[r], c.depth[r], c.iter[r] = gray, 0, 0
+	path, pathEdge := append(c.path[:0], r), append(c.pathEdge[:0], -1)
+	for len(path) > 0 {
+		u := path[len(path)-1]
+		if int(c.iter[u]) == len(c.out[u]) {
+			c.color[u] = black
+			path, pathEdge = path[:len(path)-1], pathEdge[:len(pathEdge)-1]
+			continue
+		}
+		a := c.out[u][c.iter[u]]
+		c.iter[u]++
+		if c.uses[a.edge] == 0 {
+			continue
+		}
+		v := a.node
+		switch c.color[v] {
+		case white:
+			c.color[v], c.depth[v], c.iter[v] = gray, int32(len(path)), 0
+			path, pathEdge = append(path, v), append(pathEdge, a.edge)
+		case gray:
+			// The cycle is path[depth[v]] → … → u → v.
+			c.cycle = append(append(c.cycle[:0], pathEdge[c.depth[v]+1:]...), a.edge)
+			if !found(c.cycle) {
+				c.path, c.pathEdge = path, pathEdge
+				return false
+			}
+			// Back up to before the first edge that lost its last use.
+			for j := 1; j < len(path); j++ {
+				if c.uses[pathEdge[j]] == 0 {
+					for _, n := range path[j:] {
+						c.color[n] = white
+					}
+					path, pathEdge = path[:j], pathEdge[:j]
+					break
+				}
+			}
+		}
+	}
+	c.path, c.pathEdge = path, pathEdge
+	return true
+}
+
+// findCycle returns the nodes of the first cycle searchCycles meets in a
+// laid-out graph, in order, or nil if the graph is acyclic.
+func (c *cdg) findCycle() []int32 {
+	var nodes []int32
+	c.searchCycles(func(cycle []int32) bool {
+		for _, e := range cycle {
+			nodes = append(nodes, c.from[e])
+		}
+		return false
+	})
+	return nodes
+}
