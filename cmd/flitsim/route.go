@@ -18,25 +18,19 @@ import (
 
 // routeReport is what `flitsim route` prints for one engine.
 type routeReport struct {
-	Routing      string          `json:"routing"`
-	OK           bool            `json:"ok"`
-	Error        string          `json:"error,omitempty"`
-	VLsNeeded    int             `json:"vls_needed"`
-	VLsUsed      int             `json:"vls_used"`
-	DeadlockFree bool            `json:"deadlock_free"`
-	Cycle        []routing.Hop   `json:"cycle,omitempty"`
-	Unreachable  int             `json:"unreachable_pairs"`
-	EFIMin       int             `json:"efi_min"`
-	EFIMax       int             `json:"efi_max"`
-	EFIMean      float64         `json:"efi_mean"`
-	EFISdv       float64         `json:"efi_sdv"`
-	PathLenMean  float64         `json:"path_len_mean"`
-	PathLenMax   int             `json:"path_len_max"`
-	Sigma4       float64         `json:"sigma4"`
-	EBB          *float64        `json:"ebb,omitempty"`
-	RouteMS      float64         `json:"route_ms"`
-	Notes        []string        `json:"notes,omitempty"`
-	Verdict      routing.Verdict `json:"-"`
+	Routing      string        `json:"routing"`
+	OK           bool          `json:"ok"`
+	Error        string        `json:"error,omitempty"`
+	VLsNeeded    int           `json:"vls_needed"`
+	VLsUsed      int           `json:"vls_used"`
+	DeadlockFree bool          `json:"deadlock_free"`
+	Cycle        []routing.Hop `json:"cycle,omitempty"`
+	Unreachable  int           `json:"unreachable_pairs"`
+	routing.Metrics
+	EBB     *float64        `json:"ebb,omitempty"`
+	RouteMS float64         `json:"route_ms"`
+	Notes   []string        `json:"notes,omitempty"`
+	Verdict routing.Verdict `json:"-"`
 }
 
 func routeCmd(args []string, stdout, stderr io.Writer) error {
@@ -50,11 +44,11 @@ func routeCmd(args []string, stdout, stderr io.Writer) error {
 	list := fs.Bool("list", false, "list the engines and their parameters")
 	dump := fs.String("dump-lfts", "", "write the tables as an OpenSM opensm-lfts.dump to this `file` (one engine only)")
 	ebb := fs.Int("ebb", 0, "also estimate the effective bisection bandwidth over this many random matchings")
-	asJSON := fs.Bool("json", false, "print JSON")
 	var ff faultFlags
 	ff.register(fs)
 	var rf routeFlags
 	rf.register(fs)
+	asJSON := fs.Bool("json", false, "print JSON")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -189,8 +183,7 @@ func routeOne(net *fabric.Network, name string, opts routing.Options, ebbPattern
 	r.Verdict = v
 	r.VLsNeeded, r.VLsUsed = tb.VLsNeeded, v.VLsUsed
 	r.DeadlockFree, r.Cycle, r.Unreachable = v.DeadlockFree, v.Cycle, v.Unreachable
-	r.EFIMin, r.EFIMax, r.EFIMean, r.EFISdv = m.EFIMin, m.EFIMax, m.EFIMean, m.EFISdv
-	r.PathLenMean, r.PathLenMax, r.Sigma4 = m.PathLenMean, m.PathLenMax, m.Sigma4
+	r.Metrics = m
 	r.Notes = tb.Notes
 	if ebbPatterns > 0 && r.OK {
 		x, err := routing.EffectiveBisection(net, tb, ebbPatterns, 1)

@@ -50,11 +50,7 @@ func simCmd(args []string, stdout, stderr io.Writer) error {
 	ff.register(fs)
 	var rf routeFlags
 	rf.register(fs)
-	pos, err := parseFlags(fs, args)
-	if err != nil {
-		return err
-	}
-	spec, err := oneArg(pos, "SPEC or FILE")
+	spec, err := parseOne(fs, args, "SPEC or FILE")
 	if err != nil {
 		return err
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -46,6 +47,15 @@ func topoCmd(args []string, stdout, stderr io.Writer) error {
 	return badInput("unknown subcommand %q (gen, info, faults, list)", args[0])
 }
 
+// parseOne parses the flags and returns the one positional argument.
+func parseOne(fs *flag.FlagSet, args []string, what string) (string, error) {
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return "", err
+	}
+	return oneArg(pos, what)
+}
+
 func oneArg(pos []string, what string) (string, error) {
 	if len(pos) != 1 {
 		return "", badInput("want exactly one %s, got %d arguments", what, len(pos))
@@ -57,11 +67,7 @@ func topoGen(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("topo gen", "topo gen SPEC [-o FILE]",
 		"Generates the topology and writes it in ibnetdiscover format (which ibsim loads as a netlist).", stderr)
 	out := fs.String("o", "", "output file (default: standard output)")
-	pos, err := parseFlags(fs, args)
-	if err != nil {
-		return err
-	}
-	spec, err := oneArg(pos, "SPEC")
+	spec, err := parseOne(fs, args, "SPEC")
 	if err != nil {
 		return err
 	}
@@ -95,11 +101,7 @@ func topoInfo(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("topo info", "topo info SPEC|FILE [--json]",
 		"Prints the network's size and graph metrics; connectivity and diameter are measured on the switch graph.", stderr)
 	asJSON := fs.Bool("json", false, "print JSON")
-	pos, err := parseFlags(fs, args)
-	if err != nil {
-		return err
-	}
-	spec, err := oneArg(pos, "SPEC or FILE")
+	spec, err := parseOne(fs, args, "SPEC or FILE")
 	if err != nil {
 		return err
 	}
@@ -142,11 +144,7 @@ func topoFaults(args []string, stdout, stderr io.Writer) error {
 	ff.register(fs)
 	asJSON := fs.Bool("json", false, "print JSON")
 	out := fs.String("o", "", "also write the surviving network to this netlist `file`")
-	pos, err := parseFlags(fs, args)
-	if err != nil {
-		return err
-	}
-	specArg, err := oneArg(pos, "SPEC or FILE")
+	specArg, err := parseOne(fs, args, "SPEC or FILE")
 	if err != nil {
 		return err
 	}
