@@ -33,16 +33,16 @@ type cdg struct {
 	out, in [][]cdgAdj
 
 	// Ordered graphs: ord is every node's position in a topological order;
-	// mark/stamp, stack, fwd and bwd are the reorder's work space.
+	// mark/stamp, stack, fwd, bwd and pos are the reorder's work space.
 	ord           []int32
 	mark          []uint32
 	stamp         uint32
 	stack         []int32
 	fwd, bwd, pos []int32
 
-	// Search work space: colour, next out-entry and stack position per
-	// node; the stack's nodes and the edges that reached them; the cycle
-	// handed to the callback.
+	// Search work space: per node its colour, its next out-entry and its
+	// depth on the search path; the path's nodes and the edges that
+	// reached them; the cycle handed to the callback.
 	color          []uint8
 	iter, depth    []int32
 	path, pathEdge []int32
@@ -54,6 +54,7 @@ type cdgAdj struct {
 	node, edge int32
 }
 
+// edgeKey packs the dependency a→b into one map key.
 func edgeKey(a, b int32) uint64 { return uint64(uint32(a))<<32 | uint64(uint32(b)) }
 
 // newOrderedCDG returns an empty acyclic graph on the given number of
@@ -290,6 +291,7 @@ const (
 // on its path left without uses and goes on, until no cycle is left. It
 // stops when found returns false.
 func (c *cdg) searchCycles(found func(cycle []int32) bool) {
+	clear(c.color)
 	// Backing up turns nodes white again, possibly below the current
 	// root: sweep until a pass starts no search.
 	for again := true; again; {

@@ -12,7 +12,38 @@ func routeLASH(g *graph, o Options) (*Tables, error) {
 	t := NewTables(g.net, "lash")
 	g.setHCAPorts(t)
 	dist := g.hopDistances()
-	// next[dst][u]: u's output arc toward dst.
+	next := g.lashTrees(dist)
+	for i, lid := range g.dests {
+		dst := int(g.destSwitch[i])
+		for u, k := range next[dst] {
+			if k >= 0 {
+				t.SetPort(u, lid, int(g.out[u][k].port))
+			}
+		}
+	}
+	g.routeSwitchLIDs(t, dist)
+	layerOf, n, err := g.lashLayers(next)
+	if err != nil {
+		return nil, err
+	}
+	t.VLsNeeded, t.VLsUsed = n, n
+	if n > o.VLs {
+		return nil, needsVLs("lash", n, o.VLs)
+	}
+	for i, lid := range g.dests {
+		dst := int(g.destSwitch[i])
+		for s := 0; s < g.S; s++ {
+			if layerOf[s] != nil {
+				t.SetSL(s, lid, layerOf[s][dst])
+			}
+		}
+	}
+	return t, nil
+}
+
+// lashTrees returns, per HCA-carrying destination switch dst, every
+// switch's output arc toward it (an index into out[u], -1 none): next[dst][u].
+func (g *graph) lashTrees(dist [][]int16) [][]int32 {
 	next := make([][]int32, g.S)
 	for dst := 0; dst < g.S; dst++ {
 		if g.numHCAs(dst) == 0 {
@@ -33,20 +64,15 @@ func routeLASH(g *graph, o Options) (*Tables, error) {
 		}
 		next[dst] = nx
 	}
-	for i, lid := range g.dests {
-		dst := int(g.destSwitch[i])
-		for u, k := range next[dst] {
-			if k >= 0 {
-				t.SetPort(u, lid, int(g.out[u][k].port))
-			}
-		}
-	}
-	g.routeSwitchLIDs(t, dist)
+	return next
+}
 
-	// Online layer assignment per switch pair.
+// lashLayers puts the path of every pair of HCA-carrying switches, online,
+// into the first layer whose CDG it leaves acyclic. It returns each pair's
+// layer, [src][dst], and the number of layers.
+func (g *graph) lashLayers(next [][]int32) ([][]uint8, int, error) {
 	var layers []*cdg
-	nch := g.chans.Len()
-	layerOf := make([][]uint8, g.S) // [src][dst]
+	layerOf := make([][]uint8, g.S)
 	var path []int32
 	for s := 0; s < g.S; s++ {
 		if g.numHCAs(s) == 0 {
@@ -70,9 +96,9 @@ func routeLASH(g *graph, o Options) (*Tables, error) {
 			for ; ; L++ {
 				if L == len(layers) {
 					if L >= maxLayers {
-						return nil, &Failure{Engine: "lash", Reason: fmt.Sprintf("needs more than %d virtual layers", maxLayers)}
+						return nil, 0, &Failure{Engine: "lash", Reason: fmt.Sprintf("needs more than %d virtual layers", maxLayers)}
 					}
-					layers = append(layers, newOrderedCDG(nch))
+					layers = append(layers, newOrderedCDG(g.chans.Len()))
 				}
 				if layers[L].insertPath(path) {
 					break
@@ -81,18 +107,5 @@ func routeLASH(g *graph, o Options) (*Tables, error) {
 			layerOf[s][dst] = uint8(L)
 		}
 	}
-	n := max(len(layers), 1)
-	t.VLsNeeded, t.VLsUsed = n, n
-	if n > o.VLs {
-		return nil, needsVLs("lash", n, o.VLs)
-	}
-	for i, lid := range g.dests {
-		dst := int(g.destSwitch[i])
-		for s := 0; s < g.S; s++ {
-			if layerOf[s] != nil {
-				t.SetSL(s, lid, layerOf[s][dst])
-			}
-		}
-	}
-	return t, nil
+	return layerOf, max(len(layers), 1), nil
 }

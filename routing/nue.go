@@ -428,7 +428,26 @@ func (g *graph) centralSwitch(set []int32) int32 {
 	if len(set) == 1 {
 		return set[0]
 	}
-	// Convex subgraph: every switch on a shortest path between two of set.
+	in := g.convexSubgraph(set)
+	var nodes []int32
+	for s := 0; s < g.S; s++ {
+		if in[s] {
+			nodes = append(nodes, int32(s))
+		}
+	}
+	cb := g.betweenness(in, nodes)
+	best := nodes[0]
+	for _, v := range nodes {
+		if cb[v] > cb[best]+1e-9 {
+			best = v
+		}
+	}
+	return best
+}
+
+// convexSubgraph marks the switches of set and every switch on a shortest
+// path between two of them.
+func (g *graph) convexSubgraph(set []int32) []bool {
 	in := make([]bool, g.S)
 	for _, s := range set {
 		in[s] = true
@@ -442,6 +461,7 @@ func (g *graph) centralSwitch(set []int32) int32 {
 		}
 		dist[x] = 0
 		q = bfs(g, dist, append(q[:0], x))
+		// Walk back from every y towards x along decreasing distance.
 		for _, y := range set {
 			if done[y] {
 				continue
@@ -461,17 +481,17 @@ func (g *graph) centralSwitch(set []int32) int32 {
 			}
 		}
 	}
-	// Brandes' algorithm on the convex subgraph (unweighted).
-	var nodes []int32
-	for s := 0; s < g.S; s++ {
-		if in[s] {
-			nodes = append(nodes, int32(s))
-		}
-	}
+	return in
+}
+
+// betweenness returns the betweenness centrality (Brandes, unweighted) of
+// the given switches in the subgraph they induce (in marks them).
+func (g *graph) betweenness(in []bool, nodes []int32) []float64 {
 	cb := make([]float64, g.S)
 	sigma := make([]float64, g.S)
 	delta := make([]float64, g.S)
-	var stack []int32
+	dist := make([]int32, g.S)
+	var q, stack []int32
 	preds := make([][]int32, g.S)
 	for _, s := range nodes {
 		for _, v := range nodes {
@@ -508,11 +528,5 @@ func (g *graph) centralSwitch(set []int32) int32 {
 			}
 		}
 	}
-	best := nodes[0]
-	for _, v := range nodes {
-		if cb[v] > cb[best]+1e-9 {
-			best = v
-		}
-	}
-	return best
+	return cb
 }

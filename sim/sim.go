@@ -81,12 +81,12 @@ type simulator struct {
 	// time of one message.
 	ft, prop, pcieFt, lat, fx, obuf, msgWire int64
 
-	voq      bool // HW.VOQ: input buffers keep a queue per output
-	chans    []channel
+	voq      bool      // HW.VOQ: input buffers keep a queue per output
+	chans    []channel // numbered as fabric.Channels numbers them
 	lanes    []lane
 	capacity []int32 // input buffer flits per lane
 	cr       credits
-	portCh   []int32 // portBase[node]+port-1 → channel leaving that port, -1
+	portCh   []int32 // portBase[node]+port-1 → channel leaving that port (fabric.Channels), -1
 	portBase []int32
 	hcas     []hcaDev
 	hcaOf    []int32 // node → index into hcas, -1 for switches
@@ -146,24 +146,7 @@ func newSimulator(net *fabric.Network, t *routing.Tables, p Params) (*simulator,
 	if rem > 0 {
 		s.msgWire += int64(hw.PacketFlits(rem)) * s.ft
 	}
-	s.chans = make([]channel, 2*len(net.Links))
-	for l, lk := range net.Links {
-		s.chans[2*l] = channel{from: lk.A.Node, fromPort: lk.A.Port, to: lk.B.Node, toPort: lk.B.Port}
-		s.chans[2*l+1] = channel{from: lk.B.Node, fromPort: lk.B.Port, to: lk.A.Node, toPort: lk.A.Port}
-	}
-	s.portBase = make([]int32, len(net.Nodes)+1)
-	for i := range net.Nodes {
-		s.portBase[i+1] = s.portBase[i] + int32(net.Nodes[i].Radix)
-	}
-	s.portCh = make([]int32, s.portBase[len(net.Nodes)])
-	for i := range s.portCh {
-		s.portCh[i] = -1
-	}
-	for i := range s.chans {
-		c := &s.chans[i]
-		s.portCh[s.portBase[c.from]+int32(c.fromPort)-1] = int32(i)
-		c.reqHead, c.tryAt, c.lastVL = -1, never, uint8(s.nVL-1)
-	}
+	s.wireChannels(fabric.NewChannels(net))
 	s.lanes = make([]lane, len(s.chans)*s.nVL)
 	s.capacity = make([]int32, len(s.lanes))
 	for l := range s.lanes {
@@ -212,6 +195,29 @@ func newSimulator(net *fabric.Network, t *routing.Tables, p Params) (*simulator,
 		return nil, fmt.Errorf("routing %s uses VL %d but the hardware has %d VLs", t.Engine, m, s.nVL)
 	}
 	return s, nil
+}
+
+// wireChannels makes a channel (an output port) of every channel the
+// network's numbering has, and the table from each (node, port) to the
+// channel leaving there.
+func (s *simulator) wireChannels(chs *fabric.Channels) {
+	net := s.net
+	s.chans = make([]channel, chs.Len())
+	for i := range s.chans {
+		from, to := chs.From(int32(i)), chs.To(int32(i))
+		s.chans[i] = channel{from: from.Node, fromPort: from.Port, to: to.Node, toPort: to.Port,
+			reqHead: -1, tryAt: never, lastVL: uint8(s.nVL - 1)}
+	}
+	s.portBase = make([]int32, len(net.Nodes)+1)
+	for i := range net.Nodes {
+		s.portBase[i+1] = s.portBase[i] + int32(net.Nodes[i].Radix)
+	}
+	s.portCh = make([]int32, s.portBase[len(net.Nodes)])
+	for n := range net.Nodes {
+		for p := 1; p <= net.Nodes[n].Radix; p++ {
+			s.portCh[s.portBase[n]+int32(p)-1] = chs.At(n, p)
+		}
+	}
 }
 
 func (s *simulator) start() {
