@@ -138,13 +138,7 @@ func (c *credits) settle(l int, t int64) {
 		if s.t0 > t {
 			return
 		}
-		k := s.n
-		if s.dt > 0 {
-			k = int32(min(int64(s.n), (t-s.t0)/s.dt+1))
-		}
-		c.avail[l] += k
-		s.n -= k
-		s.t0 += int64(k) * s.dt
+		c.drain(l, s, t)
 		if s.n > 0 {
 			return
 		}
@@ -157,6 +151,18 @@ func (c *credits) settle(l int, t int64) {
 	}
 }
 
+// drain moves the credits of segment s of lane l that have arrived by t
+// (s has begun by then) into avail.
+func (c *credits) drain(l int, s *segment, t int64) {
+	k := s.n
+	if s.dt > 0 {
+		k = int32(min(int64(s.n), (t-s.t0)/s.dt+1))
+	}
+	c.avail[l] += k
+	s.n -= k
+	s.t0 += int64(k) * s.dt
+}
+
 // settleOverlap is settle for queues whose segments may overlap: it
 // drains every segment that has begun by t, then re-files the partly
 // drained ones by their next release.
@@ -166,13 +172,7 @@ func (c *credits) settleOverlap(l int, t int64) {
 	prev := int32(-1)
 	for h := c.head[l]; h >= 0 && c.pool[h].t0 <= t; {
 		s := &c.pool[h]
-		k := s.n
-		if s.dt > 0 {
-			k = int32(min(int64(s.n), (t-s.t0)/s.dt+1))
-		}
-		c.avail[l] += k
-		s.n -= k
-		s.t0 += int64(k) * s.dt
+		c.drain(l, s, t)
 		next := s.next
 		// Unlink it; a partly drained segment goes back in order below.
 		if prev < 0 {
@@ -219,6 +219,12 @@ func (c *credits) when(l int, need int32, now int64) int64 {
 		}
 		return c.whenAt[l]
 	}
+	return c.whenInOrder(l, missing)
+}
+
+// whenInOrder is when for a queue whose segments come one after the
+// other: the instant of the missing-th queued release, or never.
+func (c *credits) whenInOrder(l int, missing int32) int64 {
 	for h := c.head[l]; h >= 0; h = c.pool[h].next {
 		s := &c.pool[h]
 		if s.n >= missing {
@@ -245,14 +251,7 @@ func (c *credits) whenOverlap(l int, missing int32) int64 {
 		prevLast = s.t0 + int64(s.n-1)*s.dt
 	}
 	if ordered {
-		for h := c.head[l]; h >= 0; h = c.pool[h].next {
-			s := &c.pool[h]
-			if s.n >= missing {
-				return s.t0 + int64(missing-1)*s.dt
-			}
-			missing -= s.n
-		}
-		return never
+		return c.whenInOrder(l, missing)
 	}
 	type cursor struct {
 		t, dt int64

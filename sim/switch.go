@@ -132,9 +132,7 @@ func (s *simulator) arbitrate(out int32) {
 		}
 	}
 	if best < 0 {
-		if wake != never {
-			s.requestTry(out, wake)
-		}
+		s.retryAt(out, wake)
 		return
 	}
 	if bestPrev >= 0 {
@@ -171,9 +169,7 @@ func (s *simulator) arbitrateVOQ(out int32) {
 		}
 	}
 	if best < 0 {
-		if wake != never {
-			s.requestTry(out, wake)
-		}
+		s.retryAt(out, wake)
 		return
 	}
 	if bestPrev >= 0 {
@@ -184,6 +180,14 @@ func (s *simulator) arbitrateVOQ(out int32) {
 	s.grantVOQ(out, best, bestVL)
 	if c.reqHead >= 0 {
 		s.requestTry(out, c.xbarFree)
+	}
+}
+
+// retryAt makes output out, with no request eligible now, arbitrate again
+// at wake, when one may be (never: not until a new event wakes it).
+func (s *simulator) retryAt(out int32, wake int64) {
+	if wake != never {
+		s.requestTry(out, wake)
 	}
 }
 
