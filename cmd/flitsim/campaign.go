@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -204,16 +203,6 @@ func (p *progress) done(r results.Record) {
 	}
 }
 
-// campaignArg parses the flags of a command whose one argument is a
-// campaign FILE or NAME, and returns that.
-func campaignArg(fs *flag.FlagSet, args []string) (string, error) {
-	pos, err := parseFlags(fs, args)
-	if err != nil {
-		return "", err
-	}
-	return oneArg(pos, "campaign FILE or NAME")
-}
-
 // loadCampaign loads a campaign and checks everything a run would trip on
 // (configs.Campaign.Check) before expanding it into points.
 func loadCampaign(name string) (*configs.Campaign, []configs.Point, error) {
@@ -314,7 +303,7 @@ func checkCmd(args []string, stdout, stderr io.Writer) error {
 		"topology, draws every failure level with every seed, resolves every routing's roots and dump and builds every\n"+
 		"traffic pattern; prints its size. A campaign that passes check fails no point for a reason check could see.\n\n"+
 		"Keys of the [hardware] and [sim] tables:\n"+configs.KnobHelp(), stderr)
-	name, err := campaignArg(fs, args)
+	name, err := parseOne(fs, args, "campaign FILE or NAME")
 	if err != nil {
 		return err
 	}

@@ -170,7 +170,7 @@ func slurmCmd(args []string, stdout, stderr io.Writer) error {
 			"DIR must be on a filesystem the compute nodes share.", stderr)
 	var f slurmFlags
 	f.register(fs)
-	name, err := campaignArg(fs, args)
+	name, err := parseOne(fs, args, "campaign FILE or NAME")
 	if err != nil {
 		return err
 	}
