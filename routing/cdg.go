@@ -1,9 +1,6 @@
 package routing
 
-import (
-	"cmp"
-	"slices"
-)
+import "slices"
 
 // cdg is a channel dependency graph (Definition 3.7): a node per channel
 // (or per (channel, VL) pair), an edge x→y wherever a path takes channel y
@@ -34,11 +31,12 @@ type cdg struct {
 
 	// Ordered graphs: ord is every node's position in a topological order;
 	// mark/stamp, stack, fwd, bwd and pos are the reorder's work space.
-	ord           []int32
-	mark          []uint32
-	stamp         uint32
-	stack         []int32
-	fwd, bwd, pos []int32
+	ord      []int32
+	mark     []uint32
+	stamp    uint32
+	stack    []int32
+	fwd, bwd []uint64
+	pos      []int32
 
 	// Search work space: per node its colour, its next out-entry and its
 	// depth on the search path; the path's nodes and the edges that
@@ -156,38 +154,43 @@ func (c *cdg) nextStamp() uint32 {
 }
 
 // reorder makes room for x→y when ord[x] > ord[y]: the nodes reachable from
-// y (up to ord[x]) move after those reaching x (down to ord[y]). It fails if
-// x is reachable from y (the edge would close a cycle).
+// y (up to ord[x]) move after those reaching x (down to ord[y]), both
+// groups keeping their order and together taking the positions they held.
+// It fails if x is reachable from y (the edge would close a cycle).
 func (c *cdg) reorder(x, y int32) bool {
 	lb, ub := c.ord[y], c.ord[x]
 	if !c.collect(y, x, c.out, lb, ub, &c.fwd) {
 		return false
 	}
 	c.collect(x, -1, c.in, lb, ub, &c.bwd)
-	byOrd := func(a, b int32) int { return cmp.Compare(c.ord[a], c.ord[b]) }
-	slices.SortFunc(c.bwd, byOrd)
-	slices.SortFunc(c.fwd, byOrd)
+	slices.Sort(c.fwd)
+	slices.Sort(c.bwd)
+	// The positions the two groups held, in ascending order.
 	c.pos = c.pos[:0]
-	for _, u := range c.bwd {
-		c.pos = append(c.pos, c.ord[u])
+	i, j := 0, 0
+	for i < len(c.bwd) || j < len(c.fwd) {
+		if j == len(c.fwd) || i < len(c.bwd) && c.bwd[i] < c.fwd[j] {
+			c.pos = append(c.pos, int32(c.bwd[i]>>32))
+			i++
+		} else {
+			c.pos = append(c.pos, int32(c.fwd[j]>>32))
+			j++
+		}
 	}
-	for _, u := range c.fwd {
-		c.pos = append(c.pos, c.ord[u])
+	for k, key := range c.bwd {
+		c.ord[int32(uint32(key))] = c.pos[k]
 	}
-	slices.Sort(c.pos)
-	for i, u := range c.bwd {
-		c.ord[u] = c.pos[i]
-	}
-	for i, u := range c.fwd {
-		c.ord[u] = c.pos[len(c.bwd)+i]
+	for k, key := range c.fwd {
+		c.ord[int32(uint32(key))] = c.pos[len(c.bwd)+k]
 	}
 	return true
 }
 
 // collect gathers into *into the nodes reachable from start over the edge
 // lists adj (out: successors, in: predecessors) whose position in the order
-// lies in lo..hi. It stops and reports false on meeting stop.
-func (c *cdg) collect(start, stop int32, adj [][]cdgAdj, lo, hi int32, into *[]int32) bool {
+// lies in lo..hi, each as its position<<32 | node (so that they sort by
+// position). It stops and reports false on meeting stop.
+func (c *cdg) collect(start, stop int32, adj [][]cdgAdj, lo, hi int32, into *[]uint64) bool {
 	s := c.nextStamp()
 	*into = (*into)[:0]
 	c.stack = append(c.stack[:0], start)
@@ -198,7 +201,7 @@ func (c *cdg) collect(start, stop int32, adj [][]cdgAdj, lo, hi int32, into *[]i
 		if u == stop {
 			return false
 		}
-		*into = append(*into, u)
+		*into = append(*into, uint64(c.ord[u])<<32|uint64(u))
 		for _, a := range adj[u] {
 			if v := a.node; c.mark[v] != s && c.ord[v] >= lo && c.ord[v] <= hi {
 				c.mark[v] = s

@@ -191,6 +191,8 @@ func (vf *verifier) addDependencies(i int) {
 	g, t := vf.g, vf.t
 	lid, dst := g.dests[i], int(g.destSwitch[i])
 	mark := int32(i + 1)
+	bySL := t.HasSL2VL()
+	deps, stamp, vlUsed := vf.deps, vf.stamp, vf.vlUsed
 	for s := 0; s < g.S; s++ {
 		if g.numHCAs(s) == 0 || vf.state[s] != fateDelivers || s == dst {
 			continue
@@ -202,25 +204,26 @@ func (vf *verifier) addDependencies(i int) {
 			p := int(t.Port(u, lid))
 			ch := g.chans.At(u, p)
 			vl := t.VL(u, in, p, sl)
-			vf.vlUsed[vl] = true
+			vlUsed[vl] = true
 			node := ch*MaxVLs + int32(vl)
 			if prev >= 0 {
-				vf.deps = append(vf.deps, edgeKey(prev, node))
+				deps = append(deps, edgeKey(prev, node))
 			}
 			key := node
-			if t.HasSL2VL() {
+			if bySL {
 				key = node*MaxVLs + int32(sl)
 			}
-			if vf.stamp[key] == mark {
+			if stamp[key] == mark {
 				break
 			}
-			vf.stamp[key] = mark
+			stamp[key] = mark
 			prev = node
 			to := g.chans.To(ch)
 			u, in = int(to.Node), int(to.Port)
 		}
-		vf.vlUsed[t.InjectVL(sl)] = true
+		vlUsed[t.InjectVL(sl)] = true
 	}
+	vf.deps = deps
 }
 
 // findCycle looks for a cycle in the dependencies collected and, if there
