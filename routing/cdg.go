@@ -25,18 +25,21 @@ type cdg struct {
 	from, to []int32          // edge → its two nodes
 	uses     []int32          // edge → paths inducing it, 0 = not in the graph
 	index    map[uint64]int32 // from<<32 | to → edge
-	// out and in list each node's edges, each entry naming the node at the
-	// other end; in is kept only in ordered graphs.
-	out, in [][]cdgAdj
+	// out and in list each node's successors and predecessors; in is kept
+	// only in ordered graphs. In a laid-out graph outEdge[v][i] is the edge
+	// to out[v][i].
+	out, in [][]int32
+	outEdge [][]int32
 
 	// Ordered graphs: ord is every node's position in a topological order;
 	// mark/stamp, stack, fwd, bwd and pos are the reorder's work space.
-	ord      []int32
-	mark     []uint32
-	stamp    uint32
-	stack    []int32
-	fwd, bwd []uint64
-	pos      []int32
+	ord              []int32
+	mark             []uint32
+	stamp            uint32
+	stack            []int32
+	fwd, bwd         []int32
+	fwdKeys, bwdKeys []uint64
+	pos              []int32
 
 	// Search work space: per node its colour, its next out-entry and its
 	// depth on the search path; the path's nodes and the edges that
@@ -47,18 +50,13 @@ type cdg struct {
 	cycle          []int32
 }
 
-// cdgAdj is an entry of a node's edge list: the edge and its other node.
-type cdgAdj struct {
-	node, edge int32
-}
-
 // edgeKey packs the dependency a→b into one map key.
 func edgeKey(a, b int32) uint64 { return uint64(uint32(a))<<32 | uint64(uint32(b)) }
 
 // newOrderedCDG returns an empty acyclic graph on the given number of
 // nodes, for insert and remove.
 func newOrderedCDG(nodes int) *cdg {
-	c := &cdg{index: map[uint64]int32{}, out: make([][]cdgAdj, nodes), in: make([][]cdgAdj, nodes),
+	c := &cdg{index: map[uint64]int32{}, out: make([][]int32, nodes), in: make([][]int32, nodes),
 		ord: make([]int32, nodes), mark: make([]uint32, nodes)}
 	for i := range c.ord {
 		c.ord[i] = int32(i)
@@ -98,8 +96,8 @@ func (c *cdg) insert(x, y int32) bool {
 		c.index[k] = e
 	}
 	c.uses[e] = 1
-	c.out[x] = append(c.out[x], cdgAdj{node: y, edge: e})
-	c.in[y] = append(c.in[y], cdgAdj{node: x, edge: e})
+	c.out[x] = append(c.out[x], y)
+	c.in[y] = append(c.in[y], x)
 	return true
 }
 
@@ -126,16 +124,16 @@ func (c *cdg) remove(x, y int32) {
 	}
 	c.uses[e]--
 	if c.uses[e] == 0 {
-		c.out[x] = dropAdj(c.out[x], y)
-		c.in[y] = dropAdj(c.in[y], x)
+		c.out[x] = dropNode(c.out[x], y)
+		c.in[y] = dropNode(c.in[y], x)
 	}
 }
 
-// dropAdj removes the entry for node v from an edge list (order is not
-// kept: nothing reads an ordered graph's lists in order).
-func dropAdj(s []cdgAdj, v int32) []cdgAdj {
-	for i, a := range s {
-		if a.node == v {
+// dropNode removes node v from a list (order is not kept: nothing reads
+// an ordered graph's lists in order).
+func dropNode(s []int32, v int32) []int32 {
+	for i, w := range s {
+		if w == v {
 			s[i] = s[len(s)-1]
 			return s[:len(s)-1]
 		}
@@ -159,57 +157,74 @@ func (c *cdg) nextStamp() uint32 {
 // It fails if x is reachable from y (the edge would close a cycle).
 func (c *cdg) reorder(x, y int32) bool {
 	lb, ub := c.ord[y], c.ord[x]
-	if !c.collect(y, x, c.out, lb, ub, &c.fwd) {
+	var ok bool
+	if c.fwd, ok = c.collect(y, x, c.out, lb, ub, c.fwd); !ok {
 		return false
 	}
-	c.collect(x, -1, c.in, lb, ub, &c.bwd)
-	slices.Sort(c.fwd)
-	slices.Sort(c.bwd)
+	c.bwd, _ = c.collect(x, -1, c.in, lb, ub, c.bwd)
+	c.bwdKeys = c.byPosition(c.bwd, c.bwdKeys)
+	c.fwdKeys = c.byPosition(c.fwd, c.fwdKeys)
+	bwd, fwd := c.bwdKeys, c.fwdKeys
 	// The positions the two groups held, in ascending order.
 	c.pos = c.pos[:0]
 	i, j := 0, 0
-	for i < len(c.bwd) || j < len(c.fwd) {
-		if j == len(c.fwd) || i < len(c.bwd) && c.bwd[i] < c.fwd[j] {
-			c.pos = append(c.pos, int32(c.bwd[i]>>32))
+	for i < len(bwd) || j < len(fwd) {
+		if j == len(fwd) || i < len(bwd) && bwd[i] < fwd[j] {
+			c.pos = append(c.pos, int32(bwd[i]>>32))
 			i++
 		} else {
-			c.pos = append(c.pos, int32(c.fwd[j]>>32))
+			c.pos = append(c.pos, int32(fwd[j]>>32))
 			j++
 		}
 	}
-	for k, key := range c.bwd {
+	for k, key := range bwd {
 		c.ord[int32(uint32(key))] = c.pos[k]
 	}
-	for k, key := range c.fwd {
-		c.ord[int32(uint32(key))] = c.pos[len(c.bwd)+k]
+	for k, key := range fwd {
+		c.ord[int32(uint32(key))] = c.pos[len(bwd)+k]
 	}
 	return true
 }
 
-// collect gathers into *into the nodes reachable from start over the edge
-// lists adj (out: successors, in: predecessors) whose position in the order
-// lies in lo..hi, each as its position<<32 | node (so that they sort by
-// position). It stops and reports false on meeting stop.
-func (c *cdg) collect(start, stop int32, adj [][]cdgAdj, lo, hi int32, into *[]uint64) bool {
+// byPosition refills keys with the nodes as position<<32 | node, sorted
+// (by position: positions are distinct).
+func (c *cdg) byPosition(nodes []int32, keys []uint64) []uint64 {
+	keys = keys[:0]
+	for _, u := range nodes {
+		keys = append(keys, uint64(c.ord[u])<<32|uint64(u))
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// collect returns into, refilled with the nodes reachable from start over
+// the edge lists adj (out: successors, in: predecessors) whose position in
+// the order lies in lo..hi. It stops and reports false as soon as it meets
+// stop.
+func (c *cdg) collect(start, stop int32, adj [][]int32, lo, hi int32, into []int32) ([]int32, bool) {
 	s := c.nextStamp()
-	*into = (*into)[:0]
-	c.stack = append(c.stack[:0], start)
-	c.mark[start] = s
-	for len(c.stack) > 0 {
-		u := c.stack[len(c.stack)-1]
-		c.stack = c.stack[:len(c.stack)-1]
-		if u == stop {
-			return false
-		}
-		*into = append(*into, uint64(c.ord[u])<<32|uint64(u))
-		for _, a := range adj[u] {
-			if v := a.node; c.mark[v] != s && c.ord[v] >= lo && c.ord[v] <= hi {
-				c.mark[v] = s
-				c.stack = append(c.stack, v)
+	mark, ord := c.mark, c.ord
+	span := uint32(hi - lo) // ord[v]-lo within 0..span: one comparison
+	into = into[:0]
+	stack := append(c.stack[:0], start)
+	mark[start] = s
+	for len(stack) > 0 {
+		u := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		into = append(into, u)
+		for _, v := range adj[u] {
+			if mark[v] != s && uint32(ord[v]-lo) <= span {
+				if v == stop {
+					c.stack = stack
+					return into, false
+				}
+				mark[v] = s
+				stack = append(stack, v)
 			}
 		}
 	}
-	return true
+	c.stack = stack
+	return into, true
 }
 
 // reset empties a graph to be built whole, keeping its storage.
@@ -266,13 +281,15 @@ func (c *cdg) layout() {
 	for i := int32(1); i <= n; i++ {
 		start[i] += start[i-1]
 	}
-	all := make([]cdgAdj, len(c.from))
-	c.out = make([][]cdgAdj, n)
+	nodes, edges := make([]int32, len(c.from)), make([]int32, len(c.from))
+	c.out, c.outEdge = make([][]int32, n), make([][]int32, n)
 	for v := range c.out {
-		c.out[v] = all[start[v]:start[v]:start[v+1]]
+		c.out[v] = nodes[start[v]:start[v]:start[v+1]]
+		c.outEdge[v] = edges[start[v]:start[v]:start[v+1]]
 	}
 	for e, f := range c.from {
-		c.out[f] = append(c.out[f], cdgAdj{node: c.to[e], edge: int32(e)})
+		c.out[f] = append(c.out[f], c.to[e])
+		c.outEdge[f] = append(c.outEdge[f], int32(e))
 	}
 	c.color = make([]uint8, n)
 	c.iter = make([]int32, n)
@@ -322,19 +339,18 @@ func (c *cdg) searchFrom(r int32, found func(cycle []int32) bool) bool {
 			path, pathEdge = path[:len(path)-1], pathEdge[:len(pathEdge)-1]
 			continue
 		}
-		a := c.out[u][c.iter[u]]
+		v, e := c.out[u][c.iter[u]], c.outEdge[u][c.iter[u]]
 		c.iter[u]++
-		if c.uses[a.edge] == 0 {
+		if c.uses[e] == 0 {
 			continue
 		}
-		v := a.node
 		switch c.color[v] {
 		case white:
 			c.color[v], c.depth[v], c.iter[v] = gray, int32(len(path)), 0
-			path, pathEdge = append(path, v), append(pathEdge, a.edge)
+			path, pathEdge = append(path, v), append(pathEdge, e)
 		case gray:
 			// The cycle is path[depth[v]] → … → u → v.
-			c.cycle = append(append(c.cycle[:0], pathEdge[c.depth[v]+1:]...), a.edge)
+			c.cycle = append(append(c.cycle[:0], pathEdge[c.depth[v]+1:]...), e)
 			if !found(c.cycle) {
 				c.path, c.pathEdge = path, pathEdge
 				return false
