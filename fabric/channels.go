@@ -10,28 +10,19 @@ package fabric
 // leaving a given (node, port). Build it once per network with
 // NewChannels; it is immutable, like the Network.
 type Channels struct {
-	from, to []End   // per channel: the port it leaves and the port it enters
-	base     []int32 // per node: offset of its port 1 in out
-	out      []int32 // per (node, port): the channel leaving there, -1 unconnected
+	net  *Network
+	from []End   // per channel: the port it leaves (it enters from[ch^1])
+	out  []int32 // per port (indexed as Network's ports): the channel leaving there, -1 unconnected
 }
 
 // NewChannels numbers the channels of n.
 func NewChannels(n *Network) *Channels {
-	c := &Channels{from: make([]End, 2*len(n.Links)), to: make([]End, 2*len(n.Links)),
-		base: make([]int32, len(n.Nodes)+1)}
+	c := &Channels{net: n, from: make([]End, 2*len(n.Links)), out: make([]int32, len(n.portLink))}
+	copy(c.out, n.portLink) // -1 where unconnected; the rest is set below
 	for l, lk := range n.Links {
-		c.from[2*l], c.to[2*l] = lk.A, lk.B
-		c.from[2*l+1], c.to[2*l+1] = lk.B, lk.A
-	}
-	for i := range n.Nodes {
-		c.base[i+1] = c.base[i] + int32(n.Nodes[i].Radix)
-	}
-	c.out = make([]int32, c.base[len(n.Nodes)])
-	for i := range c.out {
-		c.out[i] = -1
-	}
-	for ch, e := range c.from {
-		c.out[c.base[e.Node]+int32(e.Port)-1] = int32(ch)
+		c.from[2*l], c.from[2*l+1] = lk.A, lk.B
+		c.out[n.portBase[lk.A.Node]+int32(lk.A.Port)-1] = int32(2 * l)
+		c.out[n.portBase[lk.B.Node]+int32(lk.B.Port)-1] = int32(2*l + 1)
 	}
 	return c
 }
@@ -43,7 +34,7 @@ func (c *Channels) Len() int { return len(c.from) }
 func (c *Channels) From(ch int32) End { return c.from[ch] }
 
 // To returns the node and port channel ch enters.
-func (c *Channels) To(ch int32) End { return c.to[ch] }
+func (c *Channels) To(ch int32) End { return c.from[ch^1] }
 
 // Link returns the cable channel ch runs on (an index into Network.Links).
 func (c *Channels) Link(ch int32) int { return int(ch / 2) }
@@ -54,8 +45,8 @@ func (c *Channels) Reverse(ch int32) int32 { return ch ^ 1 }
 // At returns the channel leaving node at port, or -1 if the port is
 // unconnected or does not exist.
 func (c *Channels) At(node, port int) int32 {
-	if port < 1 || int32(port) > c.base[node+1]-c.base[node] {
+	if port < 1 || port > c.net.Nodes[node].Radix {
 		return -1
 	}
-	return c.out[c.base[node]+int32(port)-1]
+	return c.out[int(c.net.portBase[node])+port-1]
 }

@@ -32,7 +32,8 @@ type cdg struct {
 	outEdge [][]int32
 
 	// Ordered graphs: ord is every node's position in a topological order;
-	// mark/stamp, stack, fwd, bwd and pos are the reorder's work space.
+	// mark/stamp, stack, fwd, bwd (with their keys) and pos are the
+	// reorder's work space.
 	ord              []int32
 	mark             []uint32
 	stamp            uint32
