@@ -45,29 +45,22 @@ func All() []Engine {
 		e := Engine{Name: opensm.Prefix + n, OpenSM: true, DeadlockFree: own[n].DeadlockFree,
 			Help: "the real OpenSM's " + n + " (opensm binary, run in simulation mode); same algorithm family as flitsim's " + n}
 		for _, p := range opensm.Params(n) {
-			e.Params = append(e.Params, routing.Param{Name: p, Default: paramDefault(own[n], p), Help: paramHelp(own[n], p)})
+			e.Params = append(e.Params, param(own[n], p))
 		}
 		all = append(all, e)
 	}
 	return all
 }
 
-func paramDefault(e routing.Engine, name string) string {
+// param returns engine e's declaration of the option name, or one that
+// names the option only.
+func param(e routing.Engine, name string) routing.Param {
 	for _, p := range e.Params {
 		if p.Name == name {
-			return p.Default
+			return p
 		}
 	}
-	return ""
-}
-
-func paramHelp(e routing.Engine, name string) string {
-	for _, p := range e.Params {
-		if p.Name == name {
-			return p.Help
-		}
-	}
-	return name
+	return routing.Param{Name: name, Help: name}
 }
 
 // Lookup finds an engine by name.
