@@ -117,6 +117,12 @@ type TrafficEntry struct {
 	Distance *int `toml:"distance" json:"distance,omitempty"`
 	// HotFraction is the share of hot spot traffic to terminal 0 (default 0.1).
 	HotFraction *float64 `toml:"hot_fraction" json:"hot_fraction,omitempty"`
+	// Order lays the pattern's ranks on the HCAs (traffic.Orders; default
+	// "hca", the fabric's HCA order).
+	Order string `toml:"order" json:"order,omitempty"`
+	// Label distinguishes several entries of one kind in tables and plots
+	// (default: the kind, plus "/order" when an order is given).
+	Label string `toml:"label" json:"label,omitempty"`
 	// MaxTime bounds each simulation, e.g. "10ms", over the [sim] table's
 	// max_time (sim.Params declares it and its default).
 	MaxTime any `toml:"max_time" json:"max_time,omitempty"`
@@ -425,12 +431,30 @@ func (c *Campaign) validate(md *toml.MetaData) error {
 	if len(c.Traffic) == 0 {
 		return c.errAtKey("traffic", -1, "no [[traffic]] given")
 	}
+	tlabels := map[string]bool{}
 	for i := range c.Traffic {
 		if err := c.validateTraffic(i); err != nil {
 			return err
 		}
+		l := c.Traffic[i].TrafficLabel()
+		if tlabels[l] {
+			return c.errAtKey("traffic.label", i, "traffic %q listed twice (give each a label)", l)
+		}
+		tlabels[l] = true
 	}
 	return nil
+}
+
+// TrafficLabel names the entry in tables and plots: its label, or the kind
+// (with "/order" when an order is given).
+func (t TrafficEntry) TrafficLabel() string {
+	switch {
+	case t.Label != "":
+		return t.Label
+	case t.Order != "":
+		return t.Kind + "/" + t.Order
+	}
+	return t.Kind
 }
 
 func (c *Campaign) validateTopology(i int) error {
@@ -562,6 +586,9 @@ func (c *Campaign) validateTraffic(i int) error {
 	if _, err := t.bytes(c.hw.MTU); err != nil {
 		return c.errAtKey("traffic.msg_bytes", i, "%v", err)
 	}
+	if _, err := traffic.ParseOrder(t.Order); err != nil {
+		return c.errAtKey("traffic.order", i, "%v", err)
+	}
 	decls := param.Of(&traffic.Spec{})
 	for _, v := range []struct {
 		key string
@@ -662,8 +689,13 @@ func (c *Campaign) simParams(t TrafficEntry) (sim.Params, error) {
 	if err != nil {
 		return p, err
 	}
+	order, err := traffic.ParseOrder(t.Order)
+	if err != nil {
+		return p, err
+	}
 	p.Traffic = traffic.Spec{Kind: kind, MessageBytes: n}
 	param.Defaults(&p.Traffic)
+	p.Traffic.Order = order
 	if t.Load != nil {
 		p.Traffic.Load = *t.Load
 	}

@@ -95,7 +95,7 @@ func (c *Campaign) Check() error {
 		for i, t := range c.Traffic {
 			p, _ := c.simParams(t)
 			for n := range hcaCounts {
-				if _, err := traffic.New(p.Traffic, n, fabric.Stream(1, "check")); err != nil {
+				if _, err := traffic.New(p.Traffic, make([]int, n), fabric.Stream(1, "check")); err != nil {
 					key := "traffic.kind"
 					if t.Distance != nil {
 						key = "traffic.distance"

@@ -2,6 +2,7 @@ package configs
 
 import (
 	"errors"
+	"flitsim/traffic"
 	"fmt"
 	"strings"
 	"testing"
@@ -285,4 +286,43 @@ func TestParseShardErrors(t *testing.T) {
 	assert.Equal(t, Shard{I: 3, N: 5}, sh)
 	assert.Equal(t, 2, Shard{I: 3, N: 5}.Size(13)) // 3, 8
 	assert.Equal(t, 0, Shard{I: 3, N: 5}.Size(3))
+}
+
+// Two entries of one kind are told apart by their label (default: the kind,
+// plus the rank order); the same label twice is refused at its line.
+func TestSeveralTrafficEntries(t *testing.T) {
+	text := severalFaults + "\n[[traffic]]\nkind = \"exchange\"\norder = \"random\"\n"
+	c, err := Parse([]byte(text), "t.toml", ".")
+	require.NoError(t, err)
+	require.Len(t, c.Traffic, 2)
+	assert.Equal(t, []string{"exchange", "exchange/random"}, []string{c.Traffic[0].TrafficLabel(), c.Traffic[1].TrafficLabel()})
+	pts, err := c.Points()
+	require.NoError(t, err)
+	require.Len(t, pts, 2*(2+1+1)*2)
+	var orders []traffic.Order
+	for _, p := range pts {
+		orders = append(orders, p.Params.Traffic.Order)
+	}
+	assert.Contains(t, orders, traffic.RandomOrder)
+	assert.Contains(t, orders, traffic.ByHCA)
+
+	for _, tc := range []struct {
+		name, with string
+		line       int
+		key, want  string
+	}{
+		{"same traffic twice", "\n[[traffic]]\nkind = \"exchange\"\n", 27, "traffic.label", "listed twice"},
+		{"same order twice", "\n[[traffic]]\nkind = \"exchange\"\norder = \"hca\"\nlabel = \"a\"\n[[traffic]]\nkind = \"exchange\"\norder = \"random\"\nlabel = \"a\"\n", 34, "traffic.label", "listed twice"},
+		{"unknown order", "\n[[traffic]]\nkind = \"exchange\"\norder = \"diagonal\"\n", 29, "traffic.order", "unknown rank order"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Parse([]byte(severalFaults+tc.with), "t.toml", ".")
+			require.Error(t, err)
+			var ce *Error
+			require.True(t, errors.As(err, &ce), "%T %v", err, err)
+			assert.Equal(t, tc.line, ce.Line, err.Error())
+			assert.Equal(t, tc.key, ce.Key, err.Error())
+			assert.Contains(t, err.Error(), tc.want)
+		})
+	}
 }

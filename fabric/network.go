@@ -126,6 +126,16 @@ func (n *Network) HCASwitch(h int) (sw, port int) {
 	return -1, 0
 }
 
+// HCASwitches returns, for HCA i (node NumSwitches+i), the switch it is
+// cabled to, or -1.
+func (n *Network) HCASwitches() []int {
+	sw := make([]int, n.NumHCAs())
+	for i := range sw {
+		sw[i], _ = n.HCASwitch(n.NumSwitches + i)
+	}
+	return sw
+}
+
 // HCAPort returns the first connected port of HCA h (usually 1), or 0.
 func (n *Network) HCAPort(h int) int {
 	for p := 1; p <= n.Nodes[h].Radix; p++ {

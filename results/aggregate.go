@@ -76,7 +76,7 @@ func groups(recs []Record) ([]Group, map[Group][]*Record) {
 	by := map[Group][]*Record{}
 	for i := range sorted {
 		r := &sorted[i]
-		g := Group{Topology: label(r), Routing: r.Routing, Traffic: r.Traffic, Faults: faultLabel(r)}
+		g := Group{Topology: label(r), Routing: r.Routing, Traffic: trafficLabel(r), Faults: faultLabel(r)}
 		if _, ok := by[g]; !ok {
 			order = append(order, g)
 		}
@@ -92,6 +92,15 @@ func faultLabel(r *Record) string {
 		return r.FaultLabel
 	}
 	return r.FaultKind
+}
+
+// trafficLabel names a record's traffic entry: its label when the campaign
+// gave one (or an order), else its kind.
+func trafficLabel(r *Record) string {
+	if r.TrafficLabel != "" {
+		return r.TrafficLabel
+	}
+	return r.Traffic
 }
 
 func label(r *Record) string {

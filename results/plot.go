@@ -211,7 +211,7 @@ func regressionPlot(topo, traffic, title string, regs []Regression, recs []Recor
 		var pts plotter.XYs
 		for i := range recs {
 			r := &recs[i]
-			if label(r) == topo && r.Traffic == traffic && r.Routing == reg.Routing && usable(r) {
+			if label(r) == topo && trafficLabel(r) == traffic && r.Routing == reg.Routing && usable(r) {
 				pts = append(pts, plotter.XY{X: float64(r.Failed()), Y: r.ThroughputGBs})
 				maxX = max(maxX, float64(r.Failed()))
 			}
@@ -285,7 +285,7 @@ func whiskerPlot(topo, traffic, title string, recs []Record) (*plot.Plot, error)
 	var seenP firstSeen[float64]
 	for i := range recs {
 		r := &recs[i]
-		if label(r) != topo || r.Traffic != traffic || !usable(r) {
+		if label(r) != topo || trafficLabel(r) != traffic || !usable(r) {
 			continue
 		}
 		seenR.add(r.Routing)

@@ -62,7 +62,12 @@ type Record struct {
 	// steady state or the time limit.
 	Finite       bool `json:"finite"`
 	TrafficIndex int  `json:"traffic_index"`
-	MsgBytes     int  `json:"msg_bytes"`
+	// Order is the traffic's rank order when it is not the default "hca".
+	Order string `json:"order,omitempty"`
+	// TrafficLabel names the traffic entry when it is not just its kind;
+	// tables and plots group by it.
+	TrafficLabel string `json:"traffic_label,omitempty"`
+	MsgBytes     int    `json:"msg_bytes"`
 
 	RoutingOK    bool    `json:"routing_ok"`
 	RoutingError string  `json:"routing_error,omitempty"`

@@ -57,8 +57,10 @@
 //
 // # HCAs: the sources
 //
-// Terminal i's messages come from Params.Traffic: traffic.New(spec, N,
-// fabric.Stream(seed, "traffic/pattern")) builds the pattern once, and
+// Terminal i (the i-th HCA in node order) takes its messages from
+// Params.Traffic: traffic.New(spec, net.HCASwitches(), fabric.Stream(seed,
+// "traffic/pattern")) builds the pattern once, with its ranks laid on the
+// HCAs by spec.Order (rank i is HCA i by default), and
 // terminal i draws from its own stream fabric.Stream(seed,
 // "traffic/hca/<i>"). The source is open-loop: message m is created at T_m,
 // with T₀ = 0 and T_{m+1} = T_m + w_m + gap_m, where w_m = ft·Σ flits of

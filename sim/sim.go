@@ -177,7 +177,7 @@ func newSimulator(net *fabric.Network, t *routing.Tables, p Params) (*simulator,
 		}
 		s.hcas = append(s.hcas, d)
 	}
-	pat, err := traffic.New(p.Traffic, len(s.hcas), fabric.Stream(p.Seed, "traffic/pattern"))
+	pat, err := traffic.New(p.Traffic, net.HCASwitches(), fabric.Stream(p.Seed, "traffic/pattern"))
 	if err != nil {
 		return nil, err
 	}

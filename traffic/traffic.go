@@ -58,6 +58,8 @@ type Spec struct {
 	Distance int `json:"distance,omitempty" param:"distance" range:"[-1073741824,1073741824]" default:"1" help:"shift traffic: i sends to i+distance (not 0)"`
 	// HotFraction is the share of messages to the hot spot.
 	HotFraction float64 `json:"hot_fraction,omitempty" param:"hot_fraction" range:"(0,1]" default:"0.1" help:"hotspot traffic: the share of messages to terminal 0"`
+	// Order lays the pattern's ranks on the HCAs ("" is ByHCA).
+	Order Order `json:"order,omitempty"`
 }
 
 // Finite reports whether every terminal stops after a known number of messages.
@@ -73,9 +75,24 @@ type Pattern interface {
 	Messages(src int) int
 }
 
-// New builds the pattern for n terminals. rng seeds patterns that are
-// drawn once up front (the permutation).
-func New(s Spec, n int, rng *rand.Rand) (Pattern, error) {
+// New builds the pattern for the HCAs whose switches switchOf lists (HCA h
+// is cabled to switch switchOf[h]), with its ranks laid on them by s.Order.
+// rng seeds what is drawn once up front: the permutation pattern, then the
+// random order.
+func New(s Spec, switchOf []int, rng *rand.Rand) (Pattern, error) {
+	p, err := newPattern(s, len(switchOf), rng)
+	if err != nil || s.Order == ByHCA || s.Order == "" {
+		return p, err
+	}
+	hca, err := Layout(s.Order, switchOf, rng)
+	if err != nil {
+		return nil, err
+	}
+	return place(p, hca), nil
+}
+
+// newPattern builds the pattern over n ranks.
+func newPattern(s Spec, n int, rng *rand.Rand) (Pattern, error) {
 	if n < 2 {
 		return nil, fmt.Errorf("traffic needs at least two terminals, have %d", n)
 	}

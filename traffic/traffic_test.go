@@ -14,7 +14,7 @@ func rng(seed uint64) *rand.Rand { return rand.New(rand.NewPCG(seed, 1)) }
 // order +1, −1, +2, −2, … (seeds/001 §4.3.3.2), for odd and even n.
 func TestExchangeCoversAllPairsOnce(t *testing.T) {
 	for _, n := range []int{2, 3, 4, 5, 8, 11, 256} {
-		p, err := New(Spec{Kind: Exchange}, n, rng(1))
+		p, err := New(Spec{Kind: Exchange}, make([]int, n), rng(1))
 		require.NoError(t, err)
 		for src := 0; src < n; src++ {
 			seen := map[int]bool{}
@@ -40,7 +40,7 @@ func TestExchangeCoversAllPairsOnce(t *testing.T) {
 }
 
 func TestUniformNeverSelfAndCoversAll(t *testing.T) {
-	p, err := New(Spec{Kind: Uniform}, 10, rng(1))
+	p, err := New(Spec{Kind: Uniform}, make([]int, 10), rng(1))
 	require.NoError(t, err)
 	r := rng(7)
 	count := make([]int, 10)
@@ -58,7 +58,7 @@ func TestUniformNeverSelfAndCoversAll(t *testing.T) {
 }
 
 func TestPatterns(t *testing.T) {
-	p, err := New(Spec{Kind: Permutation}, 16, rng(3))
+	p, err := New(Spec{Kind: Permutation}, make([]int, 16), rng(3))
 	require.NoError(t, err)
 	seen := map[int]bool{}
 	for i := 0; i < 16; i++ {
@@ -67,17 +67,17 @@ func TestPatterns(t *testing.T) {
 		seen[d] = true
 	}
 	assert.Len(t, seen, 16, "a permutation")
-	b, err := New(Spec{Kind: BitReversal}, 8, rng(1))
+	b, err := New(Spec{Kind: BitReversal}, make([]int, 8), rng(1))
 	require.NoError(t, err)
 	d, _ := b.Next(1, rng(1)) // 001 → 100
 	assert.Equal(t, 4, d)
-	_, err = New(Spec{Kind: BitReversal}, 12, rng(1))
+	_, err = New(Spec{Kind: BitReversal}, make([]int, 12), rng(1))
 	assert.Error(t, err)
-	s, err := New(Spec{Kind: Shift, Distance: -1}, 5, rng(1))
+	s, err := New(Spec{Kind: Shift, Distance: -1}, make([]int, 5), rng(1))
 	require.NoError(t, err)
 	d, _ = s.Next(0, nil)
 	assert.Equal(t, 4, d)
-	_, err = New(Spec{Kind: "nope"}, 5, rng(1))
+	_, err = New(Spec{Kind: "nope"}, make([]int, 5), rng(1))
 	assert.ErrorContains(t, err, "unknown traffic kind")
 }
 

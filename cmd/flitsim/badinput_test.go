@@ -164,6 +164,7 @@ func campaignCases(t *testing.T, dir string) []badCase {
 		"seeds":        {`[]`, `[-1]`, `["x"]`, `1.5`, `[1.5]`, `5`},
 		"distance":     {`2`},   // not shift traffic
 		"hot_fraction": {`0.5`}, // not hotspot traffic
+		"order":        {`"sideways"`, `3`, `"Random"`},
 	}
 	for key, vals := range traffic {
 		for _, v := range vals {
@@ -272,6 +273,7 @@ func flagCases() []badCase {
 		{"--lfts", []string{"sim", net, "--routing", "file"}}, {"--distance", []string{"sim", net, "--traffic", "shift", "--distance", "0"}},
 		{"--distance", []string{"sim", net, "--distance", "3"}}, {"--load", []string{"sim", net, "--load", "0"}},
 		{"--load", []string{"sim", net, "--load", "nan"}}, {"--load", []string{"sim", net, "--load", "1.5"}},
+		{"--order", []string{"sim", net, "--order", "sideways"}},
 		{"--msg-bytes", []string{"sim", net, "--msg-bytes", "9999999999999999MTU"}}, {"--msg-bytes", []string{"sim", net, "--msg-bytes", "0"}},
 		{"--max-time", []string{"sim", net, "--max-time", "-1s"}}, {"--vls", []string{"sim", net, "--vls", "9"}},
 		{"traffic", []string{"sim", net, "--traffic", "nosuch"}}, {"--hw", []string{"sim", net, "--hw", "nosuch=1"}},

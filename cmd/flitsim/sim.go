@@ -30,7 +30,7 @@ type simReport struct {
 }
 
 func simCmd(args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("sim", "sim SPEC|FILE --routing NAME --traffic KIND [--msg-bytes N] [--load F] [--max-time D] [--traffic-seed S] [--hw key=value,...] [--links P --switches P --fault-seed S] [--reference] [--json]",
+	fs := newFlags("sim", "sim SPEC|FILE --routing NAME --traffic KIND [--msg-bytes N] [--load F] [--order O] [--max-time D] [--traffic-seed S] [--hw key=value,...] [--links P --switches P --fault-seed S] [--reference] [--json]",
 		"Routes the network and simulates traffic at flit level: one point of a campaign, typed on the command\n"+
 			"line. Finite traffic (exchange) runs to completion; infinite traffic (uniform, shift, permutation, bitrev,\n"+
 			"hotspot) runs to steady state or --max-time. Verdicts: completed, steady, deadlock, not_converged,\n"+
@@ -43,6 +43,7 @@ func simCmd(args []string, stdout, stderr io.Writer) error {
 	maxTime := fs.Duration("max-time", 0, "simulated time limit (default: the [sim] table's max_time: 10ms for infinite traffic, 10s for the exchange)")
 	seed := fs.Uint64("traffic-seed", 1, "seed of the traffic streams (a campaign's traffic_seeds)")
 	distance := fs.Int("distance", 1, "shift distance (traffic shift)")
+	order := fs.String("order", string(traffic.ByHCA), "rank order, which HCA is rank i: "+rankOrders())
 	useRef := fs.Bool("reference", false, "simulate with the per-flit reference simulator (slow; the specification the fast one is tested against)")
 	hwFlag := fs.String("hw", "", "hardware overrides key=value,... with the keys of a campaign's [hardware] table")
 	asJSON := fs.Bool("json", false, "print JSON")
@@ -61,7 +62,7 @@ func simCmd(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	p.Seed = *seed
-	if p.Traffic, err = trafficFlags(fs, *kind, *msg, *load, *distance, p.HW.MTU); err != nil {
+	if p.Traffic, err = trafficFlags(fs, *kind, *msg, *load, *distance, *order, p.HW.MTU); err != nil {
 		return err
 	}
 	if *maxTime < 0 {
@@ -82,12 +83,16 @@ func simCmd(args []string, stdout, stderr io.Writer) error {
 }
 
 // trafficFlags checks the traffic flags and returns the pattern.
-func trafficFlags(fs *flag.FlagSet, kind, msg string, load float64, distance, mtu int) (traffic.Spec, error) {
+func trafficFlags(fs *flag.FlagSet, kind, msg string, load float64, distance int, order string, mtu int) (traffic.Spec, error) {
 	k, err := traffic.ParseKind(kind)
 	if err != nil {
 		return traffic.Spec{}, asInput(err)
 	}
-	t := traffic.Spec{Kind: k, Load: load, Distance: distance}
+	o, err := traffic.ParseOrder(order)
+	if err != nil {
+		return traffic.Spec{}, badInput("--order: %v", err)
+	}
+	t := traffic.Spec{Kind: k, Load: load, Distance: distance, Order: o}
 	if !(load > 0 && load <= 1) {
 		return t, badInput("--load %g: want the offered load as a fraction of the link in (0, 1]", load)
 	}
@@ -128,7 +133,7 @@ func simPoint(spec, engine string, ff *faultFlags, rf *routeFlags, p sim.Params)
 	}
 	nets := pipeline.NewNetworks()
 	nets.Add(spec, net)
-	pt = configs.Point{Key: spec, Topology: configs.TopologyEntry{Spec: spec, Label: spec}, Traffic: configs.TrafficEntry{Kind: string(p.Traffic.Kind)},
+	pt = configs.Point{Key: spec, Topology: configs.TopologyEntry{Spec: spec, Label: spec}, Traffic: configs.TrafficEntry{Kind: string(p.Traffic.Kind), Order: string(p.Traffic.Order)},
 		FaultSeed: fspec.Seed, Faults: fspec, Routing: configs.RoutingEntry{Engine: engine, Label: engine}, Options: opts, Params: p}
 	if err := pt.Params.Normalize(); err != nil {
 		return pt, nil, asInput(err)
@@ -180,6 +185,14 @@ func trafficKinds() string {
 		k = append(k, x.Kind)
 	}
 	return strings.Join(k, ", ")
+}
+
+func rankOrders() string {
+	var o []string
+	for _, x := range traffic.Orders() {
+		o = append(o, x.Order)
+	}
+	return strings.Join(o, ", ")
 }
 
 // throughputLine says what the throughput is and how sure it is: for

@@ -11,6 +11,7 @@ package pipeline
 
 import (
 	"errors"
+	"flitsim/traffic"
 	"fmt"
 	"os"
 	"strings"
@@ -197,10 +198,17 @@ func Run(p configs.Point, hash string, nets *Networks, simulate Simulator) *Outc
 
 // newRecord is the point's identity, before anything ran.
 func newRecord(p configs.Point, hash string) results.Record {
-	return results.Record{Campaign: hash, Point: p.Index, Key: p.Key, Topology: p.Topology.Spec, TopologyLabel: p.Topology.Label,
+	r := results.Record{Campaign: hash, Point: p.Index, Key: p.Key, Topology: p.Topology.Spec, TopologyLabel: p.Topology.Label,
 		FaultKind: p.FaultKind, FaultLabel: p.FaultLabel, FaultPercent: p.Percent, FaultSeed: p.FaultSeed, TrafficSeed: p.Params.Seed,
 		Routing: p.Routing.Label, Engine: p.Routing.Engine, Traffic: p.Traffic.Kind, Finite: p.Params.Traffic.Finite(),
 		TrafficIndex: p.TrafficIndex, MsgBytes: p.Params.Traffic.MessageBytes}
+	if o := p.Params.Traffic.Order; o != traffic.ByHCA && o != "" {
+		r.Order = string(o)
+	}
+	if l := p.Traffic.TrafficLabel(); l != p.Traffic.Kind {
+		r.TrafficLabel = l
+	}
+	return r
 }
 
 // recordRouting copies the routing outcome into the record.

@@ -67,6 +67,9 @@ func (s Scenario) String() string {
 	if t.Kind == traffic.HotSpot {
 		fmt.Fprintf(&b, " hot=%g", t.HotFraction)
 	}
+	if t.Order != traffic.ByHCA && t.Order != "" {
+		fmt.Fprintf(&b, " order=%s", t.Order)
+	}
 	fmt.Fprintf(&b, " seed %d max %dns", s.Params.Seed, s.Params.MaxTime/1000)
 	if !t.Finite() {
 		p := s.Params
@@ -403,6 +406,8 @@ func generate(c chooser) Scenario {
 	if t.Kind == traffic.Exchange {
 		p.MaxTime = int64(between(c, 100, 2000)) * fabric.Microsecond
 	}
+	// Drawn last so that every earlier draw of a seed stays what it was.
+	t.Order = pick(c, traffic.ByHCA, traffic.ByHCA, traffic.RandomOrder, traffic.RoundRobin)
 	return s
 }
 

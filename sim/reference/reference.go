@@ -156,7 +156,7 @@ func newSimulator(net *fabric.Network, t *routing.Tables, p sim.Params) (*simula
 	if mv := t.MaxVL(net); mv >= p.HW.VLs {
 		return nil, fmt.Errorf("tables (%s) use VL %d but the hardware has %d VLs", t.Engine, mv, p.HW.VLs)
 	}
-	pattern, err := traffic.New(p.Traffic, n, fabric.Stream(p.Seed, "traffic/pattern"))
+	pattern, err := traffic.New(p.Traffic, net.HCASwitches(), fabric.Stream(p.Seed, "traffic/pattern"))
 	if err != nil {
 		return nil, fmt.Errorf("traffic: %w", err)
 	}

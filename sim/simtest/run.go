@@ -29,15 +29,18 @@ type injection struct {
 
 func (d *Driver) cmdTraffic(t *testing.T, td *datadriven.TestData, b *strings.Builder) {
 	if len(td.CmdArgs) == 0 || len(td.CmdArgs[0].Vals) > 0 {
-		td.Fatalf(t, "traffic KIND [bytes=N] [load=F] [distance=N] [hot=F]")
+		td.Fatalf(t, "traffic KIND [bytes=N] [load=F] [distance=N] [hot=F] [order=O]")
 	}
 	kind, err := traffic.ParseKind(td.CmdArgs[0].Key)
 	if err != nil {
 		td.Fatalf(t, "%v", err)
 	}
 	td.CmdArgs = td.CmdArgs[1:]
-	only(t, td, "bytes", "load", "distance", "hot")
+	only(t, td, "bytes", "load", "distance", "hot", "order")
 	spec := traffic.Spec{Kind: kind, Load: floatArg(t, td, "load", 1), Distance: intArg(t, td, "distance", 0), HotFraction: floatArg(t, td, "hot", 0)}
+	if spec.Order, err = traffic.ParseOrder(val(t, td, "order", "")); err != nil {
+		td.Fatalf(t, "%v", err)
+	}
 	if s := val(t, td, "bytes", ""); s != "" {
 		if spec.MessageBytes, err = traffic.ParseBytes(s, d.hw.MTU); err != nil {
 			td.Fatalf(t, "%v", err)
@@ -52,6 +55,9 @@ func (d *Driver) cmdTraffic(t *testing.T, td *datadriven.TestData, b *strings.Bu
 	if spec.Finite() {
 		n := d.net.NumHCAs()
 		fmt.Fprintf(b, ", %d messages in all", n*(n-1))
+	}
+	if spec.Order != traffic.ByHCA {
+		fmt.Fprintf(b, "; ranks in %s order", spec.Order)
 	}
 	b.WriteByte('\n')
 }

@@ -22,8 +22,9 @@
 //	path src=X dst=Y              one route hop by hop: from[port]→to[port]@VL
 //	tables                        every switch's forwarding to every HCA
 //	ebb [patterns=N] [seed=N]     effective bisection bandwidth estimate
-//	traffic KIND [bytes=N] [load=F] [distance=N] [hot=F]
-//	                              the pattern of the next runs (traffic.Spec)
+//	traffic KIND [bytes=N] [load=F] [distance=N] [hot=F] [order=O]
+//	                              the pattern of the next runs (traffic.Spec;
+//	                              order lays its ranks on the HCAs)
 //	inject src=X dst=Y [bytes=N]  the next run sends one message each way
 //	                              between two HCAs alone (see below)
 //	run [reference] [seed=N] [max_time=D] [patterns=(K, …)] [knob=value ...]
