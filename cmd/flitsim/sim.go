@@ -21,6 +21,8 @@ type simReport struct {
 	Topology string `json:"topology"`
 	Routing  string `json:"routing"`
 	Traffic  string `json:"traffic"`
+	// Order is the rank order when it is not the default "hca".
+	Order string `json:"order,omitempty"`
 	*sim.Result
 	DeadlockFreeTables bool   `json:"deadlock_free_tables"`
 	RoutingError       string `json:"routing_error,omitempty"`
@@ -74,6 +76,9 @@ func simCmd(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	rep := simReport{Topology: spec, Routing: *engine, Traffic: string(p.Traffic.Kind), Simulator: "fast", Hardware: p.HW}
+	if p.Traffic.Order != traffic.ByHCA {
+		rep.Order = string(p.Traffic.Order)
+	}
 	run := sim.Run
 	if *useRef {
 		rep.Simulator, run = "reference", reference.Run
@@ -158,8 +163,12 @@ func printSim(stdout io.Writer, o *pipeline.Outcome, rep simReport, p sim.Params
 		return writeJSON(stdout, rep)
 	}
 	res := o.Result
-	fmt.Fprintf(stdout, "%s, routed by %s (deadlock-free tables: %v), %s traffic of %d-byte messages at load %g\n",
-		o.Net.Describe(), rep.Routing, rep.DeadlockFreeTables, p.Traffic.Kind, p.Traffic.MessageBytes, p.Traffic.Load)
+	ranks := ""
+	if rep.Order != "" {
+		ranks = ", ranks in " + rep.Order + " order"
+	}
+	fmt.Fprintf(stdout, "%s, routed by %s (deadlock-free tables: %v), %s traffic of %d-byte messages at load %g%s\n",
+		o.Net.Describe(), rep.Routing, rep.DeadlockFreeTables, p.Traffic.Kind, p.Traffic.MessageBytes, p.Traffic.Load, ranks)
 	fmt.Fprintf(stdout, "verdict       %s\n", res.Verdict)
 	fmt.Fprintf(stdout, "throughput    %s\n", throughputLine(res, p))
 	b := res.HCABandwidthGBs

@@ -56,6 +56,27 @@ func TestSimReference(t *testing.T) {
 	assert.Equal(t, "completed", fast["verdict"])
 }
 
+// --order lays the ranks on the HCAs. On a 4-ary 2-tree with DFSSSP the
+// exchange under the fabric's HCA order (and under round robin) is
+// contention-free, every sink at its host-bus limit; a random order makes
+// ranks of one leaf collide on spines and finishes later. Both simulators
+// agree on the random order.
+func TestSimOrder(t *testing.T) {
+	args := []string{"kary-ntree:k=4,n=2", "--routing", "dfsssp", "--traffic", "exchange", "--msg-bytes", "4MTU"}
+	hca := simJSON(t, args...)
+	rr := simJSON(t, append(args, "--order", "round-robin")...)
+	rnd := simJSON(t, append(args, "--order", "random")...)
+	ref := simJSON(t, append(args, "--order", "random", "--reference")...)
+	assert.Nil(t, hca["order"])
+	assert.Equal(t, "random", rnd["order"])
+	assert.Equal(t, hca["runtime_ns"], rr["runtime_ns"], "both contention-free")
+	assert.Less(t, hca["runtime_ns"], rnd["runtime_ns"])
+	assert.Equal(t, rnd["runtime_ns"], ref["runtime_ns"])
+	code, out, errs := run(append([]string{"sim"}, append(args, "--order", "random")...)...)
+	require.Equal(t, 0, code, errs)
+	assert.Contains(t, out, "ranks in random order")
+}
+
 // Infinite traffic that does not converge reports what it measured, with
 // its interval, and says it did not converge; never 0 when packets were
 // delivered.
