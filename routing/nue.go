@@ -180,18 +180,14 @@ func (n *nueState) route(dst int32) bool {
 	n.dist[dst] = 0
 	n.heap.push(0, dst)
 	n.dijkstra(dst)
-	for {
-		island := int32(-1)
-		for s := 0; s < g.S; s++ {
-			if int32(s) != dst && n.next[s] < 0 && g.numHCAs(s) > 0 {
-				island = int32(s)
-				break
-			}
+	for n.hcaUnreached(dst) {
+		// Alg. 6.5 tries every island in turn (as OpenSM does), not just
+		// the first: reaching any one lets the Dijkstra go on from there.
+		reached := false
+		for x := int32(0); x < int32(g.S) && !reached; x++ {
+			reached = x != dst && n.next[x] < 0 && n.backtrack(dst, x)
 		}
-		if island < 0 {
-			return true
-		}
-		if !n.backtrack(dst, island) {
+		if !reached {
 			// Undo this destination's dependencies; use the escape paths.
 			for u := range n.next {
 				if n.next[u] >= 0 && n.dep[u] >= 0 {
@@ -202,6 +198,17 @@ func (n *nueState) route(dst int32) bool {
 		}
 		n.dijkstra(dst)
 	}
+	return true
+}
+
+// hcaUnreached reports whether a switch with HCAs has no path to dst yet.
+func (n *nueState) hcaUnreached(dst int32) bool {
+	for s := int32(0); s < int32(n.g.S); s++ {
+		if s != dst && n.next[s] < 0 && n.g.numHCAs(int(s)) > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // setNext gives switch u the channel c (toward switch v), replacing its
