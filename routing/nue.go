@@ -17,13 +17,14 @@ import (
 // Dijkstra over channels (Alg. 6.2) that takes a dependency only if the
 // layer's used dependencies stay acyclic. Islands left by blocked
 // dependencies are reached by local backtracking (Alg. 6.5: a neighbour
-// switches to another of its valid channels); if that fails, the
-// destination falls back to the escape paths. Channel weights start and
-// grow as DFSSSP's. Former islands then serve as shortcuts for their
-// reached neighbours (Alg. 6.6). The acyclicity checks use a dynamic
-// topological order (Pearce-Kelly) instead of the ω numbering of Alg. 6.4:
-// both exist to skip most cycle searches, and the order answers every
-// query exactly, searching only the affected region.
+// switches to another of its valid channels); where that fails for every
+// island, one is spliced onto its escape path (splice), and only where that
+// fails too does the destination fall back to the escape paths. Channel
+// weights start and grow as DFSSSP's. Former islands then serve as
+// shortcuts for their reached neighbours (Alg. 6.6). The acyclicity checks
+// use a dynamic topological order (Pearce-Kelly) instead of the ω numbering
+// of Alg. 6.4: both exist to skip most cycle searches, and the order
+// answers every query exactly, searching only the affected region.
 func routeNue(g *graph, o Options) (*Tables, error) {
 	k := o.VLs
 	t := NewTables(g.net, "nue")
@@ -81,9 +82,9 @@ func routeNue(g *graph, o Options) (*Tables, error) {
 	}
 	g.routeSwitchLIDs(t, g.hopDistances())
 	t.VLsNeeded, t.VLsUsed = max(layers, 1), max(layers, 1)
-	t.Notes = append(t.Notes, fmt.Sprintf("fell back to escape paths for %d of %d destinations (%.3f %%); %d shortcuts through former islands", fallbacks, total,
-		100*float64(fallbacks)/float64(max(total, 1)), n.Shortcuts))
-	t.Fallbacks, t.Destinations, t.Shortcuts = fallbacks, total, n.Shortcuts
+	t.Notes = append(t.Notes, fmt.Sprintf("fell back to escape paths for %d of %d destinations (%.3f %%); %d shortcuts through former islands; %d islands spliced onto their escape paths",
+		fallbacks, total, 100*float64(fallbacks)/float64(max(total, 1)), n.Shortcuts, n.Spliced))
+	t.Fallbacks, t.Destinations, t.Shortcuts, t.Spliced = fallbacks, total, n.Shortcuts, n.Spliced
 	return t, nil
 }
 
@@ -103,17 +104,25 @@ type nueState struct {
 	heap   minHeap
 	order  []int32
 	in     [][]inArc
-	treeCh [][]int32 // per switch: channels to its tree neighbours
-	former []bool    // switches reached by backtracking (former islands)
+	former []bool // switches reached by backtracking (former islands)
+	seen   []bool // escape's scratch
+	moved  []bool // switches a splice moves onto their escape channels
+	edits  []nueEdit
 	// Shortcuts counts the switches that moved onto a shorter path
-	// through a former island (Alg. 6.6).
-	Shortcuts int
+	// through a former island (Alg. 6.6); Spliced the islands reached
+	// along their escape paths (splice).
+	Shortcuts, Spliced int
 }
+
+// nueEdit is one switch's new next channel and its dependency target (-1
+// none) in a splice.
+type nueEdit struct{ u, c, dep int32 }
 
 func (n *nueState) alloc() {
 	S := n.g.S
 	n.esc, n.next, n.dep = make([]int32, S), make([]int32, S), make([]int32, S)
 	n.dist, n.final, n.former = make([]int64, S), make([]bool, S), make([]bool, S)
+	n.seen, n.moved = make([]bool, S), make([]bool, S)
 	n.in = n.g.incoming()
 }
 
@@ -125,10 +134,7 @@ func (n *nueState) escape(dst int32) {
 	}
 	// BFS over tree edges from dst; a switch's escape channel leads to the
 	// tree neighbour it was discovered from.
-	seen := n.final // reuse as scratch
-	for i := range seen {
-		seen[i] = false
-	}
+	seen := n.seen
 	seen[dst] = true
 	q := append(n.order[:0], dst)
 	for h := 0; h < len(q); h++ {
@@ -187,6 +193,9 @@ func (n *nueState) route(dst int32) bool {
 		for x := int32(0); x < int32(g.S) && !reached; x++ {
 			reached = x != dst && n.next[x] < 0 && n.backtrack(dst, x)
 		}
+		for x := int32(0); x < int32(g.S) && !reached; x++ {
+			reached = x != dst && n.next[x] < 0 && g.numHCAs(int(x)) > 0 && n.splice(dst, x)
+		}
 		if !reached {
 			// Undo this destination's dependencies; use the escape paths.
 			for u := range n.next {
@@ -197,6 +206,93 @@ func (n *nueState) route(dst int32) bool {
 			return false
 		}
 		n.dijkstra(dst)
+	}
+	return true
+}
+
+// splice reaches island x along its escape path when local backtracking
+// cannot: the switches of the shortest prefix of that path for which it
+// works take their escape channels (whose dependencies are escape paths,
+// always in the layer), every switch routed through one of them now depends
+// on its escape channel, and the prefix hands over to the current path of
+// the switch after it. Only if no prefix keeps the layer acyclic, the whole
+// path included, does the destination fall back to the escape paths
+// altogether. Unlike that fall-back, a splice leaves every other switch's
+// path (and the balance Dijkstra found for it) alone.
+func (n *nueState) splice(dst, x int32) bool {
+	g := n.g
+	n.escape(dst)
+	var path []int32
+	for u := x; u != dst; u = g.chTo(n.esc[u]) {
+		path = append(path, u)
+	}
+	for j := 1; j <= len(path); j++ {
+		if !n.spliceOnto(dst, path[:j]) {
+			continue
+		}
+		for i := j - 1; i >= 0; i-- {
+			u := path[i]
+			n.dist[u] = n.dist[g.chTo(n.esc[u])] + hopUnit + n.st.weight[n.esc[u]]
+		}
+		n.final[x], n.former[x] = false, true
+		n.heap.push(n.dist[x], x)
+		n.Spliced++
+		return true
+	}
+	return false
+}
+
+// spliceOnto moves the switches of prefix (an escape path's first switches)
+// onto their escape channels, re-pointing the dependencies of the switches
+// routed through them; all or nothing.
+func (n *nueState) spliceOnto(dst int32, prefix []int32) bool {
+	g := n.g
+	for _, u := range prefix {
+		n.moved[u] = n.next[u] != n.esc[u]
+	}
+	defer func() {
+		for _, u := range prefix {
+			n.moved[u] = false
+		}
+	}()
+	// target is the dependency target of channel c after the splice.
+	target := func(c int32) int32 {
+		switch v := g.chTo(c); {
+		case v == dst:
+			return -1
+		case n.moved[v]:
+			return n.esc[v]
+		default:
+			return n.next[v]
+		}
+	}
+	edits := n.edits[:0]
+	for _, u := range prefix {
+		if n.moved[u] {
+			edits = append(edits, nueEdit{u, n.esc[u], target(n.esc[u])})
+		}
+	}
+	for u := int32(0); u < int32(g.S); u++ {
+		if c := n.next[u]; c >= 0 && !n.moved[u] && n.moved[g.chTo(c)] {
+			edits = append(edits, nueEdit{u, c, target(c)})
+		}
+	}
+	n.edits = edits
+	for i, e := range edits {
+		if e.dep >= 0 && !n.deps.insert(e.c, e.dep) {
+			for _, b := range edits[:i] {
+				if b.dep >= 0 {
+					n.deps.remove(b.c, b.dep)
+				}
+			}
+			return false
+		}
+	}
+	for _, e := range edits {
+		if n.next[e.u] >= 0 && n.dep[e.u] >= 0 {
+			n.deps.remove(n.next[e.u], n.dep[e.u])
+		}
+		n.next[e.u], n.dep[e.u] = e.c, e.dep
 	}
 	return true
 }
