@@ -2,6 +2,7 @@ package routing
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 )
 
@@ -13,14 +14,14 @@ import (
 // Per layer: the convex subgraph of the layer's destination switches
 // (Alg. 6.1), its most central switch by Brandes' betweenness as the root of
 // a BFS spanning tree whose paths are the layer's escape paths (Def. 6.2;
-// their dependencies are marked used first), then for each destination a
-// Dijkstra over channels (Alg. 6.2) that takes a dependency only if the
-// layer's used dependencies stay acyclic. Islands left by blocked
-// dependencies are reached by local backtracking (Alg. 6.5: a neighbour
-// switches to another of its valid channels); where that fails for every
-// island, one is spliced onto its escape path (splice), and only where that
-// fails too does the destination fall back to the escape paths. Channel
-// weights start and grow as DFSSSP's. Former islands then serve as
+// their dependencies are marked used first), then for each destination (in
+// the order of nueOrder) a Dijkstra over channels (Alg. 6.2) that takes a
+// dependency only if the layer's used dependencies stay acyclic. Islands
+// left by blocked dependencies are reached by local backtracking (Alg. 6.5:
+// a neighbour switches to another of its valid channels); where that fails
+// for every island, one is spliced onto its escape path (splice), and only
+// where that fails too does the destination fall back to the escape paths.
+// Channel weights start and grow as DFSSSP's. Former islands then serve as
 // shortcuts for their reached neighbours (Alg. 6.6). The acyclicity checks
 // use a dynamic topological order (Pearce-Kelly) instead of the ω numbering
 // of Alg. 6.4: both exist to skip most cycle searches, and the order
@@ -36,6 +37,7 @@ func routeNue(g *graph, o Options) (*Tables, error) {
 	n.alloc()
 	fallbacks, total := 0, 0
 	layers := 0
+	order := g.nueOrder()
 	for L := 0; L < k; L++ {
 		var dstSw []int32
 		for s := 0; s < g.S; s++ {
@@ -56,8 +58,8 @@ func routeNue(g *graph, o Options) (*Tables, error) {
 				return nil, &Failure{Engine: "nue", Reason: "escape paths of a spanning tree induced a cycle (internal error)"}
 			}
 		}
-		for i, lid := range g.dests {
-			dst := g.destSwitch[i]
+		for _, i := range order {
+			lid, dst := g.dests[i], g.destSwitch[i]
 			if part[dst] != L {
 				continue
 			}
@@ -86,6 +88,39 @@ func routeNue(g *graph, o Options) (*Tables, error) {
 		fallbacks, total, 100*float64(fallbacks)/float64(max(total, 1)), n.Shortcuts, n.Spliced))
 	t.Fallbacks, t.Destinations, t.Shortcuts, t.Spliced = fallbacks, total, n.Shortcuts, n.Spliced
 	return t, nil
+}
+
+// nueOrder returns the indices into dests in the order Nue routes them: in
+// rounds that take the next HCA of every switch, and within a round the
+// switches with the fewest inter-switch channels first (then by index).
+//
+// Each destination's paths add dependencies that later ones must respect,
+// so the layer grows harder to route in as it fills. A destination switch
+// with few channels has few ways in, and once the dependencies into them
+// are blocked its traffic funnels through the one left; routing those
+// first, and every switch once before any twice (a destination's later
+// HCAs find the first one's dependencies in place), spreads the freedom
+// the empty layer offers over all destinations instead of spending it on
+// the switches that come first in LID order.
+func (g *graph) nueOrder() []int {
+	round := make([]int, len(g.dests))
+	seen := make([]int, g.S)
+	order := make([]int, len(g.dests))
+	for i := range g.dests {
+		s := g.destSwitch[i]
+		round[i] = seen[s]
+		seen[s]++
+		order[i] = i
+	}
+	key := func(i int) [3]int {
+		s := g.destSwitch[i]
+		return [3]int{round[i], len(g.out[s]), int(s)}
+	}
+	slices.SortStableFunc(order, func(a, b int) int {
+		ka, kb := key(a), key(b)
+		return slices.Compare(ka[:], kb[:])
+	})
+	return order
 }
 
 // nueState is the per-run work space.
