@@ -35,10 +35,13 @@ func routeNue(g *graph, o Options) (*Tables, error) {
 	st := newSSSP(g) // shared channel weights and load accounting
 	n := &nueState{g: g, t: t, st: st, nch: nch}
 	n.alloc()
-	fallbacks, total := 0, 0
-	layers := 0
-	order := g.nueOrder()
-	for L := 0; L < k; L++ {
+	// The layers' dependencies are separate, so destinations are routed in
+	// one order across all layers (each in its own): the channel weights
+	// they share then grow evenly over the network, not one layer's region
+	// after another's.
+	layers := make([]nueLayer, k)
+	used := 0
+	for L := range layers {
 		var dstSw []int32
 		for s := 0; s < g.S; s++ {
 			if part[s] == L {
@@ -48,42 +51,36 @@ func routeNue(g *graph, o Options) (*Tables, error) {
 		if len(dstSw) == 0 {
 			continue
 		}
-		layers++
-		root := g.centralSwitch(dstSw)
-		n.deps = newOrderedCDG(nch)
-		n.tree = g.bfsTree(root)
-		for _, d := range dstSw {
-			n.escape(d)
-			if !n.markEscape() {
-				return nil, &Failure{Engine: "nue", Reason: "escape paths of a spanning tree induced a cycle (internal error)"}
-			}
-		}
-		for _, i := range order {
-			lid, dst := g.dests[i], g.destSwitch[i]
-			if part[dst] != L {
-				continue
-			}
-			total++
-			if !n.route(dst) {
-				fallbacks++
-				n.escape(dst)
-				copy(n.next, n.esc)
-			}
-			for u := 0; u < g.S; u++ {
-				if int32(u) != dst && n.next[u] >= 0 {
-					t.SetPort(u, lid, int(g.chans.From(n.next[u]).Port))
-				}
-				// The layer is the destination's SL from every source,
-				// its own switch included.
-				if g.numHCAs(u) > 0 && (int32(u) == dst || n.next[u] >= 0) {
-					t.SetSL(u, lid, uint8(L))
-				}
-			}
-			n.addLoad(dst)
+		used++
+		if !n.initLayer(&layers[L], dstSw) {
+			return nil, &Failure{Engine: "nue", Reason: "escape paths of a spanning tree induced a cycle (internal error)"}
 		}
 	}
+	fallbacks, total := 0, 0
+	for _, i := range g.nueOrder() {
+		lid, dst := g.dests[i], g.destSwitch[i]
+		L := part[dst]
+		n.deps, n.tree = layers[L].deps, layers[L].tree
+		total++
+		if !n.route(dst) {
+			fallbacks++
+			n.escape(dst)
+			copy(n.next, n.esc)
+		}
+		for u := 0; u < g.S; u++ {
+			if int32(u) != dst && n.next[u] >= 0 {
+				t.SetPort(u, lid, int(g.chans.From(n.next[u]).Port))
+			}
+			// The layer is the destination's SL from every source, its own
+			// switch included.
+			if g.numHCAs(u) > 0 && (int32(u) == dst || n.next[u] >= 0) {
+				t.SetSL(u, lid, uint8(L))
+			}
+		}
+		n.addLoad(dst)
+	}
 	g.routeSwitchLIDs(t, g.hopDistances())
-	t.VLsNeeded, t.VLsUsed = max(layers, 1), max(layers, 1)
+	t.VLsNeeded, t.VLsUsed = max(used, 1), max(used, 1)
 	t.Notes = append(t.Notes, fmt.Sprintf("fell back to escape paths for %d of %d destinations (%.3f %%); %d shortcuts through former islands; %d islands spliced onto their escape paths",
 		fallbacks, total, 100*float64(fallbacks)/float64(max(total, 1)), n.Shortcuts, n.Spliced))
 	t.Fallbacks, t.Destinations, t.Shortcuts, t.Spliced = fallbacks, total, n.Shortcuts, n.Spliced
@@ -123,14 +120,39 @@ func (g *graph) nueOrder() []int {
 	return order
 }
 
+// nueLayer is one virtual layer's state: its channel dependencies and the
+// spanning tree of its escape paths (parent switch per switch, -1 at the
+// root).
+type nueLayer struct {
+	deps *cdg
+	tree []int32
+}
+
+// initLayer sets up layer l for the destination switches dstSw: the root
+// (Alg. 6.1), its BFS tree and the escape paths' dependencies toward every
+// destination switch (Def. 6.2). It reports false if they are cyclic (they
+// cannot be: an internal error).
+func (n *nueState) initLayer(l *nueLayer, dstSw []int32) bool {
+	root := n.g.centralSwitch(dstSw)
+	n.deps, n.tree = newOrderedCDG(n.nch), n.g.bfsTree(root)
+	l.deps, l.tree = n.deps, n.tree
+	for _, d := range dstSw {
+		n.escape(d)
+		if !n.markEscape() {
+			return false
+		}
+	}
+	return true
+}
+
 // nueState is the per-run work space.
 type nueState struct {
 	g      *graph
 	t      *Tables
 	st     *ssspState
 	nch    int
-	deps   *cdg    // the current layer's channel dependencies
-	tree   []int32 // BFS tree: parent switch per switch (-1 at the root)
+	deps   *cdg    // the current destination's layer's channel dependencies
+	tree   []int32 // and its escape paths' spanning tree
 	esc    []int32 // escape next channel per switch for the current destination
 	next   []int32 // chosen next channel per switch, -1 none
 	dep    []int32 // the dependency target of next[u] (next of its head), -1 none

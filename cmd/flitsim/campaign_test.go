@@ -82,7 +82,8 @@ func TestRunDeterministicAcrossWorkers(t *testing.T) {
 // LASH fall well behind Torus-2QoS; Nue gains with every layer until it
 // saturates, and on one layer Up*/Down* slightly beats it. Unlike the
 // thesis' Nue, flitsim's (issue 12: every island tried, splicing, its
-// routing order) passes Torus-2QoS with 4 layers.
+// routing order, all layers in one order) passes Torus-2QoS from 3 layers
+// on, where it saturates.
 func TestFig62(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "out")
 	code, _, errs := run("run", "fig6-2", "-j", "2", "-o", dir, "-q")
@@ -105,14 +106,14 @@ func TestFig62(t *testing.T) {
 			assert.Less(t, x, thr["torus-2qos-4vl"], name)
 		}
 	}
-	assert.Greater(t, thr["nue-4vl"], thr["torus-2qos-4vl"])
+	assert.Greater(t, thr["nue-3vl"], thr["torus-2qos-4vl"])
 	assert.Less(t, thr["updn"], 0.7*thr["torus-2qos-4vl"])
 	assert.Less(t, thr["lash-4vl"], 0.7*thr["torus-2qos-4vl"])
 	assert.Less(t, thr["nue-1vl"], thr["updn"])
 	for k := 2; k <= 3; k++ {
 		assert.Greater(t, thr[fmt.Sprintf("nue-%dvl", k)], thr[fmt.Sprintf("nue-%dvl", k-1)])
 	}
-	assert.GreaterOrEqual(t, thr["nue-4vl"], 0.99*thr["nue-3vl"], "the fourth layer gains or saturates")
+	assert.InDelta(t, thr["nue-3vl"], thr["nue-4vl"], 0.01*thr["nue-3vl"], "saturated from 3 layers on")
 }
 
 // Killing a run with SIGKILL and running it again completes the campaign
