@@ -60,7 +60,7 @@ func routeNue(g *graph, o Options) (*Tables, error) {
 	for _, i := range g.nueOrder() {
 		lid, dst := g.dests[i], g.destSwitch[i]
 		L := part[dst]
-		n.deps, n.tree = layers[L].deps, layers[L].tree
+		n.deps, n.tree, n.blocked = layers[L].deps, layers[L].tree, layers[L].blocked
 		total++
 		if !n.route(dst) {
 			fallbacks++
@@ -120,12 +120,19 @@ func (g *graph) nueOrder() []int {
 	return order
 }
 
-// nueLayer is one virtual layer's state: its channel dependencies and the
+// nueLayer is one virtual layer's state: its channel dependencies, the
 // spanning tree of its escape paths (parent switch per switch, -1 at the
-// root).
+// root) and the dependencies the Dijkstra found blocked.
+//
+// A dependency that would close a cycle is remembered as blocked for the
+// rest of the layer and not searched again (ω = −1 in Alg. 6.4, condition
+// (i); OpenSM's BLOCKED state): the layer's dependencies only grow from one
+// destination to the next, so it almost always stays blocked, and the
+// searches it saves are most of Nue's run time.
 type nueLayer struct {
-	deps *cdg
-	tree []int32
+	deps    *cdg
+	tree    []int32
+	blocked map[uint64]bool
 }
 
 // initLayer sets up layer l for the destination switches dstSw: the root
@@ -135,7 +142,7 @@ type nueLayer struct {
 func (n *nueState) initLayer(l *nueLayer, dstSw []int32) bool {
 	root := n.g.centralSwitch(dstSw)
 	n.deps, n.tree = newOrderedCDG(n.nch), n.g.bfsTree(root)
-	l.deps, l.tree = n.deps, n.tree
+	l.deps, l.tree, l.blocked = n.deps, n.tree, map[uint64]bool{}
 	for _, d := range dstSw {
 		n.escape(d)
 		if !n.markEscape() {
@@ -147,24 +154,27 @@ func (n *nueState) initLayer(l *nueLayer, dstSw []int32) bool {
 
 // nueState is the per-run work space.
 type nueState struct {
-	g      *graph
-	t      *Tables
-	st     *ssspState
-	nch    int
-	deps   *cdg    // the current destination's layer's channel dependencies
-	tree   []int32 // and its escape paths' spanning tree
-	esc    []int32 // escape next channel per switch for the current destination
-	next   []int32 // chosen next channel per switch, -1 none
-	dep    []int32 // the dependency target of next[u] (next of its head), -1 none
-	dist   []int64
-	final  []bool
-	heap   minHeap
-	order  []int32
-	in     [][]inArc
-	former []bool // switches reached by backtracking (former islands)
-	seen   []bool // escape's scratch
-	moved  []bool // switches a splice moves onto their escape channels
-	edits  []nueEdit
+	g   *graph
+	t   *Tables
+	st  *ssspState
+	nch int
+	// The current destination's layer: its channel dependencies, its
+	// escape paths' spanning tree and its blocked dependencies.
+	deps    *cdg
+	tree    []int32
+	blocked map[uint64]bool
+	esc     []int32 // escape next channel per switch for the current destination
+	next    []int32 // chosen next channel per switch, -1 none
+	dep     []int32 // the dependency target of next[u] (next of its head), -1 none
+	dist    []int64
+	final   []bool
+	heap    minHeap
+	order   []int32
+	in      [][]inArc
+	former  []bool // switches reached by backtracking (former islands)
+	seen    []bool // escape's scratch
+	moved   []bool // switches a splice moves onto their escape channels
+	edits   []nueEdit
 	// Shortcuts counts the switches that moved onto a shorter path
 	// through a former island (Alg. 6.6); Spliced the islands reached
 	// along their escape paths (splice).
@@ -366,12 +376,17 @@ func (n *nueState) hcaUnreached(dst int32) bool {
 
 // setNext gives switch u the channel c (toward switch v), replacing its
 // previous choice; it reports false (changing nothing) if the dependency
-// would close a cycle.
+// would close a cycle or was found blocked before in this layer.
 func (n *nueState) setNext(u int32, c int32, v, dst int32) bool {
 	dep := int32(-1)
 	if v != dst {
 		dep = n.next[v]
+		key := edgeKey(c, dep)
+		if n.blocked[key] {
+			return false
+		}
 		if !n.deps.insert(c, dep) {
+			n.blocked[key] = true
 			return false
 		}
 	}
