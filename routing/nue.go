@@ -291,6 +291,9 @@ func (n *nueState) splice(dst, x int32) bool {
 	n.escape(dst)
 	var path []int32
 	for u := x; u != dst; u = g.chTo(n.esc[u]) {
+		if n.esc[u] < 0 {
+			return false // x is cut off from dst
+		}
 		path = append(path, u)
 	}
 	for j := 1; j <= len(path); j++ {
