@@ -2,6 +2,7 @@ package routing
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 )
 
@@ -13,17 +14,18 @@ import (
 // Per layer: the convex subgraph of the layer's destination switches
 // (Alg. 6.1), its most central switch by Brandes' betweenness as the root of
 // a BFS spanning tree whose paths are the layer's escape paths (Def. 6.2;
-// their dependencies are marked used first), then for each destination a
-// Dijkstra over channels (Alg. 6.2) that takes a dependency only if the
-// layer's used dependencies stay acyclic. Islands left by blocked
-// dependencies are reached by local backtracking (Alg. 6.5: a neighbour
-// switches to another of its valid channels); if that fails, the
-// destination falls back to the escape paths. Channel weights start and
-// grow as DFSSSP's. Former islands then serve as shortcuts for their
-// reached neighbours (Alg. 6.6). The acyclicity checks use a dynamic
-// topological order (Pearce-Kelly) instead of the ω numbering of Alg. 6.4:
-// both exist to skip most cycle searches, and the order answers every
-// query exactly, searching only the affected region.
+// their dependencies are marked used first), then for each destination (in
+// the order of nueOrder) a Dijkstra over channels (Alg. 6.2) that takes a
+// dependency only if the layer's used dependencies stay acyclic. Islands
+// left by blocked dependencies are reached by local backtracking (Alg. 6.5:
+// a neighbour switches to another of its valid channels); where that fails
+// for every island, one is spliced onto its escape path (splice), and only
+// where that fails too does the destination fall back to the escape paths.
+// Channel weights start and grow as DFSSSP's. Former islands then serve as
+// shortcuts for their reached neighbours (Alg. 6.6). The acyclicity checks
+// use a dynamic topological order (Pearce-Kelly) instead of the ω numbering
+// of Alg. 6.4: both exist to skip most cycle searches, and the order
+// answers every query exactly, searching only the affected region.
 func routeNue(g *graph, o Options) (*Tables, error) {
 	k := o.VLs
 	t := NewTables(g.net, "nue")
@@ -33,9 +35,13 @@ func routeNue(g *graph, o Options) (*Tables, error) {
 	st := newSSSP(g) // shared channel weights and load accounting
 	n := &nueState{g: g, t: t, st: st, nch: nch}
 	n.alloc()
-	fallbacks, total := 0, 0
-	layers := 0
-	for L := 0; L < k; L++ {
+	// The layers' dependencies are separate, so destinations are routed in
+	// one order across all layers (each in its own): the channel weights
+	// they share then grow evenly over the network, not one layer's region
+	// after another's.
+	layers := make([]nueLayer, k)
+	used := 0
+	for L := range layers {
 		var dstSw []int32
 		for s := 0; s < g.S; s++ {
 			if part[s] == L {
@@ -45,75 +51,145 @@ func routeNue(g *graph, o Options) (*Tables, error) {
 		if len(dstSw) == 0 {
 			continue
 		}
-		layers++
-		root := g.centralSwitch(dstSw)
-		n.deps = newOrderedCDG(nch)
-		n.tree = g.bfsTree(root)
-		for _, d := range dstSw {
-			n.escape(d)
-			if !n.markEscape() {
-				return nil, &Failure{Engine: "nue", Reason: "escape paths of a spanning tree induced a cycle (internal error)"}
-			}
-		}
-		for i, lid := range g.dests {
-			dst := g.destSwitch[i]
-			if part[dst] != L {
-				continue
-			}
-			total++
-			if !n.route(dst) {
-				fallbacks++
-				n.escape(dst)
-				copy(n.next, n.esc)
-			}
-			for u := 0; u < g.S; u++ {
-				if int32(u) != dst && n.next[u] >= 0 {
-					t.SetPort(u, lid, int(g.chans.From(n.next[u]).Port))
-				}
-				// The layer is the destination's SL from every source,
-				// its own switch included.
-				if g.numHCAs(u) > 0 && (int32(u) == dst || n.next[u] >= 0) {
-					t.SetSL(u, lid, uint8(L))
-				}
-			}
-			n.addLoad(dst)
+		used++
+		if !n.initLayer(&layers[L], dstSw) {
+			return nil, &Failure{Engine: "nue", Reason: "escape paths of a spanning tree induced a cycle (internal error)"}
 		}
 	}
+	fallbacks, total := 0, 0
+	for _, i := range g.nueOrder() {
+		lid, dst := g.dests[i], g.destSwitch[i]
+		L := part[dst]
+		n.deps, n.tree, n.blocked = layers[L].deps, layers[L].tree, layers[L].blocked
+		total++
+		if !n.route(dst) {
+			fallbacks++
+			n.escape(dst)
+			copy(n.next, n.esc)
+		}
+		for u := 0; u < g.S; u++ {
+			if int32(u) != dst && n.next[u] >= 0 {
+				t.SetPort(u, lid, int(g.chans.From(n.next[u]).Port))
+			}
+			// The layer is the destination's SL from every source, its own
+			// switch included.
+			if g.numHCAs(u) > 0 && (int32(u) == dst || n.next[u] >= 0) {
+				t.SetSL(u, lid, uint8(L))
+			}
+		}
+		n.addLoad(dst)
+	}
 	g.routeSwitchLIDs(t, g.hopDistances())
-	t.VLsNeeded, t.VLsUsed = max(layers, 1), max(layers, 1)
-	t.Notes = append(t.Notes, fmt.Sprintf("fell back to escape paths for %d of %d destinations (%.3f %%); %d shortcuts through former islands", fallbacks, total,
-		100*float64(fallbacks)/float64(max(total, 1)), n.Shortcuts))
-	t.Fallbacks, t.Destinations, t.Shortcuts = fallbacks, total, n.Shortcuts
+	t.VLsNeeded, t.VLsUsed = max(used, 1), max(used, 1)
+	t.Notes = append(t.Notes, fmt.Sprintf("fell back to escape paths for %d of %d destinations (%.3f %%); %d shortcuts through former islands; %d islands spliced onto their escape paths",
+		fallbacks, total, 100*float64(fallbacks)/float64(max(total, 1)), n.Shortcuts, n.Spliced))
+	t.Fallbacks, t.Destinations, t.Shortcuts, t.Spliced = fallbacks, total, n.Shortcuts, n.Spliced
 	return t, nil
+}
+
+// nueOrder returns the indices into dests in the order Nue routes them: in
+// rounds that take the next HCA of every switch, and within a round the
+// switches with the fewest inter-switch channels first (then by index).
+//
+// Each destination's paths add dependencies that later ones must respect,
+// so the layer grows harder to route in as it fills. A destination switch
+// with few channels has few ways in, and once the dependencies into them
+// are blocked its traffic funnels through the one left; routing those
+// first, and every switch once before any twice (a destination's later
+// HCAs find the first one's dependencies in place), spreads the freedom
+// the empty layer offers over all destinations instead of spending it on
+// the switches that come first in LID order.
+func (g *graph) nueOrder() []int {
+	round := make([]int, len(g.dests))
+	seen := make([]int, g.S)
+	order := make([]int, len(g.dests))
+	for i := range g.dests {
+		s := g.destSwitch[i]
+		round[i] = seen[s]
+		seen[s]++
+		order[i] = i
+	}
+	key := func(i int) [3]int {
+		s := g.destSwitch[i]
+		return [3]int{round[i], len(g.out[s]), int(s)}
+	}
+	slices.SortStableFunc(order, func(a, b int) int {
+		ka, kb := key(a), key(b)
+		return slices.Compare(ka[:], kb[:])
+	})
+	return order
+}
+
+// nueLayer is one virtual layer's state: its channel dependencies, the
+// spanning tree of its escape paths (parent switch per switch, -1 at the
+// root) and the dependencies the Dijkstra found blocked.
+//
+// A dependency that would close a cycle is remembered as blocked for the
+// rest of the layer and not searched again (ω = −1 in Alg. 6.4, condition
+// (i); OpenSM's BLOCKED state): the layer's dependencies only grow from one
+// destination to the next, so it almost always stays blocked, and the
+// searches it saves are most of Nue's run time.
+type nueLayer struct {
+	deps    *cdg
+	tree    []int32
+	blocked map[uint64]bool
+}
+
+// initLayer sets up layer l for the destination switches dstSw: the root
+// (Alg. 6.1), its BFS tree and the escape paths' dependencies toward every
+// destination switch (Def. 6.2). It reports false if they are cyclic (they
+// cannot be: an internal error).
+func (n *nueState) initLayer(l *nueLayer, dstSw []int32) bool {
+	root := n.g.centralSwitch(dstSw)
+	n.deps, n.tree = newOrderedCDG(n.nch), n.g.bfsTree(root)
+	l.deps, l.tree, l.blocked = n.deps, n.tree, map[uint64]bool{}
+	for _, d := range dstSw {
+		n.escape(d)
+		if !n.markEscape() {
+			return false
+		}
+	}
+	return true
 }
 
 // nueState is the per-run work space.
 type nueState struct {
-	g      *graph
-	t      *Tables
-	st     *ssspState
-	nch    int
-	deps   *cdg    // the current layer's channel dependencies
-	tree   []int32 // BFS tree: parent switch per switch (-1 at the root)
-	esc    []int32 // escape next channel per switch for the current destination
-	next   []int32 // chosen next channel per switch, -1 none
-	dep    []int32 // the dependency target of next[u] (next of its head), -1 none
-	dist   []int64
-	final  []bool
-	heap   minHeap
-	order  []int32
-	in     [][]inArc
-	treeCh [][]int32 // per switch: channels to its tree neighbours
-	former []bool    // switches reached by backtracking (former islands)
+	g   *graph
+	t   *Tables
+	st  *ssspState
+	nch int
+	// The current destination's layer: its channel dependencies, its
+	// escape paths' spanning tree and its blocked dependencies.
+	deps    *cdg
+	tree    []int32
+	blocked map[uint64]bool
+	esc     []int32 // escape next channel per switch for the current destination
+	next    []int32 // chosen next channel per switch, -1 none
+	dep     []int32 // the dependency target of next[u] (next of its head), -1 none
+	dist    []int64
+	final   []bool
+	heap    minHeap
+	order   []int32
+	in      [][]inArc
+	former  []bool // switches reached by backtracking (former islands)
+	seen    []bool // escape's scratch
+	moved   []bool // switches a splice moves onto their escape channels
+	edits   []nueEdit
 	// Shortcuts counts the switches that moved onto a shorter path
-	// through a former island (Alg. 6.6).
-	Shortcuts int
+	// through a former island (Alg. 6.6); Spliced the islands reached
+	// along their escape paths (splice).
+	Shortcuts, Spliced int
 }
+
+// nueEdit is one switch's new next channel and its dependency target (-1
+// none) in a splice.
+type nueEdit struct{ u, c, dep int32 }
 
 func (n *nueState) alloc() {
 	S := n.g.S
 	n.esc, n.next, n.dep = make([]int32, S), make([]int32, S), make([]int32, S)
 	n.dist, n.final, n.former = make([]int64, S), make([]bool, S), make([]bool, S)
+	n.seen, n.moved = make([]bool, S), make([]bool, S)
 	n.in = n.g.incoming()
 }
 
@@ -125,10 +201,7 @@ func (n *nueState) escape(dst int32) {
 	}
 	// BFS over tree edges from dst; a switch's escape channel leads to the
 	// tree neighbour it was discovered from.
-	seen := n.final // reuse as scratch
-	for i := range seen {
-		seen[i] = false
-	}
+	seen := n.seen
 	seen[dst] = true
 	q := append(n.order[:0], dst)
 	for h := 0; h < len(q); h++ {
@@ -180,18 +253,17 @@ func (n *nueState) route(dst int32) bool {
 	n.dist[dst] = 0
 	n.heap.push(0, dst)
 	n.dijkstra(dst)
-	for {
-		island := int32(-1)
-		for s := 0; s < g.S; s++ {
-			if int32(s) != dst && n.next[s] < 0 && g.numHCAs(s) > 0 {
-				island = int32(s)
-				break
-			}
+	for n.hcaUnreached(dst) {
+		// Alg. 6.5 tries every island in turn (as OpenSM does), not just
+		// the first: reaching any one lets the Dijkstra go on from there.
+		reached := false
+		for x := int32(0); x < int32(g.S) && !reached; x++ {
+			reached = x != dst && n.next[x] < 0 && n.backtrack(dst, x)
 		}
-		if island < 0 {
-			return true
+		for x := int32(0); x < int32(g.S) && !reached; x++ {
+			reached = x != dst && n.next[x] < 0 && g.numHCAs(int(x)) > 0 && n.splice(dst, x)
 		}
-		if !n.backtrack(dst, island) {
+		if !reached {
 			// Undo this destination's dependencies; use the escape paths.
 			for u := range n.next {
 				if n.next[u] >= 0 && n.dep[u] >= 0 {
@@ -202,16 +274,122 @@ func (n *nueState) route(dst int32) bool {
 		}
 		n.dijkstra(dst)
 	}
+	return true
+}
+
+// splice reaches island x along its escape path when local backtracking
+// cannot: the switches of the shortest prefix of that path for which it
+// works take their escape channels (whose dependencies are escape paths,
+// always in the layer), every switch routed through one of them now depends
+// on its escape channel, and the prefix hands over to the current path of
+// the switch after it. Only if no prefix keeps the layer acyclic, the whole
+// path included, does the destination fall back to the escape paths
+// altogether. Unlike that fall-back, a splice leaves every other switch's
+// path (and the balance Dijkstra found for it) alone.
+func (n *nueState) splice(dst, x int32) bool {
+	g := n.g
+	n.escape(dst)
+	var path []int32
+	for u := x; u != dst; u = g.chTo(n.esc[u]) {
+		if n.esc[u] < 0 {
+			return false // x is cut off from dst
+		}
+		path = append(path, u)
+	}
+	for j := 1; j <= len(path); j++ {
+		if !n.spliceOnto(dst, path[:j]) {
+			continue
+		}
+		for i := j - 1; i >= 0; i-- {
+			u := path[i]
+			n.dist[u] = n.dist[g.chTo(n.esc[u])] + hopUnit + n.st.weight[n.esc[u]]
+		}
+		n.final[x], n.former[x] = false, true
+		n.heap.push(n.dist[x], x)
+		n.Spliced++
+		return true
+	}
+	return false
+}
+
+// spliceOnto moves the switches of prefix (an escape path's first switches)
+// onto their escape channels, re-pointing the dependencies of the switches
+// routed through them; all or nothing.
+func (n *nueState) spliceOnto(dst int32, prefix []int32) bool {
+	g := n.g
+	for _, u := range prefix {
+		n.moved[u] = n.next[u] != n.esc[u]
+	}
+	defer func() {
+		for _, u := range prefix {
+			n.moved[u] = false
+		}
+	}()
+	// target is the dependency target of channel c after the splice.
+	target := func(c int32) int32 {
+		switch v := g.chTo(c); {
+		case v == dst:
+			return -1
+		case n.moved[v]:
+			return n.esc[v]
+		default:
+			return n.next[v]
+		}
+	}
+	edits := n.edits[:0]
+	for _, u := range prefix {
+		if n.moved[u] {
+			edits = append(edits, nueEdit{u, n.esc[u], target(n.esc[u])})
+		}
+	}
+	for u := int32(0); u < int32(g.S); u++ {
+		if c := n.next[u]; c >= 0 && !n.moved[u] && n.moved[g.chTo(c)] {
+			edits = append(edits, nueEdit{u, c, target(c)})
+		}
+	}
+	n.edits = edits
+	for i, e := range edits {
+		if e.dep >= 0 && !n.deps.insert(e.c, e.dep) {
+			for _, b := range edits[:i] {
+				if b.dep >= 0 {
+					n.deps.remove(b.c, b.dep)
+				}
+			}
+			return false
+		}
+	}
+	for _, e := range edits {
+		if n.next[e.u] >= 0 && n.dep[e.u] >= 0 {
+			n.deps.remove(n.next[e.u], n.dep[e.u])
+		}
+		n.next[e.u], n.dep[e.u] = e.c, e.dep
+	}
+	return true
+}
+
+// hcaUnreached reports whether a switch with HCAs has no path to dst yet.
+func (n *nueState) hcaUnreached(dst int32) bool {
+	for s := int32(0); s < int32(n.g.S); s++ {
+		if s != dst && n.next[s] < 0 && n.g.numHCAs(int(s)) > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // setNext gives switch u the channel c (toward switch v), replacing its
 // previous choice; it reports false (changing nothing) if the dependency
-// would close a cycle.
+// would close a cycle or was found blocked before in this layer.
 func (n *nueState) setNext(u int32, c int32, v, dst int32) bool {
 	dep := int32(-1)
 	if v != dst {
 		dep = n.next[v]
+		key := edgeKey(c, dep)
+		if n.blocked[key] {
+			return false
+		}
 		if !n.deps.insert(c, dep) {
+			n.blocked[key] = true
 			return false
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"flitsim/fabric"
@@ -29,7 +30,7 @@ func TestNueProperties(t *testing.T) {
 		}
 	}
 	nets = append(nets, build(t, "torus:dims=5,hcas=5"))
-	fallbacks, dests, shortcuts := 0, 0, 0
+	fallbacks, dests, shortcuts, spliced := 0, 0, 0, 0
 	for _, net := range nets {
 		for k := 1; k <= 8; k++ {
 			tb, err := Compute("nue", net, Options{VLs: k})
@@ -43,9 +44,79 @@ func TestNueProperties(t *testing.T) {
 			fallbacks += tb.Fallbacks
 			dests += tb.Destinations
 			shortcuts += tb.Shortcuts
+			spliced += tb.Spliced
 		}
 	}
-	t.Logf("%d networks × k=1..8: %d of %d destinations fell back to escape paths; %d shortcuts", len(nets), fallbacks, dests, shortcuts)
+	t.Logf("%d networks × k=1..8: %d of %d destinations fell back to escape paths; %d shortcuts; %d islands spliced", len(nets), fallbacks, dests, shortcuts, spliced)
+	// Local backtracking on every island, then splicing, leave no
+	// destination to the escape paths on these networks.
+	require.Zero(t, fallbacks)
+}
+
+// Where local backtracking reaches no island, the island is spliced onto
+// its escape path instead of the whole destination falling back: on this
+// sparse random network with one layer 18 islands are, no destination
+// falls back, and the tables stay complete and deadlock-free.
+func TestNueSplice(t *testing.T) {
+	net := build(t, "random:switches=18,hcas=72,links=34,seed=19")
+	tb, err := Compute("nue", net, Options{VLs: 1})
+	require.NoError(t, err)
+	v, err := Verify(net, tb)
+	require.NoError(t, err)
+	require.True(t, v.OK() && v.DeadlockFree, "%s %v", v.Problem, v.Cycle)
+	require.Positive(t, tb.Spliced)
+	require.Zero(t, tb.Fallbacks)
+}
+
+// OpenSM 3.3.23's own Nue on the reference fabric of issue 12 (measured
+// with `flitsim route random:switches=128,hcas=1024,links=512,seed=1
+// --routing nue --vls K --compare opensm`): flitsim's Nue is no worse at
+// any k. Before the fixes (every island tried, splicing, the routing
+// order) it was worse at k = 1 and 5 (11,088 and 10,896).
+func TestNueNoWorseThanOpenSMReference(t *testing.T) {
+	if testing.Short() {
+		t.Skip("short")
+	}
+	opensm := []int{10072, 28280, 16792, 24152, 9944, 6512, 12120, 7264}
+	net := build(t, "random:switches=128,hcas=1024,links=512,seed=1")
+	for k := 1; k <= 8; k++ {
+		tb, err := Compute("nue", net, Options{VLs: k})
+		require.NoError(t, err)
+		m, err := Measure(net, tb)
+		require.NoError(t, err)
+		assert.LessOrEqual(t, m.EFIMax, opensm[k-1], "k=%d", k)
+		assert.Zero(t, tb.Fallbacks, "k=%d", k)
+	}
+}
+
+// The order of nueOrder: rounds of one HCA per switch, the switches with
+// the fewest inter-switch channels first within a round.
+func TestNueOrder(t *testing.T) {
+	net := build(t, "random:switches=16,hcas=48,links=24,seed=2")
+	g := newGraph(net)
+	order := g.nueOrder()
+	require.Len(t, order, len(g.dests))
+	seen := map[int]bool{}
+	routed := make([]int, g.S)
+	for pos, i := range order {
+		require.False(t, seen[i])
+		seen[i] = true
+		s := g.destSwitch[i]
+		routed[s]++
+		if pos == 0 {
+			continue
+		}
+		p := g.destSwitch[order[pos-1]]
+		round, prev := routed[s]-1, routed[p]-1
+		if s == p {
+			prev-- // p's count already includes this position's HCA
+		}
+		require.GreaterOrEqual(t, round, prev, "position %d: round goes back", pos)
+		if round == prev {
+			require.True(t, len(g.out[p]) < len(g.out[s]) || len(g.out[p]) == len(g.out[s]) && p < s,
+				"position %d: switch %d (%d channels) after %d (%d channels) in one round", pos, s, len(g.out[s]), p, len(g.out[p]))
+		}
+	}
 }
 
 // Former islands serve as shortcuts (Alg. 6.6) on the Fig. 6.10 networks

@@ -59,8 +59,9 @@ type Tables struct {
 	Notes []string
 	// Fallbacks counts the destinations Nue routed on its escape paths, of
 	// Destinations routed; Shortcuts the switches it moved onto a shorter
-	// path through a former island.
-	Fallbacks, Destinations, Shortcuts int
+	// path through a former island; Spliced the islands it reached along
+	// their escape paths instead of falling back.
+	Fallbacks, Destinations, Shortcuts, Spliced int
 }
 
 // NewTables returns empty tables for net: every entry NoPath except each
