@@ -50,6 +50,7 @@ var paperTopologies = []struct {
 	{"4.5", "kary-ntree:k=10,n=3,hcas=1100", 300, 1100, 2000, 1},
 	{"§4.4.4", "tsubame2", 258, 1555, 3621, 1},
 	{"§4.4.5", "deimos", 108, 729, 924, 1},
+	{"§4.4.5", "deimos:packed=0", 108, 729, 924, 1},
 }
 
 func TestPaperTopologyCounts(t *testing.T) {
@@ -74,6 +75,38 @@ func TestPaperTopologyCounts(t *testing.T) {
 				require.LessOrEqual(t, used, net.Nodes[s].Radix)
 			}
 		})
+	}
+}
+
+// The Deimos rebuild's inter-director cables: packed onto each director's
+// last external ports (the default: 12 per leaf, the outer directors' 30 on
+// leaves 23, 22 and half of 21, the middle one's 60 on leaves 19-23), or
+// spread over every leaf (packed=0).
+func TestDeimosInterDirectorCabling(t *testing.T) {
+	// cables maps a leaf's name to its cables to other directors.
+	cables := func(spec string) map[string]int {
+		net, err := Build(spec)
+		require.NoError(t, err)
+		got := map[string]int{}
+		for s := 0; s < net.NumSwitches; s++ {
+			name := net.Nodes[s].Name
+			for p := 1; p <= net.Nodes[s].Radix; p++ {
+				if e, ok := net.Peer(s, p); ok && net.IsSwitch(int(e.Node)) && net.Nodes[e.Node].Name[:2] != name[:2] {
+					got[name]++
+				}
+			}
+		}
+		return got
+	}
+	assert.Equal(t, map[string]int{
+		"d0-leaf23": 12, "d0-leaf22": 12, "d0-leaf21": 6,
+		"d1-leaf23": 12, "d1-leaf22": 12, "d1-leaf21": 12, "d1-leaf20": 12, "d1-leaf19": 12,
+		"d2-leaf23": 12, "d2-leaf22": 12, "d2-leaf21": 6}, cables("deimos"))
+	spread := cables("deimos:packed=0")
+	assert.Len(t, spread, 72, "spread: every leaf carries inter-director cables")
+	for name, n := range spread {
+		assert.Contains(t, name, "leaf")
+		assert.LessOrEqual(t, n, 3, name)
 	}
 }
 

@@ -14,12 +14,18 @@ func deimosGenerator() Generator {
 	return Generator{Kind: "deimos",
 		Help: "Deimos-like (§3.2.6): three 288-port directors in series, each a 24-ary 2-tree of 24-port chips " +
 			"(24 leaves with 12 external ports, 12 spines, one cable per leaf-spine pair), 30 cables between neighbouring " +
-			"directors spread over the leaves' external ports; 108 switches, 924 switch cables. The thesis gives 1,653 links " +
-			"in all and 726-728 nodes; with 924 switch cables the total needs 729 HCAs, the default",
+			"directors on each director's last external ports (the thesis: 258 ports for nodes on the outer directors, 228 " +
+			"on the middle one); 108 switches, 924 switch cables. The thesis gives 1,653 links in all and 726-728 nodes; " +
+			"with 924 switch cables the total needs 729 HCAs, the default",
 		Example: "deimos",
-		Params:  []Param{withDefault(paramHCAs, "729", "at most 744 external ports")},
+		Params: []Param{withDefault(paramHCAs, "729", "at most 744 external ports"),
+			{Name: "packed", Type: IntParam, Default: "1", Help: "1: the inter-director cables take each director's last external " +
+				"ports (the outer directors' 259-288, the middle one's 229-288: leaves 21-23 and 19-23), as the thesis' port " +
+				"counts suggest; 0: spread over all 24 leaves of each director (the cabling is not published; docs/validation.md " +
+				"measures both)"}},
 		build: func(a *args) (*Network, error) {
 			hcas := a.int("hcas", 0, 744)
+			packed := a.int("packed", 0, 1) == 1
 			if a.err != nil {
 				return nil, nil
 			}
@@ -34,11 +40,18 @@ func deimosGenerator() Generator {
 			}
 			// 30 cables between directors 0-1 and 1-2: director d's k-th
 			// inter-director cable uses leaf (k mod 24) of the side it faces.
+			// Packed: director d's k-th inter-director cable takes external
+			// port 287−k (leaf 23−k/12), counting on over both sides of the
+			// middle director.
 			next := [3]int{}
 			for d := 0; d < 2; d++ {
 				for k := 0; k < 30; k++ {
 					x := leafIdx[d][(leaves-1-next[d]%leaves+leaves)%leaves]
 					y := leafIdx[d+1][next[d+1]%leaves]
+					if packed {
+						x = leafIdx[d][leaves-1-next[d]/ext]
+						y = leafIdx[d+1][leaves-1-next[d+1]/ext]
+					}
 					next[d]++
 					next[d+1]++
 					if err := b.Link(x, y); err != nil {

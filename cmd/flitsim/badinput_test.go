@@ -224,9 +224,13 @@ func campaignCases(t *testing.T, dir string) []badCase {
 	}
 	// [[topology]]: every generator's parameters with bad values, and
 	// specs that are not specs.
+	zeroOK := map[string]bool{"deimos.packed": true} // a 0/1 switch
 	for _, g := range fabric.Generators() {
 		for _, p := range g.Params {
 			for _, v := range []string{"0", "-1", "x", "99999999", ""} {
+				if v == "0" && zeroOK[g.Kind+"."+p.Name] {
+					v = "2"
+				}
 				if p.Type == fabric.ListParam {
 					v = strings.Replace(v, "99999999", "99999x99999", 1)
 				}
@@ -268,6 +272,7 @@ func flagCases() []badCase {
 		{"--mixed", []string{"route", net, "--mixed", "inf"}}, {"--ratio", []string{"route", net, "--mixed", "5", "--ratio", "x"}},
 		{"--ebb", []string{"route", net, "--ebb", "-1"}}, {"--vls", []string{"route", net, "--vls", "0"}},
 		{"--vls", []string{"route", net, "--vls", "99"}}, {"--roots", []string{"route", net, "--routing", "updn", "--roots", "nosuch"}},
+		{"--path-vls", []string{"route", net, "--routing", "dfsssp", "--path-vls"}},
 		{"--lfts", []string{"route", net, "--lfts", "x.dump"}}, {"--lfts", []string{"route", net, "--routing", "file"}},
 		{"--dump-lfts", []string{"route", net, "--dump-lfts", "/no/such/dir/x.dump"}}, {"routing", []string{"route", net, "--routing", "nosuch"}},
 		{"--lfts", []string{"sim", net, "--routing", "file"}}, {"--distance", []string{"sim", net, "--traffic", "shift", "--distance", "0"}},
