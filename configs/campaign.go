@@ -100,8 +100,11 @@ type RoutingEntry struct {
 	// File is the LFT dump the "file" engine loads (OpenSM's
 	// opensm-lfts.dump or dump_lfts output).
 	File string `toml:"file" json:"file,omitempty"`
+	// PathVLs keeps packets on VL = SL over the whole path (torus-2qos;
+	// routing.Options.PathVLs).
+	PathVLs *bool `toml:"path_vls" json:"path_vls,omitempty"`
 	// Label distinguishes several entries of one engine (default: engine,
-	// plus the VLs when given).
+	// plus the VLs when given, plus "path-vls" when path_vls is true).
 	Label string `toml:"label" json:"label,omitempty"`
 }
 
@@ -542,7 +545,7 @@ func (c *Campaign) validateRouting(i int, labels map[string]bool) error {
 	for _, p := range []struct {
 		key string
 		set bool
-	}{{"vls", r.VLs != nil}, {"roots", r.Roots != nil}, {"file", r.File != ""}} {
+	}{{"vls", r.VLs != nil}, {"roots", r.Roots != nil}, {"file", r.File != ""}, {"path_vls", r.PathVLs != nil}} {
 		if err := e.Takes(p.key); p.set && err != nil {
 			return c.errAtKey("routing."+p.key, i, "%v", err)
 		}
@@ -568,6 +571,9 @@ func (c *Campaign) validateRouting(i int, labels map[string]bool) error {
 		r.Label = r.Engine
 		if r.VLs != nil {
 			r.Label = fmt.Sprintf("%s-%dvl", r.Engine, *r.VLs)
+		}
+		if r.PathVLs != nil && *r.PathVLs {
+			r.Label += "-path-vls"
 		}
 	}
 	if labels[r.Label] {

@@ -91,6 +91,7 @@ func TestStrictErrors(t *testing.T) {
 		{"bad size", `msg_bytes = "2MTU"`, `msg_bytes = "two"`, 25, "traffic.msg_bytes", "size"},
 		{"impossible hardware", `[faults]`, "[hardware]\ninput_buffer_flits = 8\n\n[faults]", 13, "hardware.input_buffer_flits", "credits for a whole packet"},
 		{"parameter the engine does not read", `engine = "dfsssp"`, "engine = \"minhop\"\nroots = [\"l1-0\"]", 18, "routing.roots", "routing engine minhop reads no roots"},
+		{"path_vls on an engine without SL-to-VL tables", `engine = "dfsssp"`, "engine = \"dfsssp\"\npath_vls = true", 18, "routing.path_vls", "routing engine dfsssp reads no path_vls"},
 		{"old seeds key", `fault_seeds = [1, 2]`, `seeds = [1, 2]`, 3, "seeds", "unknown key"},
 		{"syntax", `name = "t"`, `name = "t`, 2, "", ""},
 		{"bad traffic kind", `kind = "uniform"`, `kind = "random"`, 28, "traffic.kind", "unknown traffic kind"},
@@ -325,4 +326,21 @@ func TestSeveralTrafficEntries(t *testing.T) {
 			assert.Contains(t, err.Error(), tc.want)
 		})
 	}
+}
+
+// path_vls reaches torus-2qos's options and names its entry apart from the
+// per-hop one.
+func TestRoutingPathVLs(t *testing.T) {
+	text := strings.Replace(severalFaults, `engine = "dfsssp"`, "engine = \"torus-2qos\"\n\n[[routing]]\nengine = \"torus-2qos\"\npath_vls = true", 1)
+	c, err := Parse([]byte(text), "t.toml", ".")
+	require.NoError(t, err)
+	require.Len(t, c.Routings, 2)
+	assert.Equal(t, []string{"torus-2qos", "torus-2qos-path-vls"}, []string{c.Routings[0].Label, c.Routings[1].Label})
+	pts, err := c.Points()
+	require.NoError(t, err)
+	byLabel := map[string]bool{}
+	for _, p := range pts {
+		byLabel[p.Routing.Label] = p.Options.PathVLs
+	}
+	assert.Equal(t, map[string]bool{"torus-2qos": false, "torus-2qos-path-vls": true}, byLabel)
 }

@@ -97,7 +97,7 @@ func (c *Campaign) point(index int, topo TopologyEntry, ti int, f FaultsEntry, p
 		FaultSeed:    fs.Seed,
 		Faults:       fs,
 		Routing:      r,
-		Options:      routing.Options{VLs: vls, Roots: r.Roots, File: r.File},
+		Options:      routing.Options{VLs: vls, Roots: r.Roots, File: r.File, PathVLs: r.PathVLs != nil && *r.PathVLs},
 		Params:       params,
 	}
 }

@@ -16,6 +16,12 @@ type Options struct {
 	Roots []string
 	// File is the LFT dump the "file" engine loads.
 	File string
+	// PathVLs keeps a packet on VL = its SL over its whole path instead of
+	// mapping the SL per hop with the switches' SL-to-VL tables (only
+	// torus-2qos maps per hop). The Mellanox OMNeT++ model the thesis
+	// simulated with has no SL-to-VL tables: a packet's VL is chosen at its
+	// source and kept (docs/ib-model-reading.md §6).
+	PathVLs bool
 }
 
 // DefaultOptions returns the default hardware's VLs and automatic roots.
@@ -41,6 +47,7 @@ type Engine struct {
 var (
 	paramVLs   = Param{"vls", "hardware.vls", "virtual lanes available"}
 	paramRoots = Param{"roots", "auto", "root switches, by name or 0x GUID (auto: the switches nearest to every HCA)"}
+	paramPath  = Param{"path_vls", "false", "true: a packet keeps VL = its SL (dateline bits) over its whole path, as in the Mellanox OMNeT++ model the thesis used, which has no SL-to-VL tables; false: the switches' SL-to-VL tables set the VL per hop, as OpenSM programs them"}
 )
 
 // Engines returns every routing engine, sorted by name: the registry, an
@@ -66,7 +73,7 @@ func Engines() []Engine {
 		{Name: "dor", Help: "dimension-order routing as OpenSM does it: shortest paths taking the lowest port (ports in dimension order), balancing parallel cables; deadlock-free on meshes only",
 			route: routeDOR},
 		{Name: "torus-2qos", Help: "Torus-2QoS-style routing for generated 1-3D meshes and tori: dimension order with datelines (SL bit per dimension, VL = that bit on each hop), rerouting the other way round a ring with one failed link, and around a failed switch locally, the detoured paths layered onto extra VLs; fails on two failures in a ring",
-			Params: []Param{paramVLs}, DeadlockFree: true, route: routeTorus2QoS},
+			Params: []Param{paramVLs, paramPath}, DeadlockFree: true, route: routeTorus2QoS},
 		{Name: "nue", Help: "Nue (ch. 6): routing on the complete channel dependency graph with exactly vls layers; deadlock-free on any connected topology, falling back to spanning-tree escape paths where a destination cannot be routed otherwise",
 			Params: []Param{{"vls", "hardware.vls", "virtual layers to use (any k ≥ 1)"}}, DeadlockFree: true, route: routeNue},
 		{Name: "lash", Help: "layered shortest paths (Alg. 3.5): one shortest path per switch pair, each put in the first virtual layer whose CDG stays acyclic",

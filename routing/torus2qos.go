@@ -36,6 +36,15 @@ import (
 //
 // Two failures in one ring (cables or switches), a failed cable in a mesh
 // line, or a switch the detours cannot reach, make the engine fail cleanly.
+//
+// With Options.PathVLs there are no SL→VL tables: a packet travels on VL =
+// its SL from its HCA to the destination, as in the Mellanox OMNeT++ model
+// (no SL-to-VL mapping; the thesis' simulator). A clean path then sits on
+// the VL of its dateline bits, all 2^n of them for n dimensions, and each
+// VL is still acyclic: a VL whose bit k is set holds only ring-k segments
+// that cross the wrap-around cable, none reaching the ring's middle; a VL
+// whose bit k is clear never holds it. Detour layers take the VLs from 2^n
+// up, so a 3D torus has no VL left for them.
 func routeTorus2QoS(g *graph, o Options) (*Tables, error) {
 	r, err := newTorus2QoS(g)
 	if err != nil {
@@ -47,11 +56,14 @@ func routeTorus2QoS(g *graph, o Options) (*Tables, error) {
 	if err := r.routeDestinations(); err != nil {
 		return nil, err
 	}
+	r.pathVLs = o.PathVLs
 	layers, err := r.layerDetours(o.VLs)
 	if err != nil {
 		return nil, err
 	}
-	r.setVLs()
+	if !r.pathVLs {
+		r.setVLs()
+	}
 	t := r.t
 	t.VLsNeeded = r.baseVLs() + layers
 	if t.VLsNeeded > o.VLs {
@@ -109,6 +121,8 @@ type torus2qos struct {
 	chain []int
 	// detours are the HCA-carrying switches whose path to lid is detoured.
 	detours []t2qDetour
+	// pathVLs: VL = SL on every hop (no SL→VL tables), Options.PathVLs.
+	pathVLs bool
 }
 
 // t2qDetour is a detoured path: from switch u to lid on switch dst.
@@ -496,9 +510,13 @@ func (r *torus2qos) setPorts(dst int, lid uint16) error {
 }
 
 // baseVLs is the number of VLs the clean paths use: 2 with a ring (the
-// dateline bit), else 1.
+// dateline bit), else 1; with pathVLs 2^n for n dimensions with a ring
+// (the VL is the SL, every dateline bit), else 1.
 func (r *torus2qos) baseVLs() int {
 	for _, w := range r.wrap {
+		if w && r.pathVLs {
+			return r.firstDetourSL()
+		}
 		if w {
 			return 2
 		}
@@ -531,6 +549,9 @@ func (r *torus2qos) layerDetours(vls int) (int, error) {
 		return 0, t2qFail("routing around the failed switches: %v", err)
 	}
 	base, first := r.baseVLs(), r.firstDetourSL()
+	if r.pathVLs {
+		first = base // the SL is the VL: the detour layers follow the clean paths' VLs
+	}
 	if first+n > MaxVLs || base+n > vls {
 		return 0, &Failure{Engine: "torus-2qos", VLsNeeded: base + n,
 			Reason: fmt.Sprintf("the detours around the failed switches need %d more VLs (%d in all, %d available)", n, base+n, vls)}

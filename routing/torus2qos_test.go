@@ -79,3 +79,65 @@ func TestTorus2QoSFailedSwitch(t *testing.T) {
 	require.True(t, errors.As(err, &f), "%v", err)
 	assert.Equal(t, 4, f.VLsNeeded)
 }
+
+// With PathVLs a packet keeps VL = SL over its whole path: no SL→VL
+// tables, HCAs inject on the SL, the clean paths of an n-dimensional torus
+// use all 2^n dateline-bit SLs (a mesh only SL 0), the tables stay
+// deadlock-free, and the LFTs are those of per-hop VLs. A 3D torus has no VL
+// left for detours around a failed switch; a 2D torus has four.
+func TestTorus2QoSPathVLs(t *testing.T) {
+	path := DefaultOptions()
+	path.PathVLs = true
+	for _, tc := range []struct {
+		spec string
+		vls  int
+	}{{"torus:dims=5x5", 4}, {"torus:dims=4x4x3,hcas=192", 8}, {"mesh:dims=4x4", 1}, {"torus:dims=6", 2}} {
+		net := build(t, tc.spec)
+		hop, err := Compute("torus-2qos", net, DefaultOptions())
+		require.NoError(t, err)
+		tb, err := Compute("torus-2qos", net, path)
+		require.NoError(t, err, tc.spec)
+		assert.False(t, tb.HasSL2VL(), tc.spec)
+		assert.Equal(t, tc.vls, tb.VLsNeeded, tc.spec)
+		assert.Equal(t, tc.vls, tb.VLsUsed, tc.spec)
+		for sl := uint8(0); sl < MaxVLs; sl++ {
+			assert.Equal(t, sl, tb.InjectVL(sl))
+		}
+		used := map[uint8]bool{}
+		for s := 0; s < net.NumSwitches; s++ {
+			for h := net.NumSwitches; h < len(net.Nodes); h++ {
+				lid := net.Nodes[h].LID
+				require.Equal(t, hop.Port(s, lid), tb.Port(s, lid), "%s: LFT of %s for %s", tc.spec, net.Nodes[s].Name, net.Nodes[h].Name)
+				require.Equal(t, hop.SL(s, lid), tb.SL(s, lid))
+				used[tb.SL(s, lid)] = true
+			}
+		}
+		assert.Len(t, used, tc.vls, "%s: SLs in use", tc.spec)
+		v, err := Verify(net, tb)
+		require.NoError(t, err)
+		assert.True(t, v.OK(), "%s: %s", tc.spec, v.Problem)
+		assert.True(t, v.DeadlockFree, "%s: cycle %v", tc.spec, v.Cycle)
+		assert.Equal(t, tc.vls, v.VLsUsed, tc.spec)
+	}
+	for _, tc := range []struct {
+		spec, fail string
+		ok         bool
+	}{{"torus:dims=5x5", "switch s-2-2\n", true}, {"torus:dims=4x4x3,hcas=192", "switch s-1-1-1\n", false}} {
+		fx, err := faults.ParseFixed(strings.NewReader(tc.fail), "list")
+		require.NoError(t, err)
+		net, _, err := faults.Inject(build(t, tc.spec), faults.Spec{Fixed: fx})
+		require.NoError(t, err)
+		tb, err := Compute("torus-2qos", net, path)
+		if !tc.ok {
+			var f *Failure
+			require.ErrorAs(t, err, &f, tc.spec)
+			assert.Greater(t, f.VLsNeeded, path.VLs, tc.spec)
+			continue
+		}
+		require.NoError(t, err, tc.spec)
+		assert.Greater(t, tb.VLsNeeded, 4, "%s: detours above the dateline VLs", tc.spec)
+		v, err := Verify(net, tb)
+		require.NoError(t, err)
+		assert.True(t, v.DeadlockFree, "%s: cycle %v", tc.spec, v.Cycle)
+	}
+}

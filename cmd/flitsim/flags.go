@@ -83,12 +83,13 @@ func (f *faultFlags) failedNetwork(arg string) (*fabric.Network, error) {
 }
 
 // routeFlags are the routing options of route and sim: the names of a
-// campaign's [[routing]] keys (vls, roots, file) as flags.
+// campaign's [[routing]] keys (vls, roots, file, path_vls) as flags.
 type routeFlags struct {
-	vls   int
-	roots string
-	lfts  string
-	fs    *flag.FlagSet
+	vls     int
+	roots   string
+	lfts    string
+	pathVLs bool
+	fs      *flag.FlagSet
 }
 
 func (r *routeFlags) register(fs *flag.FlagSet) {
@@ -96,13 +97,14 @@ func (r *routeFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&r.vls, "vls", fabric.DefaultHardware().VLs, "virtual lanes the engine may use (routing.vls)")
 	fs.StringVar(&r.roots, "roots", "", "root switches, comma separated names or 0x GUIDs (routing.roots; engines that read roots)")
 	fs.StringVar(&r.lfts, "lfts", "", "LFT dump `file` for --routing file (routing.file)")
+	fs.BoolVar(&r.pathVLs, "path-vls", false, "torus-2qos: packets keep VL = SL over the whole path, as the thesis' simulator had no SL-to-VL tables (routing.path_vls)")
 }
 
 // options checks the flags against every engine named (an engine must
 // read each option given, roots must be switches of net, a dump must
 // load) and returns the options.
 func (r *routeFlags) options(net *fabric.Network, names []string) (routing.Options, error) {
-	opts := routing.Options{VLs: r.vls, File: r.lfts}
+	opts := routing.Options{VLs: r.vls, File: r.lfts, PathVLs: r.pathVLs}
 	if r.roots != "" {
 		opts.Roots = strings.Split(r.roots, ",")
 	}
@@ -122,7 +124,7 @@ func (r *routeFlags) options(net *fabric.Network, names []string) (routing.Optio
 			return opts, badInput("--routing file needs the LFT dump to load: --lfts FILE")
 		}
 	}
-	for _, p := range []struct{ flag, param string }{{"vls", "vls"}, {"roots", "roots"}, {"lfts", "file"}} {
+	for _, p := range []struct{ flag, param string }{{"vls", "vls"}, {"roots", "roots"}, {"lfts", "file"}, {"path-vls", "path_vls"}} {
 		if !given[p.flag] {
 			continue
 		}

@@ -14,12 +14,12 @@ import (
 
 func (d *Driver) cmdRoute(t *testing.T, td *datadriven.TestData, b *strings.Builder) {
 	if len(td.CmdArgs) == 0 || len(td.CmdArgs[0].Vals) > 0 {
-		td.Fatalf(t, "route ENGINE|keep [vls=N] [roots=...] [lfts=FILE]")
+		td.Fatalf(t, "route ENGINE|keep [vls=N] [roots=...] [lfts=FILE] [path_vls=true]")
 	}
 	engine := td.CmdArgs[0].Key
 	td.CmdArgs = td.CmdArgs[1:]
 	d.inject = nil
-	only(t, td, "vls", "roots", "lfts")
+	only(t, td, "vls", "roots", "lfts", "path_vls")
 	if engine == "keep" {
 		if d.tables == nil {
 			td.Fatalf(t, "route keep: nothing routed yet")
@@ -28,7 +28,8 @@ func (d *Driver) cmdRoute(t *testing.T, td *datadriven.TestData, b *strings.Buil
 		d.report(t, td, b)
 		return
 	}
-	opts := routing.Options{VLs: intArg(t, td, "vls", routing.DefaultOptions().VLs), File: val(t, td, "lfts", "")}
+	opts := routing.Options{VLs: intArg(t, td, "vls", routing.DefaultOptions().VLs), File: val(t, td, "lfts", ""),
+		PathVLs: val(t, td, "path_vls", "false") == "true"}
 	if a, ok := td.Arg("roots"); ok {
 		opts.Roots = a.Vals
 	}
