@@ -2,13 +2,15 @@ package configs
 
 import (
 	"errors"
-	"flitsim/traffic"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"flitsim/traffic"
 )
 
 const good = `
@@ -183,6 +185,20 @@ func TestSeveralFaultEntries(t *testing.T) {
 				assert.Equal(t, tc.key, ce.Key, err.Error())
 			}
 		})
+	}
+}
+
+// The campaigns docs/validation.md reports (docs/campaigns) stay valid.
+func TestDocCampaigns(t *testing.T) {
+	files, err := filepath.Glob("../docs/campaigns/*.toml")
+	require.NoError(t, err)
+	require.NotEmpty(t, files)
+	for _, f := range files {
+		c, err := Load(f)
+		require.NoError(t, err, f)
+		pts, err := c.Points()
+		require.NoError(t, err, f)
+		assert.NotEmpty(t, pts, f)
 	}
 }
 
