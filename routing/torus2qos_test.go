@@ -122,7 +122,9 @@ func TestTorus2QoSPathVLs(t *testing.T) {
 	for _, tc := range []struct {
 		spec, fail string
 		ok         bool
-	}{{"torus:dims=5x5", "switch s-2-2\n", true}, {"torus:dims=4x4x3,hcas=192", "switch s-1-1-1\n", false}} {
+		base       int // VLs of the clean paths, below the detours'
+	}{{"torus:dims=5x5", "switch s-2-2\n", true, 4}, {"mesh:dims=4x4", "switch s-1-1\n", true, 1},
+		{"torus:dims=4x4x3,hcas=192", "switch s-1-1-1\n", false, 8}} {
 		fx, err := faults.ParseFixed(strings.NewReader(tc.fail), "list")
 		require.NoError(t, err)
 		net, _, err := faults.Inject(build(t, tc.spec), faults.Spec{Fixed: fx})
@@ -135,7 +137,12 @@ func TestTorus2QoSPathVLs(t *testing.T) {
 			continue
 		}
 		require.NoError(t, err, tc.spec)
-		assert.Greater(t, tb.VLsNeeded, 4, "%s: detours above the dateline VLs", tc.spec)
+		assert.Greater(t, tb.VLsNeeded, tc.base, "%s: detours above the clean paths' VLs", tc.spec)
+		for u := 0; u < net.NumSwitches; u++ {
+			for h := net.NumSwitches; h < len(net.Nodes); h++ {
+				assert.Less(t, int(tb.SL(u, net.Nodes[h].LID)), tb.VLsNeeded, "%s: SL = VL within the VLs needed", tc.spec)
+			}
+		}
 		v, err := Verify(net, tb)
 		require.NoError(t, err)
 		assert.True(t, v.DeadlockFree, "%s: cycle %v", tc.spec, v.Cycle)
