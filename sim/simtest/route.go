@@ -28,8 +28,13 @@ func (d *Driver) cmdRoute(t *testing.T, td *datadriven.TestData, b *strings.Buil
 		d.report(t, td, b)
 		return
 	}
-	opts := routing.Options{VLs: intArg(t, td, "vls", routing.DefaultOptions().VLs), File: val(t, td, "lfts", ""),
-		PathVLs: val(t, td, "path_vls", "false") == "true"}
+	opts := routing.Options{VLs: intArg(t, td, "vls", routing.DefaultOptions().VLs), File: val(t, td, "lfts", "")}
+	switch v := val(t, td, "path_vls", "false"); v {
+	case "true", "false":
+		opts.PathVLs = v == "true"
+	default:
+		td.Fatalf(t, "path_vls=%s: want true or false", v)
+	}
 	if a, ok := td.Arg("roots"); ok {
 		opts.Roots = a.Vals
 	}
