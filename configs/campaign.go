@@ -196,16 +196,7 @@ func Parse(data []byte, file, dir string) (*Campaign, error) {
 			ce.File, ce.Line = file, keyLines(data).find(ce.Key)
 			return nil, ce
 		}
-		var pe toml.ParseError
-		if errors.As(err, &pe) {
-			return nil, &Error{File: file, Line: pe.Position.Line, Key: pe.LastKey, Msg: pe.Message}
-		}
-		// Type mismatches come as "toml: line N (last key "K"): message".
-		if m := reTOMLErr.FindStringSubmatch(err.Error()); m != nil {
-			line, _ := strconv.Atoi(m[1])
-			return nil, &Error{File: file, Line: line, Key: m[2], Msg: m[3]}
-		}
-		return nil, &Error{File: file, Msg: err.Error()}
+		return nil, tomlError(err, file)
 	}
 	c := f.Campaign
 	c.lines = keyLines(data)
@@ -242,6 +233,21 @@ func (f *campaignFile) decodeFaults(md *toml.MetaData) error {
 	default:
 		return &Error{Key: "faults", Msg: fmt.Sprintf("want a [faults] table or [[faults]] tables, not a TOML %s", t)}
 	}
+}
+
+// tomlError locates a decoding error of file: syntax errors at their
+// position, type mismatches at the line the decoder names.
+func tomlError(err error, file string) *Error {
+	var pe toml.ParseError
+	if errors.As(err, &pe) {
+		return &Error{File: file, Line: pe.Position.Line, Key: pe.LastKey, Msg: pe.Message}
+	}
+	// Type mismatches come as "toml: line N (last key "K"): message".
+	if m := reTOMLErr.FindStringSubmatch(err.Error()); m != nil {
+		line, _ := strconv.Atoi(m[1])
+		return &Error{File: file, Line: line, Key: m[2], Msg: m[3]}
+	}
+	return &Error{File: file, Msg: err.Error()}
 }
 
 var reTOMLErr = regexp.MustCompile(`^toml: line (\d+) \(last key "([^"]*)"\): (.*)$`)

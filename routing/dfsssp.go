@@ -10,15 +10,21 @@ func routeDFSSSP(g *graph, o Options) (*Tables, error) {
 	if err != nil {
 		return nil, err
 	}
-	t.Engine = "dfsssp"
+	return layerDFSSSP(g, t, o, "dfsssp")
+}
+
+// layerDFSSSP puts the paths of t into virtual layers as DFSSSP does;
+// engine names the engine in failures.
+func layerDFSSSP(g *graph, t *Tables, o Options, engine string) (*Tables, error) {
+	t.Engine = engine
 	ps := collectPaths(g, t)
 	layer, n, err := breakCycles(ps, maxLayers)
 	if err != nil {
-		return nil, &Failure{Engine: "dfsssp", Reason: err.Error()}
+		return nil, &Failure{Engine: engine, Reason: err.Error()}
 	}
 	t.VLsNeeded = n
 	if n > o.VLs {
-		return nil, needsVLs("dfsssp", n, o.VLs)
+		return nil, needsVLs(engine, n, o.VLs)
 	}
 	t.VLsUsed = balanceLayers(ps, layer, n, o.VLs)
 	ps.apply(t, layer)

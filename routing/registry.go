@@ -22,6 +22,10 @@ type Options struct {
 	// simulated with has no SL-to-VL tables: a packet's VL is chosen at its
 	// source and kept (docs/ib-model-reading.md §6).
 	PathVLs bool
+	// Jobs is the job-to-HCA map the scheduling-aware engine (sar) routes
+	// for: each job's HCAs by ordinal (0..NumHCAs−1, HCAs in node order,
+	// as traffic numbers terminals). Other engines ignore it.
+	Jobs [][]int
 }
 
 // DefaultOptions returns the default hardware's VLs and automatic roots.
@@ -47,6 +51,7 @@ type Engine struct {
 var (
 	paramVLs   = Param{"vls", "hardware.vls", "virtual lanes available"}
 	paramRoots = Param{"roots", "auto", "root switches, by name or 0x GUID (auto: the switches nearest to every HCA)"}
+	paramJobs  = Param{"jobs", "none", "the job-to-HCA map of the running jobs (a jobs file: route --jobs, a campaign's [[job]] tables)"}
 	paramPath  = Param{"path_vls", "false", "true: a packet keeps VL = its SL (dateline bits) over its whole path, as in the Mellanox OMNeT++ model the thesis used, which has no SL-to-VL tables; false: the switches' SL-to-VL tables set the VL per hop, as OpenSM programs them"}
 )
 
@@ -76,6 +81,8 @@ func Engines() []Engine {
 			Params: []Param{paramVLs, paramPath}, DeadlockFree: true, route: routeTorus2QoS},
 		{Name: "nue", Help: "Nue (ch. 6): routing on the complete channel dependency graph with exactly vls layers; deadlock-free on any connected topology, falling back to spanning-tree escape paths where a destination cannot be routed otherwise",
 			Params: []Param{{"vls", "hardware.vls", "virtual layers to use (any k ≥ 1)"}}, DeadlockFree: true, route: routeNue},
+		{Name: "sar", Help: "scheduling-aware routing (Alg. 5.1): DFSSSP routing the HCAs of the running jobs first, the largest job first, with channel weights raised only by intra-job paths; then the HCAs without a job as DFSSSP; layered as DFSSSP (no jobs: DFSSSP)",
+			Params: []Param{paramVLs, paramJobs}, DeadlockFree: true, route: routeSAR},
 		{Name: "lash", Help: "layered shortest paths (Alg. 3.5): one shortest path per switch pair, each put in the first virtual layer whose CDG stays acyclic",
 			Params: []Param{paramVLs}, DeadlockFree: true, route: routeLASH},
 	}

@@ -80,11 +80,26 @@ func (st *ssspState) addLoad(dst int) {
 		st.count[u] = int64(g.numHCAs(int(u)))
 	}
 	st.count[dst]--
+	st.propagate()
+}
+
+// propagate adds to each channel of the current tree the sources counted
+// on the switches it carries paths from: st.count holds the sources on
+// each reached switch and ends as the sum over its subtree.
+func (st *ssspState) propagate() {
+	g := st.g
 	for i := len(st.order) - 1; i > 0; i-- {
 		u := st.order[i]
 		a := g.out[u][st.parent[u]]
 		st.weight[a.ch] += st.count[u]
 		st.count[a.to] += st.count[u]
+	}
+}
+
+// setTree writes the current tree into t's entries for lid.
+func (g *graph) setTree(t *Tables, st *ssspState, lid uint16) {
+	for _, u := range st.order[1:] {
+		t.SetPort(int(u), lid, int(g.out[u][st.parent[u]].port))
 	}
 }
 
@@ -98,9 +113,7 @@ func routeSSSP(g *graph, o Options) (*Tables, error) {
 	for i, lid := range g.dests {
 		dst := int(g.destSwitch[i])
 		st.tree(dst)
-		for _, u := range st.order[1:] {
-			t.SetPort(int(u), lid, int(g.out[u][st.parent[u]].port))
-		}
+		g.setTree(t, st, lid)
 		st.addLoad(dst)
 	}
 	g.routeSwitchLIDs(t, g.hopDistances())

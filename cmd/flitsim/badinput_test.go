@@ -273,6 +273,8 @@ func flagCases() []badCase {
 		{"--ebb", []string{"route", net, "--ebb", "-1"}}, {"--vls", []string{"route", net, "--vls", "0"}},
 		{"--vls", []string{"route", net, "--vls", "99"}}, {"--roots", []string{"route", net, "--routing", "updn", "--roots", "nosuch"}},
 		{"--path-vls", []string{"route", net, "--routing", "dfsssp", "--path-vls"}},
+		{"--mixes", []string{"route", net, "--mixes", "5"}}, {"--mix-seed", []string{"route", net, "--mix-seed", "3"}},
+		{"--jobs", []string{"route", net, "--jobs", "/no/such/jobs.toml"}},
 		{"--lfts", []string{"route", net, "--lfts", "x.dump"}}, {"--lfts", []string{"route", net, "--routing", "file"}},
 		{"--dump-lfts", []string{"route", net, "--dump-lfts", "/no/such/dir/x.dump"}}, {"routing", []string{"route", net, "--routing", "nosuch"}},
 		{"--lfts", []string{"sim", net, "--routing", "file"}}, {"--distance", []string{"sim", net, "--traffic", "shift", "--distance", "0"}},

@@ -9,6 +9,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"flitsim/configs"
 	"flitsim/configs/pipeline"
 	"flitsim/fabric"
 	"flitsim/routing"
@@ -27,6 +28,8 @@ type routeReport struct {
 	Cycle        []routing.Hop `json:"cycle,omitempty"`
 	Unreachable  int           `json:"unreachable_pairs"`
 	routing.Metrics
+	// JobMetrics (with --jobs): the metrics of the thesis' §5.1.
+	*routing.JobMetrics
 	EBB     *float64        `json:"ebb,omitempty"`
 	RouteMS float64         `json:"route_ms"`
 	Notes   []string        `json:"notes,omitempty"`
@@ -34,16 +37,23 @@ type routeReport struct {
 }
 
 func routeCmd(args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("route", "route SPEC|FILE --routing NAME[,NAME…] [--vls 8] [--roots A,B] [--dump-lfts FILE] [--json] | route --list",
+	fs := newFlags("route", "route SPEC|FILE --routing NAME[,NAME…] [--vls 8] [--roots A,B] [--jobs FILE [--mixes N]] [--dump-lfts FILE] [--json] | route --list",
 		"Routes the network with each engine, verifies the tables (every HCA pair reachable, no loop,\n"+
 			"per-VL channel dependency graph acyclic or one cycle shown) and prints routing metrics.\n"+
-			"Failure flags (--links, --switches, --fault-seed, …) inject faults first, as `flitsim topo faults` does.", stderr)
+			"Failure flags (--links, --switches, --fault-seed, …) inject faults first, as `flitsim topo faults` does.\n"+
+			"With --jobs it also measures, per engine, the metrics of the thesis' §5.1 for the jobs of the file:\n"+
+			"the effective edge forwarding index (max over channels, mean over jobs of each job's max), the dark\n"+
+			"fiber percentage and the channels per job; sar routes for those jobs. --mixes N repeats this over N\n"+
+			"seeded job mixes and reports sar's improvement over every other engine as Tables 5.1/5.2 do.", stderr)
 	names := &setString{v: "dfsssp"}
 	fs.Var(names, "routing", "engine(s), comma separated; see --list; opensm:<engine> runs the real OpenSM")
 	compare := fs.String("compare", "", "opensm: route with flitsim's and OpenSM's implementation side by side (default: all ten engines)")
 	list := fs.Bool("list", false, "list the engines and their parameters")
 	dump := fs.String("dump-lfts", "", "write the tables as an OpenSM opensm-lfts.dump to this `file` (one engine only)")
 	ebb := fs.Int("ebb", 0, "also estimate the effective bisection bandwidth over this many random matchings")
+	jobsFile := fs.String("jobs", "", "jobs `file` ([[job]] tables, [fragmentation]): route for these jobs (sar) and measure the effective EFI, dark fiber and links per job of §5.1")
+	mixes := fs.Int("mixes", 0, "with --jobs: draw this many job mixes (workload seeds from --mix-seed on), route the job-aware engines per mix and report SAR's improvement as Tables 5.1/5.2")
+	mixSeed := fs.Int64("mix-seed", -1, "with --jobs: the workload seed (default: the file's seed, else 1)")
 	var ff faultFlags
 	ff.register(fs)
 	var rf routeFlags
@@ -74,6 +84,31 @@ func routeCmd(args []string, stdout, stderr io.Writer) error {
 	if *ebb < 0 {
 		return badInput("--ebb %d: want a number of random matchings ≥ 0", *ebb)
 	}
+	var work *configs.Workload
+	switch {
+	case *jobsFile != "":
+		if work, err = configs.LoadWorkload(*jobsFile); err != nil {
+			var ce *configs.Error
+			if errors.As(err, &ce) {
+				return asInput(err)
+			}
+			return badInput("--jobs: %v", err)
+		}
+		if *compare != "" {
+			return badInput("--compare and --jobs: the comparison with OpenSM does not take jobs")
+		}
+		if *mixes < 0 {
+			return badInput("--mixes %d: want a number of job mixes ≥ 0", *mixes)
+		}
+		if *mixes > 0 && *dump != "" {
+			return badInput("--dump-lfts and --mixes: a job-aware engine has tables per mix")
+		}
+	case *mixes != 0 || *mixSeed != -1:
+		return badInput("--mixes and --mix-seed need --jobs FILE")
+	}
+	if *mixSeed < -1 {
+		return badInput("--mix-seed %d: want a seed ≥ 0", *mixSeed)
+	}
 	net, err := ff.failedNetwork(spec)
 	if err != nil {
 		return err
@@ -81,6 +116,36 @@ func routeCmd(args []string, stdout, stderr io.Writer) error {
 	opts, err := rf.options(net, engs)
 	if err != nil {
 		return err
+	}
+	var jobs [][]int
+	var ids []string
+	if work != nil {
+		if *mixes > 0 {
+			first := *mixSeed
+			if first < 0 {
+				first = 1
+				if work.Seed != nil {
+					first = *work.Seed
+				}
+			}
+			var progress io.Writer
+			if !*asJSON {
+				progress = stderr
+			}
+			rep, err := routeMixes(net, work, engs, opts, first, *mixes, progress)
+			if err != nil {
+				return err
+			}
+			if *asJSON {
+				return writeJSON(stdout, rep)
+			}
+			printMixes(stdout, rep)
+			return nil
+		}
+		if jobs, ids, err = work.Resolve(net, *mixSeed); err != nil {
+			return asInput(err)
+		}
+		opts.Jobs = jobs
 	}
 	if *compare != "" {
 		cmp, err := opensm.Compare(net, engs, opts)
@@ -99,6 +164,13 @@ func routeCmd(args []string, stdout, stderr io.Writer) error {
 		if err != nil {
 			return err
 		}
+		if work != nil && tb != nil && r.OK {
+			m, err := routing.MeasureJobs(net, tb, jobs)
+			if err != nil {
+				return err
+			}
+			r.JobMetrics = &m
+		}
 		if *dump != "" && tb != nil {
 			if err := dumpLFTs(*dump, net, tb); err != nil {
 				return err
@@ -113,6 +185,13 @@ func routeCmd(args []string, stdout, stderr io.Writer) error {
 		return writeJSON(stdout, reports)
 	}
 	printRouteReports(stdout, net, reports)
+	if work != nil {
+		sizes := make([]int, len(jobs))
+		for i, j := range jobs {
+			sizes[i] = len(j)
+		}
+		printJobMetrics(stdout, reports, ids, sizes)
+	}
 	return nil
 }
 

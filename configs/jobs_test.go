@@ -1,0 +1,175 @@
+package configs
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"flitsim/fabric"
+)
+
+const goodJobs = `seed = 3
+[[job]]
+id = "a2a"
+nodes = ["h-l0-0-0", "lid:%LID%", "%GUID%"]
+[[job]]
+size = 5
+placement = "round-robin"
+[[job]]
+id = "rand"
+size = 4
+placement = "random"
+[fragmentation]
+utilization = 0.5
+max_size = 2
+`
+
+func TestWorkloadResolve(t *testing.T) {
+	net, err := fabric.Build("kary-ntree:k=4,n=2")
+	require.NoError(t, err)
+	h1, h2 := net.Nodes[net.NumSwitches+1], net.Nodes[net.NumSwitches+2]
+	text := strings.NewReplacer("%LID%", strconv.Itoa(int(h1.LID)), "%GUID%", fmt.Sprintf("%#x", h2.GUID)).Replace(goodJobs)
+	w, err := ParseWorkload([]byte(text), "jobs.toml")
+	require.NoError(t, err)
+	jobs, ids, err := w.Resolve(net, -1)
+	require.NoError(t, err)
+	require.GreaterOrEqual(t, len(jobs), 3)
+	assert.Equal(t, []string{"a2a", "job2", "rand"}, ids[:3])
+	assert.Equal(t, []int{0, 1, 2}, jobs[0], "name, LID and GUID resolve to HCAs 0, 1, 2")
+	assert.Len(t, jobs[1], 5)
+	assert.Len(t, jobs[2], 4)
+	seen := map[int]bool{}
+	busy := 0
+	for _, j := range jobs {
+		for _, h := range j {
+			require.False(t, seen[h], "HCA %d in two jobs", h)
+			seen[h] = true
+		}
+		busy += len(j)
+	}
+	assert.LessOrEqual(t, busy, 3+5+4+(16-12)/2, "the mix keeps to half of the HCAs left")
+	again, _, err := w.Resolve(net, -1)
+	require.NoError(t, err)
+	assert.Equal(t, jobs, again, "the file's seed: same jobs")
+	other, _, err := w.Resolve(net, 4)
+	require.NoError(t, err)
+	assert.Equal(t, jobs[0], other[0], "explicit nodes do not depend on the seed")
+}
+
+// Every bad jobs file is an error naming the file, the line and the key.
+func TestWorkloadErrors(t *testing.T) {
+	net, err := fabric.Build("kary-ntree:k=4,n=2")
+	require.NoError(t, err)
+	for _, tc := range []struct {
+		text string
+		line int
+		key  string
+		msg  string
+	}{
+		{"seed = 1\n", 0, "", "no jobs"},
+		{"[[job]]\nsize = 2\nbogus = 1\n", 3, "job.bogus", "unknown key"},
+		{"[[job]]\nsize = 0\n", 2, "job.size", "want ≥ 1"},
+		{"[[job]]\nid = \"a\"\n", 1, "job", "want nodes"},
+		{"[[job]]\nsize = 2\nnodes = [\"x\"]\n", 2, "job.size", "not both"},
+		{"[[job]]\nnodes = [\"x\"]\nplacement = \"random\"\n", 3, "job.placement", "places a size"},
+		{"[[job]]\nsize = 2\nplacement = \"spread\"\n", 3, "job.placement", "unknown placement"},
+		{"[[job]]\nsize = 2\n[[job]]\nid = \"job1\"\nsize = 2\n", 4, "job.id", "twice"},
+		{"[[job]]\nid = \"a b\"\nsize = 2\n", 2, "job.id", "plain word"},
+		{"[fragmentation]\nutilization = 1.5\n", 2, "fragmentation.utilization", "1.5"},
+		{"[fragmentation]\nmin_size = 8\nmax_size = 4\n", 3, "fragmentation.max_size", "below min_size"},
+		{"[fragmentation]\nsteps = \"x\"\n", 2, "fragmentation.steps", "want"},
+		{"[fragmentation]\nspread = 1\n", 2, "fragmentation.spread", "unknown key"},
+		{"seed = -1\n[[job]]\nsize = 2\n", 1, "seed", "≥ 0"},
+		{"[[job]]\nsize = \"2\"\n", 2, "job.size", ""},
+		{"[[job]\nsize = 2\n", 2, "", ""}, // the parser stops at the newline
+	} {
+		_, err := ParseWorkload([]byte(tc.text), "jobs.toml")
+		require.Error(t, err, tc.text)
+		var ce *Error
+		require.True(t, errors.As(err, &ce), "%q: %v", tc.text, err)
+		assert.Equal(t, "jobs.toml", ce.File)
+		assert.Equal(t, tc.line, ce.Line, "%q: %v", tc.text, err)
+		if tc.key != "" {
+			assert.Equal(t, tc.key, ce.Key, "%q: %v", tc.text, err)
+		}
+		assert.Contains(t, err.Error(), tc.msg)
+	}
+	// Problems only the fabric shows, at the job's key.
+	for _, tc := range []struct {
+		text string
+		line int
+		msg  string
+	}{
+		{"[[job]]\nnodes = [\"nosuch\"]\n", 2, `no node "nosuch"`},
+		{"[[job]]\nnodes = [\"l0-0\"]\n", 2, "is a switch"},
+		{"[[job]]\nnodes = [\"lid:x\"]\n", 2, "not a LID"},
+		{"[[job]]\nnodes = [\"0xzz\"]\n", 2, "not a GUID"},
+		{"[[job]]\nnodes = [\"h-l0-0-0\", \"h-l0-0-0\"]\n", 2, "listed twice"},
+		{"[[job]]\nsize = 17\n", 2, "17 HCAs: 16 of 16 free"},
+		{"[[job]]\nsize = 16\n[fragmentation]\nmax_size = 4\n", 3, "on the 0 free HCAs"},
+	} {
+		w, err := ParseWorkload([]byte(tc.text), "jobs.toml")
+		require.NoError(t, err, tc.text)
+		_, _, err = w.Resolve(net, -1)
+		var ce *Error
+		require.True(t, errors.As(err, &ce), "%q: %v", tc.text, err)
+		assert.Equal(t, tc.line, ce.Line, "%q: %v", tc.text, err)
+		assert.Contains(t, err.Error(), tc.msg)
+	}
+}
+
+func FuzzParseWorkload(f *testing.F) {
+	f.Add([]byte(goodJobs))
+	f.Add([]byte("[[job]]\nsize = 3\n[fragmentation]\n"))
+	net, err := fabric.Build("kary-ntree:k=4,n=2")
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		w, err := ParseWorkload(data, "fuzz.toml")
+		if err != nil {
+			if !strings.HasPrefix(err.Error(), "fuzz.toml") {
+				t.Fatalf("error without location: %v", err)
+			}
+			return
+		}
+		jobs, _, err := w.Resolve(net, -1)
+		if err != nil {
+			if !strings.HasPrefix(err.Error(), "fuzz.toml") {
+				t.Fatalf("error without location: %v", err)
+			}
+			return
+		}
+		seen := map[int]bool{}
+		for _, j := range jobs {
+			for _, h := range j {
+				if h < 0 || h >= net.NumHCAs() || seen[h] {
+					t.Fatalf("bad placement %v", jobs)
+				}
+				seen[h] = true
+			}
+		}
+	})
+}
+
+// The jobs files docs/validation.md runs stay valid and place on TSUBAME2.
+func TestDocJobFiles(t *testing.T) {
+	files, err := filepath.Glob("../docs/jobs/*.toml")
+	require.NoError(t, err)
+	require.NotEmpty(t, files)
+	net, err := fabric.Build("tsubame2")
+	require.NoError(t, err)
+	for _, f := range files {
+		w, err := LoadWorkload(f)
+		require.NoError(t, err, f)
+		jobs, _, err := w.Resolve(net, 1)
+		require.NoError(t, err, f)
+		assert.NotEmpty(t, jobs, f)
+	}
+}
