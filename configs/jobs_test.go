@@ -158,14 +158,18 @@ func FuzzParseWorkload(f *testing.F) {
 	})
 }
 
-// The jobs files docs/validation.md runs stay valid and place on TSUBAME2.
+// The jobs files docs/validation.md runs stay valid and place on the
+// fabric each is for.
 func TestDocJobFiles(t *testing.T) {
+	fabrics := map[string]string{"fig5-2.toml": "xgft:m=10,w=9,redundancy=2,hcas=180", "tsubame2-mix.toml": "tsubame2"}
 	files, err := filepath.Glob("../docs/jobs/*.toml")
 	require.NoError(t, err)
-	require.NotEmpty(t, files)
-	net, err := fabric.Build("tsubame2")
-	require.NoError(t, err)
+	require.Len(t, files, len(fabrics))
 	for _, f := range files {
+		spec, ok := fabrics[filepath.Base(f)]
+		require.True(t, ok, "%s: add its fabric to this test", f)
+		net, err := fabric.Build(spec)
+		require.NoError(t, err)
 		w, err := LoadWorkload(f)
 		require.NoError(t, err, f)
 		jobs, _, err := w.Resolve(net, 1)
