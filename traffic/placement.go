@@ -104,10 +104,12 @@ func (f Fragmentation) Mix(n int, rng *rand.Rand) ([][]int, error) {
 	}
 	busy := 0
 	var running [][]int
+	oneSwitch := make([]int, n) // first fit needs no switches: ByHCA order
+
 	for range steps {
 		size := int(math.Round(float64(lo) * math.Pow(float64(hi)/float64(lo), rng.Float64())))
 		if float64(busy+size) <= util*float64(n) || len(running) == 0 {
-			job, err := Place(ByHCA, size, free, make([]int, n), nil)
+			job, err := Place(ByHCA, size, free, oneSwitch, nil)
 			if err != nil {
 				return nil, err
 			}
