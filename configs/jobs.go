@@ -51,6 +51,15 @@ type JobEntry struct {
 	// Size and Placement place a job without a node list.
 	Size      *int   `toml:"size"`
 	Placement string `toml:"placement"`
+	// Pattern is the job's traffic (traffic.JobKinds; default exchange),
+	// MsgBytes its message size (bytes, or a string such as "4KiB",
+	// "10MTU"; default one MTU), Grid the halo's rank grid.
+	Pattern  string `toml:"pattern"`
+	MsgBytes any    `toml:"msg_bytes"`
+	Grid     []int  `toml:"grid"`
+	// params holds the keys traffic.JobTraffic declares (start,
+	// iterations, load, distance, burst_on, burst_off).
+	params map[string]any
 }
 
 // Placements lists the synthetic placements with their help texts: the
@@ -92,10 +101,35 @@ func ParseWorkload(data []byte, file string) (*Workload, error) {
 		return nil, tomlError(err, file)
 	}
 	w.Source, w.lines = file, keyLines(data)
+	decls := param.Of(&traffic.JobTraffic{})
 	for _, k := range md.Undecoded() {
 		key := k.String()
+		if _, ok := param.Find(decls, strings.TrimPrefix(key, "job.")); ok && strings.HasPrefix(key, "job.") && len(k) == 2 {
+			continue // decoded below
+		}
+		if strings.HasPrefix(key, "fragmentation.") && len(k) == 2 {
+			continue
+		}
 		return nil, &Error{File: file, Line: w.lines.find(key), Key: key,
-			Msg: "unknown key (known: seed, job.id, job.nodes, job.size, job.placement, fragmentation.*)"}
+			Msg: "unknown key (known: seed, job.id, job.nodes, job.size, job.placement, job.pattern, job.msg_bytes, job.grid, job." +
+				strings.Join(param.Keys(decls), ", job.") + ", fragmentation.*)"}
+	}
+	// The declared keys of each job, by a second decode into maps.
+	var raw struct {
+		Job []map[string]any `toml:"job"`
+	}
+	if _, err := toml.NewDecoder(bytes.NewReader(data)).Decode(&raw); err != nil {
+		return nil, tomlError(err, file)
+	}
+	for i, m := range raw.Job {
+		for k, v := range m {
+			if _, ok := param.Find(decls, k); ok {
+				if w.Jobs[i].params == nil {
+					w.Jobs[i].params = map[string]any{}
+				}
+				w.Jobs[i].params[k] = v
+			}
+		}
 	}
 	if err := w.validate(); err != nil {
 		return nil, err
@@ -134,6 +168,9 @@ func (w *Workload) validate() error {
 			return w.errAt("job", i, "job %q: want nodes = [...] or size = N", id)
 		case j.Size != nil && *j.Size < 1:
 			return w.errAt("job.size", i, "job %q: size %d, want ≥ 1", id, *j.Size)
+		}
+		if _, err := w.traffic(i, fabric.DefaultHardware().MTU); err != nil {
+			return err
 		}
 		if _, ok := placementOrder(j.Placement); !ok {
 			var names []string
@@ -175,6 +212,102 @@ func (w *Workload) fragmentation() (traffic.Fragmentation, error) {
 		return f, w.errAt("fragmentation.max_size", -1, "%d is below min_size %d", f.MaxSize, lo)
 	}
 	return f, nil
+}
+
+// traffic decodes job i's traffic keys for messages of the given MTU.
+func (w *Workload) traffic(i, mtu int) (traffic.JobTraffic, error) {
+	j := w.Jobs[i]
+	id := j.label(i)
+	t := traffic.JobTraffic{Kind: traffic.JobExchange, MessageBytes: mtu, Load: 1, Grid: j.Grid}
+	if j.Pattern != "" {
+		k, err := traffic.ParseJobKind(j.Pattern)
+		if err != nil {
+			return t, w.errAt("job.pattern", i, "job %q: %v", id, err)
+		}
+		t.Kind = k
+	}
+	t.Iterations = t.Kind.DefaultIterations()
+	switch v := j.MsgBytes.(type) {
+	case nil:
+	case int64:
+		if v < 1 || v > 1<<30 {
+			return t, w.errAt("job.msg_bytes", i, "job %q: %d bytes, want 1..%d", id, v, 1<<30)
+		}
+		t.MessageBytes = int(v)
+	case string:
+		n, err := traffic.ParseBytes(v, mtu)
+		if err != nil {
+			return t, w.errAt("job.msg_bytes", i, "job %q: %v", id, err)
+		}
+		t.MessageBytes = n
+	default:
+		return t, w.errAt("job.msg_bytes", i, "job %q: %v (%s): want bytes or a size such as \"4KiB\" or \"10MTU\"", id, v, param.TOMLType(v))
+	}
+	decls := param.Of(&t)
+	for _, key := range sortedKeys(j.params) {
+		d, _ := param.Find(decls, key)
+		x, err := d.Value(j.params[key])
+		if err != nil {
+			return t, w.errAt("job."+key, i, "job %q: %v", id, err)
+		}
+		d.Set(&t, x)
+	}
+	// What the job's size does not decide, checked on two ranks (or the
+	// grid's size) now; Place checks the rest on the placed job.
+	n := 2
+	if len(j.Grid) > 0 {
+		n = 1
+		for _, d := range j.Grid {
+			n *= max(d, 1)
+		}
+	}
+	probe := traffic.Job{ID: id, Ranks: make([]int, max(n, 2)), Traffic: t}
+	if t.Kind == traffic.JobShift {
+		probe.Traffic.Distance = 1
+	}
+	if err := probe.Check(); err != nil {
+		key := "job"
+		switch {
+		case strings.Contains(err.Error(), "grid"):
+			key = "job.grid"
+		case strings.Contains(err.Error(), "burst"):
+			key = "job.burst_on"
+		case strings.Contains(err.Error(), "load"):
+			key = "job.load"
+		}
+		return t, w.errAt(key, i, "%v", err)
+	}
+	return t, nil
+}
+
+// Place places the workload on net (Resolve) and gives every job its
+// traffic, with message sizes in MTUs of mtu bytes. The jobs of the
+// fragmented mix run one all-to-all exchange of one MTU each.
+func (w *Workload) Place(net *fabric.Network, seed int64, mtu int) ([]traffic.Job, error) {
+	ranks, ids, err := w.Resolve(net, seed)
+	if err != nil {
+		return nil, err
+	}
+	byID := map[string]int{}
+	for i, j := range w.Jobs {
+		byID[j.label(i)] = i
+	}
+	jobs := make([]traffic.Job, len(ranks))
+	for k := range ranks {
+		jobs[k] = traffic.Job{ID: ids[k], Ranks: ranks[k],
+			Traffic: traffic.JobTraffic{Kind: traffic.JobExchange, MessageBytes: mtu, Load: 1, Iterations: 1}}
+		i, ok := byID[ids[k]]
+		if !ok {
+			continue
+		}
+		if jobs[k].Traffic, err = w.traffic(i, mtu); err != nil {
+			return nil, err
+		}
+		if err := jobs[k].Check(); err != nil {
+			return nil, w.errAt("job", i, "on %s: %v", net.Name, err)
+		}
+	}
+	return jobs, nil
 }
 
 func (j JobEntry) label(i int) string {

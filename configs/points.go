@@ -30,6 +30,9 @@ type Point struct {
 	Routing   RoutingEntry
 	Options   routing.Options
 	Params    sim.Params
+	// NoSlowdown skips the runs of each job alone that measure the jobs'
+	// slowdowns (Params.Jobs).
+	NoSlowdown bool
 }
 
 // Points expands the campaign in a fixed order: topology, traffic, failures

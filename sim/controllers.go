@@ -4,6 +4,8 @@ import (
 	"math"
 	"sort"
 
+	"flitsim/traffic"
+
 	"flitsim/fabric/invariants"
 )
 
@@ -105,7 +107,7 @@ func (s *simulator) frozen() bool {
 	}
 	for h := range s.hcas {
 		hc := &s.hcas[h]
-		if pi := s.nextPacket(hc, true); pi >= 0 {
+		if pi := s.nextPacket(hc); pi >= 0 {
 			pk := &s.pkts[pi]
 			if s.cr.has(s.lane(hc.ch, pk.vl), pk.flits, s.k.now) {
 				return false
@@ -121,9 +123,9 @@ func (s *simulator) finish() {
 	now := s.k.now
 	if r.Verdict == "" {
 		switch {
-		case s.totalMsgs >= 0 && r.Messages == s.totalMsgs:
+		case !s.steadyMode() && s.countedDone == s.counted:
 			r.Verdict = Completed
-		case s.totalMsgs >= 0 || s.inNetwork > 0:
+		case !s.steadyMode() || s.inNetwork > 0:
 			// Packets in flight with nothing left to move them, or
 			// messages missing with nothing in flight (packets without a
 			// route never left their first switch).
@@ -137,13 +139,13 @@ func (s *simulator) finish() {
 		rt := s.lastDone - s.firstInject
 		r.RuntimeNs = float64(rt) / 1000
 		if rt > 0 {
-			r.ThroughputGBs = float64(s.totalMsgs) * float64(s.p.Traffic.MessageBytes) * 1e3 / float64(rt) // bytes/ps → GB/s
+			r.ThroughputGBs = float64(s.countedBytes()) * 1e3 / float64(rt) // bytes/ps → GB/s
 		}
 	}
 	r.SimTimeNs = float64(now) / 1000
 	bw := make([]float64, len(s.hcas))
 	switch {
-	case s.totalMsgs < 0:
+	case s.steadyMode():
 		st := &s.steady
 		r.SteadySinks = st.steadyCount
 		r.SampledWindows = st.n
@@ -167,15 +169,42 @@ func (s *simulator) finish() {
 	case r.RuntimeNs > 0:
 		// Finite traffic: each HCA's payload received over the runtime.
 		for i := range s.hcas {
-			bw[i] = float64(s.pat.Messages(i)) * float64(s.p.Traffic.MessageBytes) * 1e3 / float64(s.lastDone-s.firstInject)
+			bw[i] = float64(s.hcas[i].sent) * 1e3 / float64(s.lastDone-s.firstInject)
+			if s.jobs != nil { // what each received: jobs send unevenly
+				bw[i] = float64(s.hcas[i].payload) * 1e3 / float64(s.lastDone-s.firstInject)
+			}
 		}
 	}
 	r.HCABandwidthGBs = summarize(bw)
+	if s.jobs != nil {
+		t := JobTally{Recv: make([]int64, len(s.hcas)), Last: s.jobLast, Messages: make([]int64, len(s.jobs)),
+			Expected: traffic.JobMessages(s.src), End: now}
+		for i := range s.hcas {
+			t.Recv[i] = s.hcas[i].payload
+		}
+		if s.steadyMode() && s.steady.n > 0 {
+			t.Steady = bw
+		}
+		copy(t.Messages, s.jobMsgs)
+		r.Jobs = JobResults(s.jobs, t)
+	}
 	if r.Verdict == Deadlock {
 		r.FlitsStuck = r.FlitsInjected - r.FlitsConsumed
 		r.DeadlockCycle = s.waitCycle()
 	}
 	s.checkConservation()
+}
+
+// countedBytes is the payload of the messages whose delivery ends the run
+// (all created by then).
+func (s *simulator) countedBytes() int64 {
+	var n int64
+	for i := range s.hcas {
+		if s.src.Counted(i) {
+			n += s.hcas[i].sent
+		}
+	}
+	return n
 }
 
 func summarize(x []float64) Stats {

@@ -16,13 +16,14 @@ type hcaDev struct {
 	ch   int32 // channel HCA → switch
 	rng  *rand.Rand
 	// source
-	nextT   int64 // creation instant of the next message
 	msgT    int64 // creation instant of the current message
 	msgLeft int32 // payload bytes of the current message not yet in packets
 	msgDst  int32
+	msgTag  int64
 	pktSeq  int64
 	pending int32 // the next packet, formed but not injected, or -1
-	done    bool  // the pattern has no more messages
+	done    bool  // the source has no more messages
+	sent    int64 // payload bytes of the messages created
 	// sink
 	sinkFree int64      // the host bus finishes its last flit
 	phase    int64      // hiccup phase offset
@@ -40,29 +41,30 @@ func (s *simulator) scheduleHCA(h int32, at int64) {
 }
 
 // nextPacket forms the HCA's next packet, or returns -1 when it has none
-// now (its next message is not created yet, or the pattern is done). With
-// ahead it forms the packet of a message not created yet (the frozen check
-// looks ahead; the draws come in the same order either way, and the packet
-// still waits for its message's creation instant).
-func (s *simulator) nextPacket(hc *hcaDev, ahead bool) int32 {
+// (the source is done, or waits for a delivery to this HCA). The packet may
+// belong to a message whose creation instant is still ahead: it waits for
+// it before injection (the draws come in the same order either way).
+func (s *simulator) nextPacket(hc *hcaDev) int32 {
 	if hc.pending >= 0 {
 		return hc.pending
 	}
 	if hc.msgLeft == 0 {
-		if hc.done || (!ahead && hc.nextT > s.k.now) {
+		if hc.done {
 			return -1
 		}
-		dst, ok := s.pat.Next(int(hc.idx), hc.rng)
-		if !ok {
+		m, st := s.src.Next(int(hc.idx), hc.rng)
+		switch st {
+		case traffic.Done:
 			hc.done = true
 			return -1
+		case traffic.Waiting:
+			return -1 // delivered wakes the HCA
 		}
-		hc.msgDst = s.hcas[dst].node
-		hc.msgLeft = int32(s.p.Traffic.MessageBytes)
-		hc.msgT = hc.nextT
-		// Open loop: the next message is created one wire time plus a
-		// seeded gap after this one, whatever the network does.
-		hc.nextT += s.msgWire + traffic.Gap(s.p.Traffic.Load, s.msgWire, hc.rng)
+		hc.msgDst = s.hcas[m.Dst].node
+		hc.msgLeft = int32(m.Bytes)
+		hc.msgT = m.At
+		hc.msgTag = m.Tag
+		hc.sent += int64(m.Bytes)
 	}
 	payload := min(hc.msgLeft, int32(s.p.HW.MTU))
 	hc.msgLeft -= payload
@@ -71,7 +73,7 @@ func (s *simulator) nextPacket(hc *hcaDev, ahead bool) int32 {
 	sl := s.t.SL(int(s.chans[hc.ch].to), dn.LID)
 	hc.pktSeq++
 	s.pkts[i] = packet{seq: hc.pktSeq, src: hc.node, dst: hc.msgDst, dstLID: dn.LID, sl: sl, vl: s.t.InjectVL(sl),
-		flits: int32(s.p.HW.PacketFlits(int(payload))), payload: payload, last: hc.msgLeft == 0, next: -1}
+		flits: int32(s.p.HW.PacketFlits(int(payload))), payload: payload, last: hc.msgLeft == 0, tag: hc.msgTag, next: -1}
 	hc.pending = i
 	return i
 }
@@ -86,14 +88,11 @@ func (s *simulator) tryInject(h int32) {
 	if now < c.linkFree {
 		return // a try is already queued for when the link frees
 	}
-	pi := s.nextPacket(hc, false)
+	pi := s.nextPacket(hc)
 	if pi < 0 {
-		if !hc.done && hc.msgLeft == 0 && hc.nextT > now {
-			s.scheduleHCA(h, hc.nextT)
-		}
 		return
 	}
-	if hc.msgT > now { // formed ahead by the frozen check
+	if hc.msgT > now { // the message is not created yet
 		s.scheduleHCA(h, hc.msgT)
 		return
 	}
@@ -206,18 +205,36 @@ func (s *simulator) delivered(hc *hcaDev, pi int32) {
 	hc.payload += int64(pk.payload)
 	s.res.Packets++
 	s.res.FlitsConsumed += int64(pk.flits)
+	s.lastDone = max(s.lastDone, now)
 	if pk.last {
 		s.res.Messages++
+		src := s.hcaOf[pk.src]
+		if s.jobs != nil {
+			s.jobMsgs[s.jobOf[src]]++
+			s.jobLast[s.jobOf[src]] = now
+		}
+		if s.src.Counted(int(src)) {
+			s.countedDone++
+		}
+		m := traffic.Msg{Dst: int(hc.idx), Tag: pk.tag}
+		if s.src.Delivered(int(src), m, now) {
+			s.scheduleHCA(hc.idx, now)
+		}
 	}
-	s.lastDone = max(s.lastDone, now)
-	if s.totalMsgs < 0 {
+	if s.steadyMode() {
 		s.steady.book(hc, now, pk.payload, s.p.SampleWindow)
 	}
 	if s.p.Record {
 		s.res.Deliveries = append(s.res.Deliveries, Delivery{Src: pk.src, Dst: pk.dst, Seq: pk.seq, InjectedPs: pk.injected, DonePs: now})
 	}
 	s.freePacket(pi)
-	if s.totalMsgs >= 0 && s.res.Messages == s.totalMsgs {
-		s.k.stop = true
+	if s.counted > 0 && s.countedDone == s.counted {
+		if s.infinite {
+			// Infinite jobs beside: what else happens at this instant
+			// still counts, whatever order the instant's events take.
+			s.k.endAt = now
+		} else {
+			s.k.stop = true
+		}
 	}
 }

@@ -46,6 +46,9 @@ type kernel struct {
 	now         int64
 	modelEvents int64
 	stop        bool
+	// endAt stops the run once every event up to that instant is done
+	// (finite jobs completed beside infinite ones); never: not set.
+	endAt int64
 }
 
 // schedule queues a model event.
@@ -62,6 +65,9 @@ func (s *simulator) loop() {
 	var buf [32]byte
 	for k.q.len() > 0 && !k.stop {
 		next := k.q.peek()
+		if next.at > k.endAt {
+			break
+		}
 		if next.at > s.p.MaxTime {
 			s.timeLimit()
 			break

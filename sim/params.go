@@ -14,6 +14,9 @@ import (
 type Params struct {
 	HW      fabric.Hardware
 	Traffic traffic.Spec
+	// Jobs, when set, replace Traffic: each job runs its own pattern on
+	// its own HCAs (terminal ordinals), the others stay idle.
+	Jobs []traffic.Job
 	// Seed is the traffic seed (a campaign's traffic_seeds, the CLI's
 	// --traffic-seed); the per-HCA streams derive from it.
 	Seed uint64
@@ -49,6 +52,20 @@ func DefaultParams() Params {
 	param.Defaults(&p)
 	param.Defaults(&p.Traffic)
 	return p
+}
+
+// Finite reports whether the run ends by itself: a finite pattern, or a
+// workload with a finite job.
+func (p *Params) Finite() bool {
+	if len(p.Jobs) == 0 {
+		return p.Traffic.Finite()
+	}
+	for _, j := range p.Jobs {
+		if j.Finite() {
+			return true
+		}
+	}
+	return false
 }
 
 // DefaultMaxTime is the time limit of a run that sets none: 10 ms of
@@ -88,8 +105,26 @@ func (p *Params) Normalize() error {
 	if !(p.Traffic.Load > 0 && p.Traffic.Load <= 1) {
 		return fmt.Errorf("load %g outside (0, 1]", p.Traffic.Load)
 	}
+	if len(p.Jobs) > 0 {
+		// A copy: the caller's jobs keep their zero values.
+		jobs := make([]traffic.Job, len(p.Jobs))
+		copy(jobs, p.Jobs)
+		for i := range jobs {
+			t := &jobs[i].Traffic
+			if t.MessageBytes == 0 {
+				t.MessageBytes = p.HW.MTU
+			}
+			if t.MessageBytes < 0 || t.MessageBytes > MaxMessageBytes {
+				return fmt.Errorf("job %s: message size %d bytes: want 1..%d", jobs[i].ID, t.MessageBytes, MaxMessageBytes)
+			}
+			if t.Load == 0 {
+				t.Load = 1
+			}
+		}
+		p.Jobs = jobs
+	}
 	if p.MaxTime == 0 {
-		p.MaxTime = DefaultMaxTime(p.Traffic.Finite())
+		p.MaxTime = DefaultMaxTime(p.Finite())
 	}
 	if p.SampleWindow == 0 {
 		p.SampleWindow = def.SampleWindow

@@ -1,5 +1,7 @@
 package sim
 
+import "flitsim/traffic"
+
 // Verdict is how a run ended.
 type Verdict string
 
@@ -64,6 +66,8 @@ type Result struct {
 	TraceHash     string   `json:"trace_hash,omitempty"`
 	WallSeconds   float64  `json:"wall_s"`
 	FlitHopsPerS  float64  `json:"flit_hops_per_s"`
+	// Jobs are the per-job results of a workload (Params.Jobs).
+	Jobs []JobResult `json:"jobs,omitempty"`
 	// Deliveries, when Params.Record is set: per packet in delivery order.
 	Deliveries []Delivery `json:"-"`
 }
@@ -76,4 +80,97 @@ type Delivery struct {
 	Seq        int64
 	InjectedPs int64
 	DonePs     int64
+}
+
+// JobResult is what one job of a workload achieved.
+type JobResult struct {
+	ID      string `json:"id"`
+	Pattern string `json:"pattern"`
+	Ranks   int    `json:"ranks"`
+	// Finite: the job has a number of iterations and ends by itself.
+	Finite bool `json:"finite"`
+	// Completed: a finite job's messages were all delivered.
+	Completed bool `json:"completed"`
+	// CompletionNs is a finite job's time from its start to its last
+	// delivery.
+	CompletionNs float64 `json:"completion_ns,omitempty"`
+	// ThroughputGBs is the payload delivered to the job's ranks per
+	// second: over its completion time (finite), the sum of the ranks'
+	// steady-state means (infinite traffic only), or over the time from
+	// its start to the end of the run (infinite jobs beside finite ones).
+	ThroughputGBs float64 `json:"throughput_gbs"`
+	// Slowdown is the completion time (finite) or the inverse throughput
+	// (infinite) relative to the job running alone on the same nodes with
+	// the same routing; 0 when not measured.
+	Slowdown float64 `json:"slowdown,omitempty"`
+	// Alone is the job's result when it ran alone (with Slowdown).
+	Alone *JobResult `json:"alone,omitempty"`
+	// RankBandwidthGBs is the distribution over its ranks of the payload
+	// each received per second, measured as ThroughputGBs is.
+	RankBandwidthGBs Stats `json:"rank_bw_gbs"`
+	Messages         int64 `json:"messages_delivered"`
+}
+
+// JobTally is what a simulator counted per terminal and per job, from
+// which JobResults computes the per-job results. Each simulator counts
+// for itself; only this arithmetic is shared.
+type JobTally struct {
+	Recv     []int64   // per terminal: payload delivered to it
+	Steady   []float64 // per terminal: steady-state mean (GB/s); nil when the run was not sampled
+	Last     []int64   // per job: its last delivery's instant
+	Messages []int64   // per job: messages delivered
+	Expected []int64   // per job: messages a finite job sends (traffic.JobMessages)
+	End      int64     // the run's last instant
+}
+
+// JobResults computes the per-job results of jobs from a tally.
+func JobResults(jobs []traffic.Job, t JobTally) []JobResult {
+	out := make([]JobResult, len(jobs))
+	for j, job := range jobs {
+		r := JobResult{ID: job.ID, Pattern: string(job.Traffic.Kind), Ranks: len(job.Ranks), Finite: job.Finite(), Messages: t.Messages[j]}
+		bw := make([]float64, len(job.Ranks))
+		span := t.End - job.Traffic.Start
+		switch {
+		case job.Finite() && t.Messages[j] == t.Expected[j]:
+			r.Completed = true
+			span = t.Last[j] - job.Traffic.Start
+			r.CompletionNs = float64(span) / 1000
+		case !job.Finite() && t.Steady != nil:
+			for i, h := range job.Ranks {
+				bw[i] = t.Steady[h]
+				r.ThroughputGBs += bw[i]
+			}
+			r.RankBandwidthGBs = summarize(bw)
+			out[j] = r
+			continue
+		}
+		if span > 0 {
+			for i, h := range job.Ranks {
+				bw[i] = float64(t.Recv[h]) * 1e3 / float64(span) // bytes/ps → GB/s
+				r.ThroughputGBs += bw[i]
+			}
+		}
+		r.RankBandwidthGBs = summarize(bw)
+		out[j] = r
+	}
+	return out
+}
+
+// SetSlowdowns fills in each job's slowdown from its result alone[j] (a
+// run of that job by itself; nil: not measured).
+func SetSlowdowns(jobs []JobResult, alone []*JobResult) {
+	for j := range jobs {
+		a := alone[j]
+		if a == nil {
+			continue
+		}
+		jobs[j].Alone = a
+		r := &jobs[j]
+		switch {
+		case r.Finite && r.Completed && a.Completed && a.CompletionNs > 0:
+			r.Slowdown = r.CompletionNs / a.CompletionNs
+		case !r.Finite && r.ThroughputGBs > 0 && a.ThroughputGBs > 0:
+			r.Slowdown = a.ThroughputGBs / r.ThroughputGBs
+		}
+	}
 }

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"strconv"
 	"time"
 
@@ -30,6 +31,7 @@ type packet struct {
 	flits    int32
 	payload  int32
 	last     bool  // last packet of its message
+	tag      int64 // its message's tag (traffic.Msg.Tag)
 	ch       int32 // channel it arrived on (its current input buffer)
 	out      int32 // channel it leaves the current switch on, -1 none
 	headAt   int64 // its head flit fully arrived at the current node
@@ -74,12 +76,16 @@ type simulator struct {
 	p   Params
 	net *fabric.Network
 	t   *routing.Tables
-	pat traffic.Pattern
-	nVL int
+	src traffic.Source
+	// jobs are the workload's jobs (nil for a single pattern), jobOf each
+	// HCA's job (-1 none).
+	jobs  []traffic.Job
+	jobOf []int32
+	nVL   int
 	// Times in ps: flit on a link, cable, flit on the host bus, switch
 	// latency, flit through a crossbar; output buffer size in flits; wire
 	// time of one message.
-	ft, prop, pcieFt, lat, fx, obuf, msgWire int64
+	ft, prop, pcieFt, lat, fx, obuf int64
 
 	voq      bool      // HW.VOQ: input buffers keep a queue per output
 	chans    []channel // numbered as fabric.Channels numbers them
@@ -99,8 +105,15 @@ type simulator struct {
 	inNetwork   int64 // packets injected, not yet delivered
 	firstInject int64
 	lastDone    int64
-	totalMsgs   int64 // messages of a finite pattern, -1 infinite
-	payload     int64 // payload bytes delivered
+	// counted is the number of messages whose delivery ends the run (the
+	// finite pattern's or finite jobs'), countedDone those delivered; with
+	// none counted and infinite traffic the steady-state controller ends
+	// the run.
+	counted, countedDone int64
+	infinite             bool
+	jobLast              []int64 // per job: its last counted delivery
+	jobMsgs              []int64 // per job: messages delivered
+	payload              int64   // payload bytes delivered
 	// horizon is the last instant at which a flit moves, a credit arrives
 	// or a sink finishes a flit, of everything set in motion so far: a
 	// deadlocked run ends there.
@@ -140,12 +153,7 @@ func newSimulator(net *fabric.Network, t *routing.Tables, p Params) (*simulator,
 	hw := p.HW
 	s := &simulator{p: p, net: net, t: t, nVL: hw.VLs, ft: hw.FlitPs(), prop: hw.CablePs(),
 		pcieFt: hw.PCIeFlitPs(), lat: hw.SwitchLatencyPs, fx: hw.CrossbarFlitPs(),
-		obuf: int64(hw.OutputBufferFlits), voq: hw.VOQ, free: -1, firstInject: -1}
-	full, rem := p.Traffic.MessageBytes/hw.MTU, p.Traffic.MessageBytes%hw.MTU
-	s.msgWire = int64(full*hw.PacketFlits(hw.MTU)) * s.ft
-	if rem > 0 {
-		s.msgWire += int64(hw.PacketFlits(rem)) * s.ft
-	}
+		obuf: int64(hw.OutputBufferFlits), voq: hw.VOQ, free: -1, firstInject: -1, k: kernel{endAt: never}}
 	s.wireChannels(fabric.NewChannels(net))
 	s.lanes = make([]lane, len(s.chans)*s.nVL)
 	s.capacity = make([]int32, len(s.lanes))
@@ -177,19 +185,32 @@ func newSimulator(net *fabric.Network, t *routing.Tables, p Params) (*simulator,
 		}
 		s.hcas = append(s.hcas, d)
 	}
-	pat, err := traffic.New(p.Traffic, net.HCASwitches(), fabric.Stream(p.Seed, "traffic/pattern"))
+	// A message's wire time: its full packets and the rest back to back.
+	wire := func(bytes int) int64 {
+		full, rem := bytes/hw.MTU, bytes%hw.MTU
+		w := int64(full*hw.PacketFlits(hw.MTU)) * s.ft
+		if rem > 0 {
+			w += int64(hw.PacketFlits(rem)) * s.ft
+		}
+		return w
+	}
+	var err error
+	if len(p.Jobs) > 0 {
+		s.src, err = traffic.NewWorkload(p.Jobs, len(s.hcas), func(id string) *rand.Rand { return fabric.Stream(p.Seed, "traffic/job/"+id) }, wire)
+		s.jobs = p.Jobs
+		s.jobLast = make([]int64, len(p.Jobs))
+		s.jobMsgs = make([]int64, len(p.Jobs))
+		s.jobOf = make([]int32, len(s.hcas))
+		for i := range s.jobOf {
+			s.jobOf[i] = int32(traffic.JobOf(s.src, i))
+		}
+	} else {
+		s.src, err = traffic.NewSource(p.Traffic, net.HCASwitches(), fabric.Stream(p.Seed, "traffic/pattern"), wire)
+	}
 	if err != nil {
 		return nil, err
 	}
-	s.pat = pat
-	for i := range s.hcas {
-		m := pat.Messages(i)
-		if m < 0 {
-			s.totalMsgs = -1
-			break
-		}
-		s.totalMsgs += int64(m)
-	}
+	s.counted, s.infinite = s.src.Total()
 	// Every VL the tables can put a packet on must exist in the hardware.
 	if m := t.MaxVL(net); m >= s.nVL {
 		return nil, fmt.Errorf("routing %s uses VL %d but the hardware has %d VLs", t.Engine, m, s.nVL)
@@ -224,10 +245,14 @@ func (s *simulator) start() {
 	for i := range s.hcas {
 		s.scheduleHCA(int32(i), 0)
 	}
-	if s.totalMsgs < 0 {
+	if s.steadyMode() {
 		s.k.q.push(event{at: s.p.SampleWindow, phase: phaseCtl, kind: evSample})
 	}
 }
+
+// steadyMode reports whether the steady-state controller ends the run:
+// only infinite traffic, no messages whose delivery completes it.
+func (s *simulator) steadyMode() bool { return s.counted == 0 && s.infinite }
 
 // lane returns the lane of channel ch on VL vl.
 func (s *simulator) lane(ch int32, vl uint8) int { return int(ch)*s.nVL + int(vl) }

@@ -23,6 +23,8 @@ type simReport struct {
 	Traffic  string `json:"traffic"`
 	// Order is the rank order when it is not the default "hca".
 	Order string `json:"order,omitempty"`
+	// JobsFile is the workload (--jobs), whose per-job results are in jobs.
+	JobsFile string `json:"jobs_file,omitempty"`
 	*sim.Result
 	DeadlockFreeTables bool   `json:"deadlock_free_tables"`
 	RoutingError       string `json:"routing_error,omitempty"`
@@ -32,12 +34,16 @@ type simReport struct {
 }
 
 func simCmd(args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("sim", "sim SPEC|FILE --routing NAME --traffic KIND [--msg-bytes N] [--load F] [--order O] [--max-time D] [--traffic-seed S] [--hw key=value,...] [--links P --switches P --fault-seed S] [--reference] [--json]",
+	fs := newFlags("sim", "sim SPEC|FILE --routing NAME (--traffic KIND [--msg-bytes N] [--load F] [--order O] | --jobs FILE [--jobs-seed S] [--no-slowdown]) [--max-time D] [--traffic-seed S] [--hw key=value,...] [--links P --switches P --fault-seed S] [--reference] [--json]",
 		"Routes the network and simulates traffic at flit level: one point of a campaign, typed on the command\n"+
 			"line. Finite traffic (exchange) runs to completion; infinite traffic (uniform, shift, permutation, bitrev,\n"+
 			"hotspot) runs to steady state or --max-time. Verdicts: completed, steady, deadlock, not_converged,\n"+
 			"routing_failed. --hw overrides hardware parameters with the keys of a campaign's [hardware] table, e.g.\n"+
-			"--hw crossbar_gbps=32,switch_latency=100ns,hiccup=0 (flitsim params lists them).", stderr)
+			"--hw crossbar_gbps=32,switch_latency=100ns,hiccup=0 (flitsim params lists them).\n"+
+			"--jobs runs a workload instead of one pattern: the jobs of a jobs file (docs/jobs/), each with its own\n"+
+			"nodes and pattern (exchange, shift, uniform, permutation, halo, pingpong, allreduce, barrier, noise),\n"+
+			"and reports per job its completion time (finite jobs) or throughput (infinite ones) and its slowdown\n"+
+			"against running alone on the same nodes with the same routing (one more run per job).", stderr)
 	engine := fs.String("routing", "dfsssp", "routing engine (flitsim route --list)")
 	kind := fs.String("traffic", "uniform", "traffic pattern: "+trafficKinds())
 	msg := fs.String("msg-bytes", "1MTU", "message size: bytes, KiB or MTU (e.g. 2048, 2KiB, 10MTU)")
@@ -49,6 +55,9 @@ func simCmd(args []string, stdout, stderr io.Writer) error {
 	useRef := fs.Bool("reference", false, "simulate with the per-flit reference simulator (slow; the specification the fast one is tested against)")
 	hwFlag := fs.String("hw", "", "hardware overrides key=value,... with the keys of a campaign's [hardware] table")
 	asJSON := fs.Bool("json", false, "print JSON")
+	jobsFile := fs.String("jobs", "", "jobs file (TOML, docs/jobs/): simulate its jobs instead of one pattern")
+	jobsSeed := fs.Int64("jobs-seed", -1, "seed of the jobs file's random placements and fragmentation (default: the file's seed)")
+	noSlow := fs.Bool("no-slowdown", false, "with --jobs: skip the runs of each job alone (no slowdowns)")
 	var ff faultFlags
 	ff.register(fs)
 	var rf routeFlags
@@ -71,11 +80,56 @@ func simCmd(args []string, stdout, stderr io.Writer) error {
 		return badInput("--max-time must be positive")
 	}
 	p.MaxTime = maxTime.Nanoseconds() * 1000
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if *jobsFile == "" {
+		for _, f := range []string{"jobs-seed", "no-slowdown"} {
+			if set[f] {
+				return badInput("--%s needs --jobs", f)
+			}
+		}
+	} else {
+		for _, f := range []string{"traffic", "msg-bytes", "load", "order", "distance"} {
+			if set[f] {
+				return badInput("--%s describes one pattern; with --jobs the jobs file gives each job its traffic", f)
+			}
+		}
+		if *jobsSeed < -1 {
+			return badInput("--jobs-seed %d: want a seed ≥ 0", *jobsSeed)
+		}
+		if ff.takeHCAs {
+			return badInput("--take-hcas: the jobs are placed on the fabric's HCAs; failures that take HCAs would move them")
+		}
+	}
+	var wl *configs.Workload
+	if *jobsFile != "" {
+		if wl, err = configs.LoadWorkload(*jobsFile); err != nil {
+			return asInput(err)
+		}
+	}
 	pt, nets, err := simPoint(spec, *engine, &ff, &rf, p)
 	if err != nil {
 		return err
 	}
 	rep := simReport{Topology: spec, Routing: *engine, Traffic: string(p.Traffic.Kind), Simulator: "fast", Hardware: p.HW}
+	if wl != nil {
+		net, err := nets.Get(spec)
+		if err != nil {
+			return err
+		}
+		if pt.Params.Jobs, err = wl.Place(net, *jobsSeed, p.HW.MTU); err != nil {
+			return asInput(err)
+		}
+		pt.Params.MaxTime = 0
+		if *maxTime > 0 {
+			pt.Params.MaxTime = maxTime.Nanoseconds() * 1000
+		}
+		if err := pt.Params.Normalize(); err != nil {
+			return asInput(err)
+		}
+		pt.NoSlowdown = *noSlow
+		rep.Traffic, rep.JobsFile = "jobs", *jobsFile
+	}
 	if p.Traffic.Order != traffic.ByHCA {
 		rep.Order = string(p.Traffic.Order)
 	}
@@ -84,7 +138,7 @@ func simCmd(args []string, stdout, stderr io.Writer) error {
 		rep.Simulator, run = "reference", reference.Run
 	}
 	o := pipeline.Run(pt, "", nets, run)
-	return printSim(stdout, o, rep, p, *asJSON)
+	return printSim(stdout, o, rep, pt.Params, *asJSON)
 }
 
 // trafficFlags checks the traffic flags and returns the pattern.
@@ -167,15 +221,23 @@ func printSim(stdout io.Writer, o *pipeline.Outcome, rep simReport, p sim.Params
 	if rep.Order != "" {
 		ranks = ", ranks in " + rep.Order + " order"
 	}
-	fmt.Fprintf(stdout, "%s, routed by %s (deadlock-free tables: %v), %s traffic of %d-byte messages at load %g%s\n",
-		o.Net.Describe(), rep.Routing, rep.DeadlockFreeTables, p.Traffic.Kind, p.Traffic.MessageBytes, p.Traffic.Load, ranks)
+	if rep.JobsFile != "" {
+		fmt.Fprintf(stdout, "%s, routed by %s (deadlock-free tables: %v), %d jobs of %s\n",
+			o.Net.Describe(), rep.Routing, rep.DeadlockFreeTables, len(res.Jobs), rep.JobsFile)
+	} else {
+		fmt.Fprintf(stdout, "%s, routed by %s (deadlock-free tables: %v), %s traffic of %d-byte messages at load %g%s\n",
+			o.Net.Describe(), rep.Routing, rep.DeadlockFreeTables, p.Traffic.Kind, p.Traffic.MessageBytes, p.Traffic.Load, ranks)
+	}
 	fmt.Fprintf(stdout, "verdict       %s\n", res.Verdict)
 	fmt.Fprintf(stdout, "throughput    %s\n", throughputLine(res, p))
+	if len(res.Jobs) > 0 {
+		printJobs(stdout, res.Jobs)
+	}
 	b := res.HCABandwidthGBs
 	fmt.Fprintf(stdout, "HCA bandwidth min %.3f  q1 %.3f  median %.3f  q3 %.3f  max %.3f GB/s\n", b.Min, b.Q1, b.Median, b.Q3, b.Max)
 	fmt.Fprintf(stdout, "simulated     %.3f µs", res.SimTimeNs/1000)
 	if res.RuntimeNs > 0 {
-		fmt.Fprintf(stdout, " (exchange runtime %.3f µs)", res.RuntimeNs/1000)
+		fmt.Fprintf(stdout, " (runtime %.3f µs)", res.RuntimeNs/1000)
 	}
 	fmt.Fprintf(stdout, "\nwork          %d events, %d flit-hops in %.2f s wall (%.2f M flit-hops/s)\n",
 		res.Events, res.FlitHops, res.WallSeconds, res.FlitHopsPerS/1e6)
@@ -186,6 +248,27 @@ func printSim(stdout io.Writer, o *pipeline.Outcome, rep simReport, p sim.Params
 		}
 	}
 	return nil
+}
+
+// printJobs prints the per-job results as a table.
+func printJobs(w io.Writer, jobs []sim.JobResult) {
+	fmt.Fprintf(w, "%-12s %-11s %6s %14s %12s %9s %26s\n", "job", "pattern", "ranks", "completion µs", "GB/s", "slowdown", "rank GB/s min/median/max")
+	for _, j := range jobs {
+		done := "-"
+		switch {
+		case j.Completed:
+			done = fmt.Sprintf("%.3f", j.CompletionNs/1000)
+		case j.Finite:
+			done = "unfinished"
+		}
+		slow := "-"
+		if j.Slowdown > 0 {
+			slow = fmt.Sprintf("%.3f", j.Slowdown)
+		}
+		b := j.RankBandwidthGBs
+		fmt.Fprintf(w, "%-12s %-11s %6d %14s %12.3f %9s %26s\n", j.ID, j.Pattern, j.Ranks, done, j.ThroughputGBs, slow,
+			fmt.Sprintf("%.3f/%.3f/%.3f", b.Min, b.Median, b.Max))
+	}
 }
 
 func trafficKinds() string {
@@ -209,7 +292,7 @@ func rankOrders() string {
 // the run did not converge, that it did not and what the mean rests on.
 func throughputLine(r *sim.Result, p sim.Params) string {
 	line := fmt.Sprintf("%.2f GB/s", r.ThroughputGBs)
-	if p.Traffic.Finite() {
+	if p.Finite() {
 		return line
 	}
 	if r.ThroughputCIGBs > 0 {

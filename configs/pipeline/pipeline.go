@@ -179,6 +179,10 @@ func Run(p configs.Point, hash string, nets *Networks, simulate Simulator) *Outc
 	}
 	r.Switches, r.HCAs = o.Net.NumSwitches, o.Net.NumHCAs()
 	r.FailedLinks, r.FailedSwitch, r.Redrawn = len(o.Faults.Links), len(o.Faults.Switches), o.Faults.Redrawn
+	if p.Params.Jobs != nil && o.Net.NumHCAs() != base.NumHCAs() {
+		return o.fail(fmt.Errorf("the jobs are placed on all %d HCAs of %s, the failures took %d of them (take_hcas)",
+			base.NumHCAs(), base.Name, base.NumHCAs()-o.Net.NumHCAs()))
+	}
 	if o.Routed, err = Route(o.Net, p.Routing.Engine, p.Options); err != nil {
 		return o.fail(err)
 	}
@@ -189,11 +193,35 @@ func Run(p configs.Point, hash string, nets *Networks, simulate Simulator) *Outc
 	if o.Result, err = simulate(o.Net, o.Routed.Tables, p.Params); err != nil {
 		return o.fail(err)
 	}
+	if len(p.Params.Jobs) > 1 && !p.NoSlowdown {
+		if err := Slowdowns(o.Result, o.Net, o.Routed.Tables, p.Params, simulate); err != nil {
+			return o.fail(err)
+		}
+	}
 	res := o.Result
 	r.Verdict, r.ThroughputGBs, r.HCABandwidth = results.Verdict(res.Verdict), res.ThroughputGBs, res.HCABandwidthGBs
 	r.SimTimeNs, r.RuntimeNs, r.Events, r.FlitHops = res.SimTimeNs, res.RuntimeNs, res.Events, res.FlitHops
 	r.DeadlockCycle = len(res.DeadlockCycle)
 	return o
+}
+
+// Slowdowns runs every job of p by itself on the same nodes with the same
+// tables and sets each job's slowdown in res (the run of them all).
+func Slowdowns(res *sim.Result, net *fabric.Network, t *routing.Tables, p sim.Params, simulate Simulator) error {
+	alone := make([]*sim.JobResult, len(p.Jobs))
+	for j := range p.Jobs {
+		q := p
+		q.Jobs = p.Jobs[j : j+1]
+		q.Record, q.TraceHash = false, false
+		r, err := simulate(net, t, q)
+		if err != nil {
+			return fmt.Errorf("job %s alone: %w", p.Jobs[j].ID, err)
+		}
+		a := r.Jobs[0]
+		alone[j] = &a
+	}
+	sim.SetSlowdowns(res.Jobs, alone)
+	return nil
 }
 
 // newRecord is the point's identity, before anything ran.

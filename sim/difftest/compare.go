@@ -57,6 +57,23 @@ func Compare(fast, ref *sim.Result) []string {
 	} else if len(fast.DeadlockCycle) == 0 || len(ref.DeadlockCycle) == 0 {
 		add("deadlock cycle: fast %d buffers, reference %d", len(fast.DeadlockCycle), len(ref.DeadlockCycle))
 	}
+	if len(fast.Jobs) != len(ref.Jobs) {
+		add("jobs: fast %d, reference %d", len(fast.Jobs), len(ref.Jobs))
+	} else {
+		for i := range fast.Jobs {
+			a, b := fast.Jobs[i], ref.Jobs[i]
+			j := "job " + a.ID + " "
+			if a.Completed != b.Completed {
+				add("%scompleted: fast %v, reference %v", j, a.Completed, b.Completed)
+			}
+			eqInt(j+"messages", a.Messages, b.Messages)
+			eqF(j+"completion", a.CompletionNs, b.CompletionNs)
+			eqF(j+"throughput", a.ThroughputGBs, b.ThroughputGBs)
+			eqF(j+"rank bandwidth min", a.RankBandwidthGBs.Min, b.RankBandwidthGBs.Min)
+			eqF(j+"rank bandwidth median", a.RankBandwidthGBs.Median, b.RankBandwidthGBs.Median)
+			eqF(j+"rank bandwidth max", a.RankBandwidthGBs.Max, b.RankBandwidthGBs.Max)
+		}
+	}
 	diffs = append(diffs, compareDeliveries(fast.Deliveries, ref.Deliveries)...)
 	return diffs
 }

@@ -41,6 +41,17 @@ type Scenario struct {
 	Engine string
 	VLs    int
 	Params sim.Params
+	// Jobs, when set, make the run a workload: Fit places each plan on a
+	// share of the HCAs (seeded by JobSeed) as Params.Jobs.
+	Jobs    []JobPlan
+	JobSeed uint64
+}
+
+// JobPlan is a job of a generated workload before the network is known:
+// its pattern and the share of the HCAs it gets.
+type JobPlan struct {
+	Share   float64 // of the HCAs, at least two
+	Traffic traffic.JobTraffic
 }
 
 // String is a one-line description for test names and failure messages.
@@ -74,6 +85,20 @@ func (s Scenario) String() string {
 	if !t.Finite() {
 		p := s.Params
 		fmt.Fprintf(&b, " window %dns warmup %dns min %d ci %g frac %g", p.SampleWindow/1000, p.Warmup/1000, p.MinSamples, p.CIRel, p.SteadyFraction)
+	}
+	for _, j := range s.Jobs {
+		t := j.Traffic
+		fmt.Fprintf(&b, " job[%s %.2f %dB it=%d load %g start %dns", t.Kind, j.Share, t.MessageBytes, t.Iterations, t.Load, t.Start/1000)
+		if t.BurstOn > 0 {
+			fmt.Fprintf(&b, " bursts %d/%dns", t.BurstOn/1000, t.BurstOff/1000)
+		}
+		if t.Kind == traffic.JobShift {
+			fmt.Fprintf(&b, " d=%d", t.Distance)
+		}
+		b.WriteString("]")
+	}
+	if s.Jobs != nil {
+		fmt.Fprintf(&b, " jobseed %d", s.JobSeed)
 	}
 	if d := hwDiff(s.Params.HW); d != "" {
 		fmt.Fprintf(&b, " hw[%s]", d)
@@ -141,7 +166,11 @@ func (s Scenario) Build() (*Built, error) {
 	if !v.OK() {
 		return nil, fmt.Errorf("routing %s: %s", s.Engine, v.Problem)
 	}
-	return &Built{Net: net, Tables: tb, Params: s.Params, DeadlockFree: v.DeadlockFree}, nil
+	b := &Built{Net: net, Tables: tb, Params: s.Params, DeadlockFree: v.DeadlockFree}
+	if s.Jobs != nil {
+		b.Params.Jobs = placeJobs(s.Jobs, s.JobSeed, net.NumHCAs())
+	}
+	return b, nil
 }
 
 func route(net *fabric.Network, engine string, vls int) (*routing.Tables, error) {
@@ -408,7 +437,60 @@ func generate(c chooser) Scenario {
 	}
 	// Drawn last so that every earlier draw of a seed stays what it was.
 	t.Order = pick(c, traffic.ByHCA, traffic.ByHCA, traffic.RandomOrder, traffic.RoundRobin)
+	// Workloads of jobs, after everything else for the same reason.
+	if chance(c, 30) {
+		s.JobSeed = uint64(between(c, 1, 1<<30))
+		kinds := []traffic.JobKind{traffic.JobExchange, traffic.JobShift, traffic.JobUniform, traffic.JobPermutation,
+			traffic.JobHalo, traffic.JobPingPong, traffic.JobAllreduce, traffic.JobBarrier, traffic.JobNoise}
+		for range between(c, 1, 3) {
+			jt := traffic.JobTraffic{Kind: pick(c, kinds...), MessageBytes: pick(c, sizes...), Load: 1}
+			jt.Iterations = jt.Kind.DefaultIterations()
+			if chance(c, 30) {
+				jt.Iterations = between(c, 0, 3)
+			}
+			if !jt.Kind.Dependent() && chance(c, 40) {
+				jt.Load = float64(between(c, 5, 100)) / 100
+			}
+			if chance(c, 30) {
+				jt.Start = int64(between(c, 1, 5000)) * fabric.Nanosecond
+			}
+			if jt.Kind == traffic.JobShift {
+				jt.Distance = between(c, 1, 3)
+			}
+			if jt.Kind == traffic.JobNoise && chance(c, 60) {
+				jt.BurstOn = int64(between(c, 100, 3000)) * fabric.Nanosecond
+				jt.BurstOff = int64(between(c, 0, 3000)) * fabric.Nanosecond
+			}
+			s.Jobs = append(s.Jobs, JobPlan{Share: float64(between(c, 10, 60)) / 100, Traffic: jt})
+		}
+		if s.Params.MaxTime < 100*fabric.Microsecond {
+			s.Params.MaxTime = int64(between(c, 20, 200)) * fabric.Microsecond
+		}
+	}
 	return s
+}
+
+// placeJobs lays the job plans on the network's n HCAs: a seeded shuffle
+// of the terminals, each job taking its share (at least two) in turn while
+// two or more remain.
+func placeJobs(plans []JobPlan, seed uint64, n int) []traffic.Job {
+	rng := rand.New(rand.NewPCG(seed, 0x10b5))
+	order := rng.Perm(n)
+	var jobs []traffic.Job
+	for i, pl := range plans {
+		size := max(2, int(pl.Share*float64(n)))
+		if len(order) < 2 {
+			break
+		}
+		size = min(size, len(order))
+		jt := pl.Traffic
+		if jt.Kind == traffic.JobShift && jt.Distance%size == 0 {
+			jt.Distance = 1
+		}
+		jobs = append(jobs, traffic.Job{ID: fmt.Sprintf("j%d", i+1), Ranks: order[:size], Traffic: jt})
+		order = order[size:]
+	}
+	return jobs
 }
 
 // Fit adjusts a built scenario so it can run: enough hardware VLs for the
@@ -433,10 +515,14 @@ func (b *Built) Fit(budget int64) {
 	for left := p.Traffic.MessageBytes; left > 0; left -= p.HW.MTU {
 		msgFlits += p.HW.PacketFlits(min(left, p.HW.MTU))
 	}
-	if p.Traffic.Finite() && int64(n*(n-1)*msgFlits*4) <= budget {
+	load := p.Traffic.Load
+	if p.Jobs != nil {
+		// A workload: every HCA at full load bounds its work.
+		load = 1
+	} else if p.Traffic.Finite() && int64(n*(n-1)*msgFlits*4) <= budget {
 		return
 	}
-	flitsPerUs := float64(fabric.Microsecond) / float64(p.HW.FlitPs()) * p.Traffic.Load * float64(n) * 4
+	flitsPerUs := float64(fabric.Microsecond) / float64(p.HW.FlitPs()) * load * float64(n) * 4
 	if limit := int64(float64(budget) / flitsPerUs * float64(fabric.Microsecond)); limit < p.MaxTime {
 		p.MaxTime = max(limit, 2*fabric.Microsecond)
 	}

@@ -5,35 +5,32 @@ import (
 	"flitsim/traffic"
 )
 
-// createMessage creates terminal h's next message at instant t: it draws the
-// destination, then the gap to the following message. It reports false when
-// the pattern has no more messages for h.
-func (s *simulator) createMessage(h *hca, t int64) bool {
-	dst, ok := s.pattern.Next(h.term, h.rng)
-	if !ok {
+// createMessage takes terminal h's next message from the source. It
+// reports false when there is none: h is done, or waits for a delivery.
+func (s *simulator) createMessage(h *hca) bool {
+	msg, st := s.src.Next(h.term, h.rng)
+	switch st {
+	case traffic.Done:
 		h.done = true
 		return false
+	case traffic.Waiting:
+		return false
 	}
-	hw := s.p.HW
-	bytes := s.p.Traffic.MessageBytes
-	m := &message{src: h.term, dst: dst, created: t}
-	flits := 0
-	for left := bytes; left > 0; left -= min(left, hw.MTU) {
-		flits += hw.PacketFlits(min(left, hw.MTU))
+	m := &message{src: h.term, dst: msg.Dst, created: msg.At, tag: msg.Tag}
+	for left := msg.Bytes; left > 0; left -= min(left, s.p.HW.MTU) {
 		m.packets++
 	}
-	wire := s.ft * int64(flits)
-	gap := traffic.Gap(s.p.Traffic.Load, wire, h.rng)
-	h.msg, h.left, h.nextT = m, bytes, t+wire+gap
+	h.msg, h.left = m, msg.Bytes
+	h.sent += int64(msg.Bytes)
 	return true
 }
 
-// nextPacket cuts h's next packet (creating the next message when the
-// current one is all sent); h.cur is nil when the terminal is done.
+// nextPacket cuts h's next packet (taking the next message when the
+// current one is all sent); h.cur is nil when the terminal has none.
 func (s *simulator) nextPacket(h *hca) {
 	h.cur = nil
 	if h.msg == nil || h.left == 0 {
-		if h.done || !s.createMessage(h, h.nextT) {
+		if h.done || !s.createMessage(h) {
 			return
 		}
 	}
@@ -185,6 +182,18 @@ func (s *simulator) deliver(h *hca, p *packet) {
 	p.msg.delivered++
 	if p.msg.delivered == p.msg.packets {
 		s.messages++
+		if s.jobs != nil {
+			j := traffic.JobOf(s.src, p.msg.src)
+			s.jobMsgs[j]++
+			s.jobLast[j] = s.now
+		}
+		if s.src.Counted(p.msg.src) {
+			s.countedDone++
+		}
+		if s.src.Delivered(p.msg.src, traffic.Msg{Dst: p.msg.dst, Tag: p.msg.tag}, s.now) && h.cur == nil && !h.done {
+			s.nextPacket(h)
+			s.postDecideHCA(h, s.now)
+		}
 	}
 	h.payload += int64(p.payload)
 	s.payload += int64(p.payload)
@@ -195,8 +204,13 @@ func (s *simulator) deliver(h *hca, p *packet) {
 		s.deliveries = append(s.deliveries, sim.Delivery{Src: int32(p.srcNode), Dst: int32(p.dstNode),
 			Seq: p.seq, InjectedPs: p.injected, DonePs: s.now})
 	}
-	if s.finite && s.messages == s.totalMessages {
-		s.finish(sim.Completed, s.now)
+	if s.finite && s.countedDone == s.totalMessages {
+		if s.infinite {
+			// Infinite jobs beside: the run ends after this instant.
+			s.endAt = s.now
+		} else {
+			s.finish(sim.Completed, s.now)
+		}
 	}
 }
 

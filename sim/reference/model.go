@@ -13,6 +13,7 @@ const never = math.MaxInt64
 type message struct {
 	src, dst  int   // terminals
 	created   int64 // T_m
+	tag       int64 // traffic.Msg.Tag
 	packets   int   // how many packets it is cut into
 	delivered int   // how many of them have been delivered
 }
@@ -145,8 +146,8 @@ type hca struct {
 	// Source.
 	msg      *message // the message being cut into packets
 	left     int      // its payload bytes not yet cut
-	nextT    int64    // creation instant of the following message
-	done     bool     // the pattern has no more messages for it
+	done     bool     // the source has no more messages for it
+	sent     int64    // payload of the messages created
 	cur      *packet  // the next packet to inject, nil when done
 	linkFree int64    // start of the previous packet + its flits·ft
 	seq      int64    // packets created

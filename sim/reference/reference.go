@@ -55,6 +55,7 @@ package reference
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"sort"
 	"time"
 
@@ -75,12 +76,22 @@ type simulator struct {
 	obuf                 int   // HW.OutputBufferFlits
 	voq                  bool  // HW.VOQ
 
-	ports   [][]*port // [node][port number]; nil where unconnected
-	hcas    []*hca    // by terminal
-	pattern traffic.Pattern
+	ports [][]*port // [node][port number]; nil where unconnected
+	hcas  []*hca    // by terminal
+	src   traffic.Source
+	jobs  []traffic.Job // the workload's jobs, nil for one pattern
 
-	finite        bool  // every terminal sends a known number of messages
-	totalMessages int64 // their sum, when finite
+	// finite: some messages are counted, and the run completes when they
+	// are all delivered (else the traffic is infinite and the steady-state
+	// controller ends it); totalMessages is their number, countedDone
+	// those delivered.
+	finite        bool
+	totalMessages int64
+	countedDone   int64
+	infinite      bool    // some terminal sends forever
+	endAt         int64   // with infinite traffic beside: completed, end after this instant (-1 not yet)
+	jobLast       []int64 // per job: its last delivery
+	jobMsgs       []int64 // per job: messages delivered
 
 	q          eventQueue
 	now        int64
@@ -156,16 +167,32 @@ func newSimulator(net *fabric.Network, t *routing.Tables, p sim.Params) (*simula
 	if mv := t.MaxVL(net); mv >= p.HW.VLs {
 		return nil, fmt.Errorf("tables (%s) use VL %d but the hardware has %d VLs", t.Engine, mv, p.HW.VLs)
 	}
-	pattern, err := traffic.New(p.Traffic, net.HCASwitches(), fabric.Stream(p.Seed, "traffic/pattern"))
-	if err != nil {
-		return nil, fmt.Errorf("traffic: %w", err)
-	}
 	s := &simulator{
 		net: net, tab: t, p: p,
 		ft: p.HW.FlitPs(), fx: p.HW.CrossbarFlitPs(), pf: p.HW.PCIeFlitPs(), cab: p.HW.CablePs(), lat: p.HW.SwitchLatencyPs,
 		vls: p.HW.VLs, obuf: p.HW.OutputBufferFlits, voq: p.HW.VOQ,
-		pattern: pattern, firstInject: -1,
+		firstInject: -1,
 	}
+	// A message's wire time: each packet's flits, counted packet by packet.
+	wire := func(bytes int) int64 {
+		flits := 0
+		for left := bytes; left > 0; left -= min(left, p.HW.MTU) {
+			flits += p.HW.PacketFlits(min(left, p.HW.MTU))
+		}
+		return s.ft * int64(flits)
+	}
+	var err error
+	if len(p.Jobs) > 0 {
+		s.src, err = traffic.NewWorkload(p.Jobs, n, func(id string) *rand.Rand { return fabric.Stream(p.Seed, "traffic/job/"+id) }, wire)
+		s.jobs, s.jobLast, s.jobMsgs = p.Jobs, make([]int64, len(p.Jobs)), make([]int64, len(p.Jobs))
+	} else {
+		s.src, err = traffic.NewSource(p.Traffic, net.HCASwitches(), fabric.Stream(p.Seed, "traffic/pattern"), wire)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("traffic: %w", err)
+	}
+	counted, infinite := s.src.Total()
+	s.finite, s.totalMessages, s.infinite, s.endAt = counted > 0 || !infinite, counted, infinite, -1
 
 	// Ports and their input buffers.
 	s.ports = make([][]*port, len(net.Nodes))
@@ -206,7 +233,6 @@ func newSimulator(net *fabric.Network, t *routing.Tables, p sim.Params) (*simula
 	}
 
 	// Terminals.
-	s.finite = true
 	for term := 0; term < n; term++ {
 		node := net.NumSwitches + term
 		pn := net.HCAPort(node)
@@ -225,11 +251,6 @@ func newSimulator(net *fabric.Network, t *routing.Tables, p sim.Params) (*simula
 		}
 		pt.hca = h
 		s.hcas = append(s.hcas, h)
-		if m := pattern.Messages(term); m >= 0 {
-			s.totalMessages += int64(m)
-		} else {
-			s.finite = false
-		}
 	}
 	return s, nil
 }
@@ -308,6 +329,10 @@ func (s *simulator) run() error {
 		s.finish(sim.Completed, 0)
 	}
 	for !s.ended && s.err == nil {
+		if s.endAt >= 0 && (s.q.len() == 0 || s.q.nextInstant() > s.endAt) {
+			s.finish(sim.Completed, s.endAt)
+			break
+		}
 		if s.audit {
 			s.auditDecisions()
 		}
@@ -439,11 +464,19 @@ func (s *simulator) result() *sim.Result {
 		}
 		r.RuntimeNs = float64(runtime) / 1000
 		if runtime > 0 {
-			bytes := float64(s.p.Traffic.MessageBytes)
-			r.ThroughputGBs = float64(s.totalMessages) * bytes * 1000 / float64(runtime)
-			for i := range s.hcas {
-				bw[i] = float64(s.pattern.Messages(i)) * bytes * 1000 / float64(runtime)
+			var counted int64
+			for i, h := range s.hcas {
+				if s.src.Counted(i) {
+					counted += h.sent
+				}
+				// One pattern: what each sent; jobs: what each received.
+				x := h.sent
+				if s.jobs != nil {
+					x = h.payload
+				}
+				bw[i] = float64(x) * 1000 / float64(runtime)
 			}
+			r.ThroughputGBs = float64(counted) * 1000 / float64(runtime)
 		}
 	case s.finite:
 		// Not completed: no runtime, no throughput (the spec).
@@ -467,6 +500,20 @@ func (s *simulator) result() *sim.Result {
 		r.SteadySinks = s.steadySinks
 	}
 	r.HCABandwidthGBs = summarize(bw)
+	if s.jobs != nil {
+		t := sim.JobTally{Recv: make([]int64, len(s.hcas)), Last: s.jobLast, Messages: s.jobMsgs,
+			Expected: traffic.JobMessages(s.src), End: s.end}
+		for i, h := range s.hcas {
+			t.Recv[i] = h.payload
+		}
+		if !s.finite && s.totals.n > 0 {
+			t.Steady = make([]float64, len(s.hcas))
+			for i, h := range s.hcas {
+				t.Steady[i] = h.stats.mean
+			}
+		}
+		r.Jobs = sim.JobResults(s.jobs, t)
+	}
 	if s.p.Record {
 		sort.SliceStable(s.deliveries, func(i, j int) bool {
 			a, b := s.deliveries[i], s.deliveries[j]

@@ -1,0 +1,462 @@
+package traffic
+
+import (
+	"fmt"
+	"math/bits"
+	"math/rand/v2"
+	"sort"
+	"strings"
+)
+
+// JobKind names the traffic pattern of a job over its own ranks.
+type JobKind string
+
+// The job patterns. Open-loop patterns create their messages at the job's
+// load whatever the network does; dependent ones (halo, ping-pong, ring
+// allreduce, barrier) create a message only once the messages it depends
+// on have arrived, as an MPI program does.
+const (
+	JobExchange    JobKind = "exchange"    // all-to-all: per iteration every rank sends to every other, shifts ±1, ±2, …
+	JobShift       JobKind = "shift"       // rank r sends to r+distance
+	JobUniform     JobKind = "uniform"     // every message to a uniformly drawn other rank
+	JobPermutation JobKind = "permutation" // rank r sends to π(r), a seeded derangement
+	JobHalo        JobKind = "halo"        // nearest neighbours on a periodic rank grid; an iteration waits for the last one's halos
+	JobPingPong    JobKind = "pingpong"    // ranks 0 and 1: a message and its answer per iteration
+	JobAllreduce   JobKind = "allreduce"   // ring allreduce: 2(n−1) steps of msg/n bytes to the right neighbour, each after the left's
+	JobBarrier     JobKind = "barrier"     // dissemination barrier: ⌈log₂ n⌉ rounds, r → r+2^k after round k−1 arrived
+	JobNoise       JobKind = "noise"       // uniform traffic, bursty when burst_on is set: seeded on/off periods
+)
+
+// JobKinds lists the job patterns with their help texts, sorted.
+func JobKinds() []struct{ Kind, Help string } {
+	k := []struct{ Kind, Help string }{
+		{string(JobExchange), "all-to-all exchange: per iteration every rank sends one message to every other (shifts +1, −1, +2, …); open loop"},
+		{string(JobShift), "shift: rank r sends to rank r+distance; open loop"},
+		{string(JobUniform), "uniform random: every message to a uniformly drawn other rank; open loop"},
+		{string(JobPermutation), "random permutation: rank r sends to π(r), a seeded derangement; open loop"},
+		{string(JobHalo), "halo exchange on a periodic rank grid (grid = [x, y, …]): each iteration sends to every neighbour after all neighbours' previous halos arrived"},
+		{string(JobPingPong), "ping-pong between ranks 0 and 1: rank 1 answers each message, rank 0 sends the next on the answer"},
+		{string(JobAllreduce), "ring allreduce: 2(n−1) steps of msg_bytes/n to the right neighbour, each after the left neighbour's previous step arrived"},
+		{string(JobBarrier), "dissemination barrier: ⌈log₂ n⌉ rounds; in round k rank r sends to r+2^k once round k−1's message arrived"},
+		{string(JobNoise), "network noise: uniform random traffic at the job's load, in seeded on/off bursts when burst_on is set"},
+	}
+	sort.Slice(k, func(i, j int) bool { return k[i].Kind < k[j].Kind })
+	return k
+}
+
+// ParseJobKind checks a job pattern name.
+func ParseJobKind(s string) (JobKind, error) {
+	var names []string
+	for _, k := range JobKinds() {
+		if k.Kind == s {
+			return JobKind(s), nil
+		}
+		names = append(names, k.Kind)
+	}
+	return "", fmt.Errorf("unknown job pattern %q (known: %s)", s, strings.Join(names, ", "))
+}
+
+// Dependent reports whether the pattern's messages wait for deliveries.
+func (k JobKind) Dependent() bool {
+	return k == JobHalo || k == JobPingPong || k == JobAllreduce || k == JobBarrier
+}
+
+// DefaultIterations is a pattern's iteration count when a job sets none:
+// one for the collective patterns, none (infinite) for the streams.
+func (k JobKind) DefaultIterations() int {
+	switch k {
+	case JobUniform, JobShift, JobPermutation, JobNoise:
+		return 0
+	}
+	return 1
+}
+
+// JobTraffic is the traffic of one job; its numeric knobs declare
+// themselves in param tags (the keys of a jobs file's [[job]] tables).
+type JobTraffic struct {
+	Kind JobKind `json:"pattern"`
+	// MessageBytes is the payload of a message (allreduce: of the whole
+	// vector, cut into n chunks).
+	MessageBytes int `json:"msg_bytes"`
+	// Start is when the job's ranks create their first messages.
+	Start int64 `json:"start_ps,omitempty" param:"start" unit:"ps" range:"[0,1000s]" default:"0" help:"instant the job starts sending"`
+	// Iterations repeats the pattern; 0 is infinite.
+	Iterations int `json:"iterations" param:"iterations" range:"[0,1073741824]" help:"repetitions of the pattern (0: infinite; default 1 for exchange, halo, pingpong, allreduce and barrier, infinite for the streams)"`
+	// Load is the offered load per rank of the open-loop patterns.
+	Load float64 `json:"load,omitempty" param:"load" range:"(0,1]" default:"1" help:"offered load per rank of the open-loop patterns, a fraction of the link rate"`
+	// Distance is the shift of JobShift.
+	Distance int `json:"distance,omitempty" param:"distance" range:"[-1073741824,1073741824]" default:"1" help:"shift: rank r sends to r+distance (not a multiple of the job size)"`
+	// BurstOn and BurstOff are the mean on and off periods of bursty
+	// noise (seeded exponential); BurstOn 0 sends without pause.
+	BurstOn  int64 `json:"burst_on_ps,omitempty" param:"burst_on" unit:"ps" range:"[0,1000s]" default:"0" help:"noise: mean length of an on period (0: no bursts, always on)"`
+	BurstOff int64 `json:"burst_off_ps,omitempty" param:"burst_off" unit:"ps" range:"[0,1000s]" default:"0" help:"noise: mean length of an off period (with burst_on; 0: as long as burst_on)"`
+	// Grid shapes the halo's ranks (product = job size); nil: the most
+	// square 2D grid.
+	Grid []int `json:"grid,omitempty"`
+}
+
+// Job is one job of a workload: its ranks' terminals and its traffic.
+type Job struct {
+	ID      string `json:"id"`
+	Ranks   []int  `json:"-"` // terminal of each rank
+	Traffic JobTraffic
+}
+
+// Finite reports whether the job ends by itself.
+func (j Job) Finite() bool { return j.Traffic.Iterations > 0 }
+
+// step is one message of a rank's program: where it goes, how big it is,
+// and which delivery it waits for.
+type step struct {
+	dst       int
+	bytes     int
+	needTag   int64 // -1: none
+	needCount int32
+}
+
+// rankState is a terminal's place in its job's program.
+type rankState struct {
+	job, rank int32
+	step      int64 // next step, counted over iterations
+	nextT     int64 // the earliest creation instant of the next message
+	onUntil   int64 // bursty noise: the current on period ends; -1 not started
+	waiting   bool
+	recv      map[int64]recvTag // deliveries by tag, dependent patterns only
+}
+
+type recvTag struct {
+	n    int32
+	last int64
+}
+
+// workload is the Source of a set of jobs.
+type workload struct {
+	jobs  []Job
+	state []rankState // by terminal; job -1 for terminals in no job
+	perm  [][]int32   // permutation jobs' π
+	nbrs  [][][]int   // halo jobs' neighbours by rank
+	wire  WireFunc
+}
+
+// NewWorkload returns the source of jobs on n terminals. A terminal is in
+// at most one job; terminals in none send nothing. stream returns the
+// random stream of a job by its id (a permutation job draws its
+// derangement from it), so a job draws the same alone as beside others.
+func NewWorkload(jobs []Job, n int, stream func(id string) *rand.Rand, wire WireFunc) (Source, error) {
+	w := &workload{jobs: jobs, state: make([]rankState, n), perm: make([][]int32, len(jobs)), nbrs: make([][][]int, len(jobs)), wire: wire}
+	for t := range w.state {
+		w.state[t].job = -1
+	}
+	ids := map[string]bool{}
+	for j, job := range jobs {
+		if err := job.Check(); err != nil {
+			return nil, err
+		}
+		if ids[job.ID] {
+			return nil, fmt.Errorf("job %s given twice", job.ID)
+		}
+		ids[job.ID] = true
+		for r, t := range job.Ranks {
+			if t < 0 || t >= n {
+				return nil, fmt.Errorf("job %s: rank %d on terminal %d, have %d", job.ID, r, t, n)
+			}
+			if w.state[t].job >= 0 {
+				return nil, fmt.Errorf("job %s: terminal %d is also in job %s", job.ID, t, jobs[w.state[t].job].ID)
+			}
+			st := rankState{job: int32(j), rank: int32(r), nextT: job.Traffic.Start, onUntil: -1}
+			if job.Traffic.Kind.Dependent() {
+				st.recv = map[int64]recvTag{}
+			}
+			w.state[t] = st
+		}
+		switch job.Traffic.Kind {
+		case JobPermutation:
+			w.perm[j] = newPermutation(len(job.Ranks), stream(job.ID)).to
+		case JobHalo:
+			w.nbrs[j] = haloNeighbours(job.grid())
+		}
+	}
+	return w, nil
+}
+
+// Check reports a job its pattern cannot run on.
+func (j Job) Check() error {
+	n, t := len(j.Ranks), j.Traffic
+	if n < 2 {
+		return fmt.Errorf("job %s: %d ranks, a job needs at least 2", j.ID, n)
+	}
+	if t.MessageBytes < 1 {
+		return fmt.Errorf("job %s: message size %d bytes", j.ID, t.MessageBytes)
+	}
+	if !(t.Load > 0 && t.Load <= 1) {
+		return fmt.Errorf("job %s: load %g outside (0, 1]", j.ID, t.Load)
+	}
+	if t.Iterations < 0 {
+		return fmt.Errorf("job %s: %d iterations", j.ID, t.Iterations)
+	}
+	if t.Load < 1 && t.Kind.Dependent() {
+		return fmt.Errorf("job %s: a %s job waits for its messages, a load below 1 does not apply", j.ID, t.Kind)
+	}
+	if (t.BurstOn > 0 || t.BurstOff > 0) && t.Kind != JobNoise {
+		return fmt.Errorf("job %s: bursts apply to noise jobs, not %s", j.ID, t.Kind)
+	}
+	if t.BurstOff > 0 && t.BurstOn == 0 {
+		return fmt.Errorf("job %s: burst_off needs burst_on", j.ID)
+	}
+	switch t.Kind {
+	case JobShift:
+		if ((t.Distance%n)+n)%n == 0 {
+			return fmt.Errorf("job %s: shift distance %d maps every rank onto itself (%d ranks)", j.ID, t.Distance, n)
+		}
+	case JobHalo:
+		if len(t.Grid) > 0 {
+			p := 1
+			for _, d := range t.Grid {
+				if d < 1 {
+					return fmt.Errorf("job %s: grid %v has a dimension below 1", j.ID, t.Grid)
+				}
+				p *= d
+			}
+			if p != n {
+				return fmt.Errorf("job %s: grid %v holds %d ranks, the job has %d", j.ID, t.Grid, p, n)
+			}
+		}
+	case JobExchange, JobUniform, JobPermutation, JobPingPong, JobAllreduce, JobBarrier, JobNoise:
+	default:
+		_, err := ParseJobKind(string(t.Kind))
+		return fmt.Errorf("job %s: %w", j.ID, err)
+	}
+	return nil
+}
+
+// grid is the halo's rank grid: the given one, else the most square 2D
+// factorization of the job size.
+func (j Job) grid() []int {
+	if len(j.Traffic.Grid) > 0 {
+		return j.Traffic.Grid
+	}
+	n := len(j.Ranks)
+	a := 1
+	for d := 1; d*d <= n; d++ {
+		if n%d == 0 {
+			a = d
+		}
+	}
+	return []int{n / a, a}
+}
+
+// haloNeighbours lists every rank's distinct neighbours on the periodic
+// grid (dimension 0 varies fastest), ±1 in each dimension of size > 1.
+func haloNeighbours(g []int) [][]int {
+	n := 1
+	for _, d := range g {
+		n *= d
+	}
+	out := make([][]int, n)
+	for r := range out {
+		seen := map[int]bool{r: true}
+		stride := 1
+		for _, d := range g {
+			c := (r / stride) % d
+			for _, dc := range []int{1, -1} {
+				nb := r + (((c+dc)%d+d)%d-c)*stride
+				if !seen[nb] {
+					seen[nb] = true
+					out[r] = append(out[r], nb)
+				}
+			}
+			stride *= d
+		}
+	}
+	return out
+}
+
+// stepsPerIteration returns how many messages rank r of job j sends per
+// iteration.
+func (w *workload) stepsPerIteration(j int, r int) int {
+	job := &w.jobs[j]
+	n := len(job.Ranks)
+	switch job.Traffic.Kind {
+	case JobExchange:
+		return n - 1
+	case JobHalo:
+		return len(w.nbrs[j][r])
+	case JobPingPong:
+		if r < 2 {
+			return 1
+		}
+		return 0
+	case JobAllreduce:
+		return 2 * (n - 1)
+	case JobBarrier:
+		return bits.Len(uint(n - 1))
+	}
+	return 1
+}
+
+// program returns rank r's step s (counted over iterations) of job j; it
+// draws from rng only for uniform destinations.
+func (w *workload) program(j, r int, s int64, rng *rand.Rand) step {
+	job := &w.jobs[j]
+	n := len(job.Ranks)
+	t := job.Traffic
+	per := int64(w.stepsPerIteration(j, r))
+	k := int(s % per)
+	st := step{bytes: t.MessageBytes, needTag: -1}
+	switch t.Kind {
+	case JobExchange:
+		st.dst = ((r+ExchangeOffset(k, n))%n + n) % n
+	case JobShift:
+		st.dst = ((r+t.Distance)%n + n) % n
+	case JobUniform, JobNoise:
+		st.dst, _ = uniform{n: n}.Next(r, rng)
+	case JobPermutation:
+		st.dst = int(w.perm[j][r])
+	case JobHalo:
+		nb := w.nbrs[j][r]
+		st.dst = nb[k]
+		if it := s / per; k == 0 && it > 0 {
+			st.needTag, st.needCount = it-1, int32(len(nb))
+		}
+	case JobPingPong:
+		st.dst = 1 - r
+		switch {
+		case r == 1:
+			st.needTag, st.needCount = s, 1
+		case s > 0:
+			st.needTag, st.needCount = s-1, 1
+		}
+	case JobAllreduce:
+		st.dst = (r + 1) % n
+		st.bytes = (t.MessageBytes + n - 1) / n
+		if s > 0 {
+			st.needTag, st.needCount = s-1, 1
+		}
+	case JobBarrier:
+		st.dst = (r + 1<<k) % n
+		if s > 0 {
+			st.needTag, st.needCount = s-1, 1
+		}
+	}
+	return st
+}
+
+// tag is what a message of step s carries: halo iterations match by
+// iteration, the other dependent patterns by step.
+func (w *workload) tag(j, r int, s int64) int64 {
+	if w.jobs[j].Traffic.Kind == JobHalo {
+		return s / int64(w.stepsPerIteration(j, r))
+	}
+	return s
+}
+
+func (w *workload) Next(src int, rng *rand.Rand) (Msg, Status) {
+	st := &w.state[src]
+	if st.job < 0 {
+		return Msg{}, Done
+	}
+	j, r := int(st.job), int(st.rank)
+	job := &w.jobs[j]
+	per := int64(w.stepsPerIteration(j, r))
+	if per == 0 || (job.Finite() && st.step >= per*int64(job.Traffic.Iterations)) {
+		return Msg{}, Done
+	}
+	// Check the dependency before drawing: a waiting rank draws nothing.
+	if job.Traffic.Kind.Dependent() {
+		need := w.program(j, r, st.step, nil)
+		if need.needTag >= 0 {
+			got := st.recv[need.needTag]
+			if got.n < need.needCount {
+				st.waiting = true
+				return Msg{}, Waiting
+			}
+			delete(st.recv, need.needTag)
+			st.nextT = max(st.nextT, got.last)
+		}
+	}
+	st.waiting = false
+	p := w.program(j, r, st.step, rng)
+	at := st.nextT
+	if t := job.Traffic; t.BurstOn > 0 {
+		off := t.BurstOff
+		if off == 0 {
+			off = t.BurstOn
+		}
+		if st.onUntil < 0 {
+			st.onUntil = at + int64(rng.ExpFloat64()*float64(t.BurstOn))
+		}
+		for at >= st.onUntil {
+			at = st.onUntil + int64(rng.ExpFloat64()*float64(off))
+			st.onUntil = at + int64(rng.ExpFloat64()*float64(t.BurstOn))
+		}
+	}
+	m := Msg{Dst: job.Ranks[p.dst], Bytes: p.bytes, At: at, Tag: w.tag(j, r, st.step)}
+	wire := w.wire(p.bytes)
+	st.nextT = at + wire + Gap(job.Traffic.Load, wire, rng)
+	st.step++
+	return m, Ready
+}
+
+func (w *workload) Delivered(src int, m Msg, t int64) bool {
+	st := &w.state[m.Dst]
+	if st.recv == nil {
+		return false
+	}
+	got := st.recv[m.Tag]
+	got.n++
+	got.last = max(got.last, t)
+	st.recv[m.Tag] = got
+	return st.waiting
+}
+
+func (w *workload) Counted(src int) bool {
+	st := w.state[src]
+	return st.job >= 0 && w.jobs[st.job].Finite()
+}
+
+func (w *workload) Total() (int64, bool) {
+	var n int64
+	inf := false
+	for j, m := range JobMessages(w) {
+		n += m
+		inf = inf || !w.jobs[j].Finite()
+	}
+	return n, inf
+}
+
+// Jobs returns the jobs of a source made by NewWorkload, nil otherwise.
+func Jobs(s Source) []Job {
+	if w, ok := s.(*workload); ok {
+		return w.jobs
+	}
+	return nil
+}
+
+// JobOf returns the index of terminal t's job in a workload source, -1
+// when t is in none (or s is not a workload).
+func JobOf(s Source, t int) int {
+	if w, ok := s.(*workload); ok {
+		return int(w.state[t].job)
+	}
+	return -1
+}
+
+// JobMessages returns, per job of a workload source, how many messages
+// its ranks send in all (0 for an infinite job); nil when s is not a
+// workload.
+func JobMessages(s Source) []int64 {
+	w, ok := s.(*workload)
+	if !ok {
+		return nil
+	}
+	out := make([]int64, len(w.jobs))
+	for j, job := range w.jobs {
+		if !job.Finite() {
+			continue
+		}
+		for r := range job.Ranks {
+			out[j] += int64(w.stepsPerIteration(j, r)) * int64(job.Traffic.Iterations)
+		}
+	}
+	return out
+}

@@ -1,0 +1,191 @@
+package traffic
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// ideal drives a workload through an ideal network: every message arrives
+// one wire time after its creation, a terminal sends its messages back to
+// back. It returns each job's last delivery instant, the messages per
+// (src, dst) pair and the number of messages delivered, running until
+// every terminal is done or limit messages were sent.
+func ideal(t *testing.T, jobs []Job, n int, wire WireFunc, limit int) (last []int64, pairs map[[2]int]int, sent int) {
+	t.Helper()
+	src, err := NewWorkload(jobs, n, func(string) *rand.Rand { return rand.New(rand.NewPCG(1, 2)) }, wire)
+	require.NoError(t, err)
+	type flight struct {
+		src int
+		m   Msg
+		at  int64
+	}
+	rng := make([]*rand.Rand, n)
+	for i := range rng {
+		rng[i] = rand.New(rand.NewPCG(uint64(i), 9))
+	}
+	free := make([]int64, n) // a terminal's link is free again
+	done := make([]bool, n)
+	var inFlight []flight
+	last = make([]int64, len(jobs))
+	pairs = map[[2]int]int{}
+	for sent < limit {
+		progress := false
+		for h := 0; h < n; h++ {
+			if done[h] {
+				continue
+			}
+			m, st := src.Next(h, rng[h])
+			switch st {
+			case Done:
+				done[h], progress = true, true
+				continue
+			case Waiting:
+				continue
+			}
+			progress = true
+			start := max(m.At, free[h])
+			free[h] = start + wire(m.Bytes)
+			inFlight = append(inFlight, flight{h, m, free[h]})
+			pairs[[2]int{h, m.Dst}]++
+			sent++
+		}
+		if len(inFlight) == 0 {
+			if !progress {
+				break
+			}
+			continue
+		}
+		// Deliver the earliest message.
+		k := 0
+		for i, f := range inFlight {
+			if f.at < inFlight[k].at {
+				k = i
+			}
+		}
+		f := inFlight[k]
+		inFlight = append(inFlight[:k], inFlight[k+1:]...)
+		if j := JobOf(src, f.src); j >= 0 {
+			last[j] = max(last[j], f.at)
+		}
+		src.Delivered(f.src, f.m, f.at)
+	}
+	return last, pairs, sent
+}
+
+func ranks(from, n int) []int {
+	r := make([]int, n)
+	for i := range r {
+		r[i] = from + i
+	}
+	return r
+}
+
+// On an ideal network every dependent pattern ends when its chain of
+// wire times says: a ping-pong of k iterations after 2k messages in turn,
+// a ring allreduce after 2(n−1) chunk steps, a barrier after ⌈log₂ n⌉
+// rounds, a halo iteration after its messages to all neighbours; and
+// every pattern sends exactly the messages JobMessages counts.
+func TestJobsOnIdealNetwork(t *testing.T) {
+	const w = 100 // ps per byte
+	wire := func(b int) int64 { return int64(b) * w }
+	for _, tc := range []struct {
+		name  string
+		job   JobTraffic
+		n     int
+		end   int64 // last delivery
+		msgs  int
+		pairs int // distinct (src, dst) pairs
+	}{
+		{"pingpong", JobTraffic{Kind: JobPingPong, MessageBytes: 10, Iterations: 3}, 4, 6 * 10 * w, 6, 2},
+		{"allreduce", JobTraffic{Kind: JobAllreduce, MessageBytes: 50, Iterations: 1}, 5, 8 * 10 * w, 5 * 8, 5},
+		{"allreduce-2", JobTraffic{Kind: JobAllreduce, MessageBytes: 50, Iterations: 2}, 5, 16 * 10 * w, 5 * 16, 5},
+		{"barrier-8", JobTraffic{Kind: JobBarrier, MessageBytes: 1, Iterations: 1}, 8, 3 * w, 8 * 3, 24},
+		{"barrier-5", JobTraffic{Kind: JobBarrier, MessageBytes: 1, Iterations: 2}, 5, 6 * w, 5 * 6, 15},
+		// 4x3 periodic grid: 4 neighbours each, 3 iterations.
+		{"halo", JobTraffic{Kind: JobHalo, MessageBytes: 10, Iterations: 3, Grid: []int{4, 3}}, 12, 3 * 4 * 10 * w, 12 * 4 * 3, 12 * 4},
+		// 2x2: one neighbour per dimension (±1 coincide).
+		{"halo-2x2", JobTraffic{Kind: JobHalo, MessageBytes: 10, Iterations: 1}, 4, 2 * 10 * w, 4 * 2, 8},
+		{"exchange", JobTraffic{Kind: JobExchange, MessageBytes: 10, Iterations: 2}, 6, 10 * 10 * w, 6 * 5 * 2, 30},
+		{"shift", JobTraffic{Kind: JobShift, MessageBytes: 10, Iterations: 4, Distance: -1}, 6, 4 * 10 * w, 24, 6},
+		{"permutation", JobTraffic{Kind: JobPermutation, MessageBytes: 10, Iterations: 1}, 7, 10 * w, 7, 7},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.job.Load = 1
+			// Two jobs: the measured one on terminals 3.., an idle
+			// terminal before it, and a finite exchange after it.
+			other := Job{ID: "other", Ranks: ranks(3+tc.n, 3), Traffic: JobTraffic{Kind: JobExchange, MessageBytes: 1, Load: 1, Iterations: 1}}
+			jobs := []Job{{ID: "j", Ranks: ranks(3, tc.n), Traffic: tc.job}, other}
+			last, pairs, sent := ideal(t, jobs, 3+tc.n+3+1, wire, 1e6)
+			assert.Equal(t, tc.end, last[0], "last delivery")
+			src, err := NewWorkload(jobs, 3+tc.n+3+1, func(string) *rand.Rand { return rand.New(rand.NewPCG(1, 2)) }, wire)
+			require.NoError(t, err)
+			assert.Equal(t, []int64{int64(tc.msgs), 6}, JobMessages(src))
+			assert.Equal(t, tc.msgs+6, sent)
+			np := 0
+			for p := range pairs {
+				assert.NotEqual(t, p[0], p[1], "a rank sends to itself")
+				if p[0] >= 3 && p[0] < 3+tc.n {
+					assert.True(t, p[1] >= 3 && p[1] < 3+tc.n, "message leaves the job: %v", p)
+					np++
+				}
+			}
+			assert.Equal(t, tc.pairs, np, "distinct pairs")
+		})
+	}
+}
+
+// A waiting rank draws nothing, and bursty noise pauses: over a long run
+// its messages take about on/(on+off) of the time.
+func TestNoiseBursts(t *testing.T) {
+	wire := func(b int) int64 { return int64(b) }
+	on, off := int64(5000), int64(15000)
+	job := Job{ID: "n", Ranks: ranks(0, 4), Traffic: JobTraffic{Kind: JobNoise, MessageBytes: 100, Load: 1, BurstOn: on, BurstOff: off}}
+	src, err := NewWorkload([]Job{job}, 4, func(string) *rand.Rand { return nil }, wire)
+	require.NoError(t, err)
+	rng := rand.New(rand.NewPCG(3, 4))
+	var at int64
+	msgs := 0
+	for at < 200_000_000 {
+		m, st := src.Next(0, rng)
+		require.Equal(t, Ready, st)
+		require.GreaterOrEqual(t, m.At, at)
+		at = m.At
+		msgs++
+	}
+	busy := float64(msgs*100) / float64(at)
+	assert.InDelta(t, float64(on)/float64(on+off), busy, 0.02, "share of time on")
+	total, inf := src.Total()
+	assert.Zero(t, total)
+	assert.True(t, inf)
+}
+
+func TestJobCheck(t *testing.T) {
+	base := func(k JobKind, n int) Job {
+		return Job{ID: "x", Ranks: ranks(0, n), Traffic: JobTraffic{Kind: k, MessageBytes: 8, Load: 1, Iterations: 1}}
+	}
+	for _, tc := range []struct {
+		job Job
+		msg string
+	}{
+		{base(JobExchange, 1), "at least 2"},
+		{func() Job { j := base(JobShift, 4); j.Traffic.Distance = 8; return j }(), "onto itself"},
+		{func() Job { j := base(JobHalo, 6); j.Traffic.Grid = []int{4, 2}; return j }(), "holds 8 ranks"},
+		{func() Job { j := base(JobPingPong, 2); j.Traffic.Load = 0.5; return j }(), "does not apply"},
+		{func() Job { j := base(JobUniform, 2); j.Traffic.BurstOn = 5; return j }(), "noise jobs"},
+		{func() Job { j := base(JobNoise, 2); j.Traffic.BurstOff = 5; return j }(), "needs burst_on"},
+		{func() Job { j := base("spray", 2); return j }(), "unknown job pattern"},
+	} {
+		err := tc.job.Check()
+		require.Error(t, err, tc.msg)
+		assert.Contains(t, err.Error(), tc.msg)
+	}
+	_, err := NewWorkload([]Job{base(JobExchange, 2), base(JobExchange, 2)}, 4, nil, nil)
+	assert.ErrorContains(t, err, "given twice")
+	b := base(JobExchange, 2)
+	b.ID = "y"
+	_, err = NewWorkload([]Job{base(JobExchange, 2), b}, 4, nil, nil)
+	assert.ErrorContains(t, err, "also in job")
+}
