@@ -266,18 +266,24 @@ func (w *Workload) traffic(i, mtu int) (traffic.JobTraffic, error) {
 		probe.Traffic.Distance = 1
 	}
 	if err := probe.Check(); err != nil {
-		key := "job"
-		switch {
-		case strings.Contains(err.Error(), "grid"):
-			key = "job.grid"
-		case strings.Contains(err.Error(), "burst"):
-			key = "job.burst_on"
-		case strings.Contains(err.Error(), "load"):
-			key = "job.load"
-		}
-		return t, w.errAt(key, i, "%v", err)
+		return t, w.errAt(jobErrKey(err), i, "%v", err)
 	}
 	return t, nil
+}
+
+// jobErrKey is the key a traffic.Job.Check error is about.
+func jobErrKey(err error) string {
+	switch m := err.Error(); {
+	case strings.Contains(m, "grid"):
+		return "job.grid"
+	case strings.Contains(m, "burst"):
+		return "job.burst_on"
+	case strings.Contains(m, "load"):
+		return "job.load"
+	case strings.Contains(m, "distance"):
+		return "job.distance"
+	}
+	return "job"
 }
 
 // Place places the workload on net (Resolve) and gives every job its
@@ -304,7 +310,7 @@ func (w *Workload) Place(net *fabric.Network, seed int64, mtu int) ([]traffic.Jo
 			return nil, err
 		}
 		if err := jobs[k].Check(); err != nil {
-			return nil, w.errAt("job", i, "on %s: %v", net.Name, err)
+			return nil, w.errAt(jobErrKey(err), i, "on %s: %v", net.Name, err)
 		}
 	}
 	return jobs, nil

@@ -88,6 +88,15 @@ func TestWorkloadErrors(t *testing.T) {
 		{"seed = -1\n[[job]]\nsize = 2\n", 1, "seed", "≥ 0"},
 		{"[[job]]\nsize = \"2\"\n", 2, "job.size", ""},
 		{"[[job]\nsize = 2\n", 2, "", ""}, // the parser stops at the newline
+		{"[[job]]\nsize = 2\npattern = \"spray\"\n", 3, "job.pattern", "unknown job pattern"},
+		{"[[job]]\nsize = 2\nmsg_bytes = \"0\"\n", 3, "job.msg_bytes", "positive"},
+		{"[[job]]\nsize = 2\nmsg_bytes = true\n", 3, "job.msg_bytes", "want bytes"},
+		{"[[job]]\nsize = 2\nload = 2.0\n", 3, "job.load", "2"},
+		{"[[job]]\nsize = 2\npattern = \"pingpong\"\nload = 0.5\n", 4, "job.load", "does not apply"},
+		{"[[job]]\nsize = 2\nburst_on = \"1us\"\n", 3, "job.burst_on", "noise jobs"},
+		{"[[job]]\nsize = 2\nstart = 5\n", 3, "job.start", "needs a unit"},
+		{"[[job]]\nsize = 2\niterations = -1\n", 3, "job.iterations", "-1"},
+		{"[[job]]\nsize = 6\npattern = \"halo\"\ngrid = [2, 0]\n", 4, "job.grid", "below 1"},
 	} {
 		_, err := ParseWorkload([]byte(tc.text), "jobs.toml")
 		require.Error(t, err, tc.text)

@@ -182,7 +182,7 @@ func (s *simulator) finish() {
 		for i := range s.hcas {
 			t.Recv[i] = s.hcas[i].payload
 		}
-		if s.steadyMode() && s.steady.n > 0 {
+		if r.Verdict == Steady {
 			t.Steady = bw
 		}
 		copy(t.Messages, s.jobMsgs)

@@ -96,8 +96,9 @@ type JobResult struct {
 	CompletionNs float64 `json:"completion_ns,omitempty"`
 	// ThroughputGBs is the payload delivered to the job's ranks per
 	// second: over its completion time (finite), the sum of the ranks'
-	// steady-state means (infinite traffic only), or over the time from
-	// its start to the end of the run (infinite jobs beside finite ones).
+	// steady-state means (infinite traffic that reached steady state), or
+	// over the time from its start to the end of the run (otherwise, e.g.
+	// infinite jobs beside finite ones).
 	ThroughputGBs float64 `json:"throughput_gbs"`
 	// Slowdown is the completion time (finite) or the inverse throughput
 	// (infinite) relative to the job running alone on the same nodes with
@@ -116,7 +117,7 @@ type JobResult struct {
 // for itself; only this arithmetic is shared.
 type JobTally struct {
 	Recv     []int64   // per terminal: payload delivered to it
-	Steady   []float64 // per terminal: steady-state mean (GB/s); nil when the run was not sampled
+	Steady   []float64 // per terminal: steady-state mean (GB/s); nil unless the run ended steady
 	Last     []int64   // per job: its last delivery's instant
 	Messages []int64   // per job: messages delivered
 	Expected []int64   // per job: messages a finite job sends (traffic.JobMessages)

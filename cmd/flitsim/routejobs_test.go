@@ -47,3 +47,61 @@ func TestRouteJobs(t *testing.T) {
 	assert.Equal(t, 2, code)
 	assert.Contains(t, errs, bad+":2: job.nodes")
 }
+
+func TestSimJobs(t *testing.T) {
+	dir := t.TempDir()
+	jobs := filepath.Join(dir, "jobs.toml")
+	require.NoError(t, os.WriteFile(jobs, []byte(`[[job]]
+id = "a2a"
+size = 8
+placement = "round-robin"
+msg_bytes = "4KiB"
+[[job]]
+id = "noise"
+size = 8
+pattern = "noise"
+load = 0.5
+burst_on = "2us"
+[[job]]
+id = "pp"
+size = 2
+pattern = "pingpong"
+iterations = 4
+`), 0o644))
+	code, out, errs := run("sim", "kary-ntree:k=4,n=3", "--routing", "dfsssp", "--jobs", jobs, "--json")
+	require.Equal(t, 0, code, errs)
+	var rep struct {
+		Verdict string           `json:"verdict"`
+		Jobs    []map[string]any `json:"jobs"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &rep))
+	assert.Equal(t, "completed", rep.Verdict)
+	require.Len(t, rep.Jobs, 3)
+	for i, id := range []string{"a2a", "noise", "pp"} {
+		j := rep.Jobs[i]
+		assert.Equal(t, id, j["id"])
+		assert.Contains(t, j, "throughput_gbs")
+		assert.Contains(t, j, "slowdown", id)
+		assert.GreaterOrEqual(t, j["slowdown"].(float64), 1.0, id)
+	}
+	assert.Contains(t, rep.Jobs[0], "completion_ns")
+	assert.NotContains(t, rep.Jobs[1], "completion_ns", "the noise job is infinite")
+
+	// The table, without the runs alone.
+	code, out, errs = run("sim", "kary-ntree:k=4,n=3", "--jobs", jobs, "--no-slowdown")
+	require.Equal(t, 0, code, errs)
+	assert.Contains(t, out, "3 jobs of "+jobs)
+	assert.Regexp(t, `(?m)^pp\s+pingpong\s+2\s+[0-9.]+\s+[0-9.]+\s+-`, out)
+
+	// A pattern the job cannot run: exit 2 at the job's line.
+	bad := filepath.Join(dir, "bad.toml")
+	require.NoError(t, os.WriteFile(bad, []byte("[[job]]\nsize = 3\npattern = \"halo\"\ngrid = [2, 2]\n"), 0o644))
+	code, _, errs = run("sim", "kary-ntree:k=4,n=3", "--jobs", bad)
+	assert.Equal(t, 2, code)
+	assert.Contains(t, errs, bad+":4: job.grid")
+	require.NoError(t, os.WriteFile(bad, []byte("[[job]]\nsize = 4\npattern = \"shift\"\ndistance = 4\n"), 0o644))
+	code, _, errs = run("sim", "kary-ntree:k=4,n=3", "--jobs", bad)
+	assert.Equal(t, 2, code)
+	assert.Contains(t, errs, bad+":4: job.distance")
+	assert.Contains(t, errs, "onto itself")
+}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -104,7 +105,11 @@ func simCmd(args []string, stdout, stderr io.Writer) error {
 	var wl *configs.Workload
 	if *jobsFile != "" {
 		if wl, err = configs.LoadWorkload(*jobsFile); err != nil {
-			return asInput(err)
+			var ce *configs.Error
+			if errors.As(err, &ce) {
+				return asInput(err)
+			}
+			return badInput("--jobs: %v", err)
 		}
 	}
 	pt, nets, err := simPoint(spec, *engine, &ff, &rf, p)

@@ -206,13 +206,19 @@ func Run(p configs.Point, hash string, nets *Networks, simulate Simulator) *Outc
 }
 
 // Slowdowns runs every job of p by itself on the same nodes with the same
-// tables and sets each job's slowdown in res (the run of them all).
+// tables and sets each job's slowdown in res (the run of them all). When
+// finite jobs ended that run, an infinite job runs alone over the same
+// time, so that its throughput is measured over the same window.
 func Slowdowns(res *sim.Result, net *fabric.Network, t *routing.Tables, p sim.Params, simulate Simulator) error {
 	alone := make([]*sim.JobResult, len(p.Jobs))
+	window := res.Verdict != sim.Steady
 	for j := range p.Jobs {
 		q := p
 		q.Jobs = p.Jobs[j : j+1]
 		q.Record, q.TraceHash = false, false
+		if window && !q.Jobs[0].Finite() {
+			q.MaxTime, q.SteadyFraction = int64(res.SimTimeNs*1000+0.5), 2
+		}
 		r, err := simulate(net, t, q)
 		if err != nil {
 			return fmt.Errorf("job %s alone: %w", p.Jobs[j].ID, err)

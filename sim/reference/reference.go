@@ -506,7 +506,7 @@ func (s *simulator) result() *sim.Result {
 		for i, h := range s.hcas {
 			t.Recv[i] = h.payload
 		}
-		if !s.finite && s.totals.n > 0 {
+		if s.verdict == sim.Steady {
 			t.Steady = make([]float64, len(s.hcas))
 			for i, h := range s.hcas {
 				t.Steady[i] = h.stats.mean
