@@ -184,6 +184,9 @@ func (w *Workload) validate() error {
 		if _, err := w.fragmentation(); err != nil {
 			return err
 		}
+		if _, err := w.mixTraffic(fabric.DefaultHardware().MTU); err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -193,10 +196,15 @@ func (w *Workload) validate() error {
 func (w *Workload) fragmentation() (traffic.Fragmentation, error) {
 	var f traffic.Fragmentation
 	decls := param.Of(&f)
+	tdecls := param.Of(&traffic.JobTraffic{})
 	for _, key := range sortedKeys(w.Fragmentation) {
 		d, ok := param.Find(decls, key)
+		if _, isTraffic := param.Find(tdecls, key); !ok && (isTraffic || key == "pattern" || key == "msg_bytes") {
+			continue // the mix jobs' traffic (mixTraffic)
+		}
 		if !ok {
-			return f, w.errAt("fragmentation."+key, -1, "unknown key (known: %s)", strings.Join(param.Keys(decls), ", "))
+			return f, w.errAt("fragmentation."+key, -1, "unknown key (known: %s; and the traffic keys of a job: pattern, msg_bytes, %s)",
+				strings.Join(param.Keys(decls), ", "), strings.Join(param.Keys(tdecls), ", "))
 		}
 		x, err := d.Value(w.Fragmentation[key])
 		if err != nil {
@@ -217,47 +225,76 @@ func (w *Workload) fragmentation() (traffic.Fragmentation, error) {
 // traffic decodes job i's traffic keys for messages of the given MTU.
 func (w *Workload) traffic(i, mtu int) (traffic.JobTraffic, error) {
 	j := w.Jobs[i]
-	id := j.label(i)
-	t := traffic.JobTraffic{Kind: traffic.JobExchange, MessageBytes: mtu, Load: 1, Grid: j.Grid}
-	if j.Pattern != "" {
-		k, err := traffic.ParseJobKind(j.Pattern)
+	return w.decodeTraffic(j.label(i), "job", i, j.Pattern, j.MsgBytes, j.Grid, j.params, mtu)
+}
+
+// mixTraffic decodes the traffic keys of the [fragmentation] table, which
+// every job of the mix runs (default: one all-to-all exchange).
+func (w *Workload) mixTraffic(mtu int) (traffic.JobTraffic, error) {
+	tdecls := param.Of(&traffic.JobTraffic{})
+	params := map[string]any{}
+	var pattern string
+	var msg any
+	for k, v := range w.Fragmentation {
+		switch _, ok := param.Find(tdecls, k); {
+		case ok:
+			params[k] = v
+		case k == "pattern":
+			s, ok := v.(string)
+			if !ok {
+				return traffic.JobTraffic{}, w.errAt("fragmentation.pattern", -1, "%v (%s): want a pattern name", v, param.TOMLType(v))
+			}
+			pattern = s
+		case k == "msg_bytes":
+			msg = v
+		}
+	}
+	return w.decodeTraffic("mix", "fragmentation", -1, pattern, msg, nil, params, mtu)
+}
+
+// decodeTraffic decodes the traffic keys of the table prefix (the n-th
+// [[job]], or [fragmentation] with n = -1) of job id.
+func (w *Workload) decodeTraffic(id, prefix string, i int, pattern string, msgBytes any, grid []int, params map[string]any, mtu int) (traffic.JobTraffic, error) {
+	t := traffic.JobTraffic{Kind: traffic.JobExchange, MessageBytes: mtu, Load: 1, Grid: grid}
+	if pattern != "" {
+		k, err := traffic.ParseJobKind(pattern)
 		if err != nil {
-			return t, w.errAt("job.pattern", i, "job %q: %v", id, err)
+			return t, w.errAt(prefix+".pattern", i, "job %q: %v", id, err)
 		}
 		t.Kind = k
 	}
 	t.Iterations = t.Kind.DefaultIterations()
-	switch v := j.MsgBytes.(type) {
+	switch v := msgBytes.(type) {
 	case nil:
 	case int64:
 		if v < 1 || v > 1<<30 {
-			return t, w.errAt("job.msg_bytes", i, "job %q: %d bytes, want 1..%d", id, v, 1<<30)
+			return t, w.errAt(prefix+".msg_bytes", i, "job %q: %d bytes, want 1..%d", id, v, 1<<30)
 		}
 		t.MessageBytes = int(v)
 	case string:
 		n, err := traffic.ParseBytes(v, mtu)
 		if err != nil {
-			return t, w.errAt("job.msg_bytes", i, "job %q: %v", id, err)
+			return t, w.errAt(prefix+".msg_bytes", i, "job %q: %v", id, err)
 		}
 		t.MessageBytes = n
 	default:
-		return t, w.errAt("job.msg_bytes", i, "job %q: %v (%s): want bytes or a size such as \"4KiB\" or \"10MTU\"", id, v, param.TOMLType(v))
+		return t, w.errAt(prefix+".msg_bytes", i, "job %q: %v (%s): want bytes or a size such as \"4KiB\" or \"10MTU\"", id, v, param.TOMLType(v))
 	}
 	decls := param.Of(&t)
-	for _, key := range sortedKeys(j.params) {
+	for _, key := range sortedKeys(params) {
 		d, _ := param.Find(decls, key)
-		x, err := d.Value(j.params[key])
+		x, err := d.Value(params[key])
 		if err != nil {
-			return t, w.errAt("job."+key, i, "job %q: %v", id, err)
+			return t, w.errAt(prefix+"."+key, i, "job %q: %v", id, err)
 		}
 		d.Set(&t, x)
 	}
 	// What the job's size does not decide, checked on two ranks (or the
 	// grid's size) now; Place checks the rest on the placed job.
 	n := 2
-	if len(j.Grid) > 0 {
+	if len(grid) > 0 {
 		n = 1
-		for _, d := range j.Grid {
+		for _, d := range grid {
 			n *= max(d, 1)
 		}
 	}
@@ -266,7 +303,7 @@ func (w *Workload) traffic(i, mtu int) (traffic.JobTraffic, error) {
 		probe.Traffic.Distance = 1
 	}
 	if err := probe.Check(); err != nil {
-		return t, w.errAt(jobErrKey(err), i, "%v", err)
+		return t, w.errAt(strings.Replace(jobErrKey(err), "job", prefix, 1), i, "%v", err)
 	}
 	return t, nil
 }
@@ -288,7 +325,8 @@ func jobErrKey(err error) string {
 
 // Place places the workload on net (Resolve) and gives every job its
 // traffic, with message sizes in MTUs of mtu bytes. The jobs of the
-// fragmented mix run one all-to-all exchange of one MTU each.
+// fragmented mix run the traffic the [fragmentation] table gives (by
+// default one all-to-all exchange of one-MTU messages each).
 func (w *Workload) Place(net *fabric.Network, seed int64, mtu int) ([]traffic.Job, error) {
 	ranks, ids, err := w.Resolve(net, seed)
 	if err != nil {
@@ -298,12 +336,20 @@ func (w *Workload) Place(net *fabric.Network, seed int64, mtu int) ([]traffic.Jo
 	for i, j := range w.Jobs {
 		byID[j.label(i)] = i
 	}
+	var mix traffic.JobTraffic
+	if w.Fragmentation != nil {
+		if mix, err = w.mixTraffic(mtu); err != nil {
+			return nil, err
+		}
+	}
 	jobs := make([]traffic.Job, len(ranks))
 	for k := range ranks {
-		jobs[k] = traffic.Job{ID: ids[k], Ranks: ranks[k],
-			Traffic: traffic.JobTraffic{Kind: traffic.JobExchange, MessageBytes: mtu, Load: 1, Iterations: 1}}
+		jobs[k] = traffic.Job{ID: ids[k], Ranks: ranks[k], Traffic: mix}
 		i, ok := byID[ids[k]]
 		if !ok {
+			if err := jobs[k].Check(); err != nil {
+				return nil, w.errAt(strings.Replace(jobErrKey(err), "job", "fragmentation", 1), -1, "on %s: %v", net.Name, err)
+			}
 			continue
 		}
 		if jobs[k].Traffic, err = w.traffic(i, mtu); err != nil {

@@ -28,6 +28,7 @@ type command struct {
 func commands() []command {
 	c := []command{
 		{"check", "validate a campaign file without running it", checkCmd},
+		{"jobs", "workloads of jobs: sweep a job's slowdown against another's load; jobs files from Slurm", jobsCmd},
 		{"merge", "combine the shard directories of a campaign into its tables and plots", mergeCmd},
 		{"params", "list every parameter a campaign or flag may set: key, type, unit, default, range, help", paramsCmd},
 		{"plot", "write SVG/PNG plots of a results directory", plotCmd},

@@ -1,0 +1,287 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"flitsim/configs"
+	"flitsim/configs/pipeline"
+	"flitsim/fabric/param"
+	"flitsim/results"
+	"flitsim/sim"
+	"flitsim/traffic"
+)
+
+const jobsHelp = `
+Subcommands:
+  sweep SPEC --jobs FILE --set JOB.KEY=V1,V2,...   slowdown of one job as one key of another varies, per routing
+  from-slurm [--map FILE | --fabric SPEC] [-o FILE] the running Slurm jobs as a jobs file
+
+Jobs files (docs/jobs/) describe workloads; flitsim sim --jobs simulates one,
+flitsim route --jobs measures the routing per job.`
+
+func jobsCmd(args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		fmt.Fprintf(stdout, "Usage: flitsim jobs SUBCOMMAND [arguments]\n%s\n", jobsHelp)
+		if len(args) == 0 {
+			return badInput("missing subcommand (sweep, from-slurm)")
+		}
+		return nil
+	}
+	switch args[0] {
+	case "sweep":
+		return jobsSweep(args[1:], stdout, stderr)
+	case "from-slurm":
+		return jobsFromSlurm(args[1:], stdout, stderr)
+	}
+	return badInput("unknown subcommand %q (sweep, from-slurm)", args[0])
+}
+
+// sweepPoint is one simulation of a sweep.
+type sweepPoint struct {
+	Routing       string  `json:"routing"`
+	Value         float64 `json:"value"`
+	Verdict       string  `json:"verdict"`
+	Slowdown      float64 `json:"slowdown"`
+	CompletionNs  float64 `json:"completion_ns,omitempty"`
+	ThroughputGBs float64 `json:"throughput_gbs"`
+	AloneNs       float64 `json:"alone_completion_ns,omitempty"`
+	AloneGBs      float64 `json:"alone_throughput_gbs,omitempty"`
+}
+
+// sweepReport is what `flitsim jobs sweep --json` prints.
+type sweepReport struct {
+	Network  string       `json:"network"`
+	JobsFile string       `json:"jobs_file"`
+	Job      string       `json:"job"`
+	Key      string       `json:"key"`
+	Values   []float64    `json:"values"`
+	Routings []string     `json:"routings"`
+	Points   []sweepPoint `json:"points"`
+}
+
+func jobsSweep(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("jobs sweep", "jobs sweep SPEC|FILE --jobs FILE --set JOB.KEY=V1,V2,... [--job ID] [--routing A,B,...] [--plot FILE.svg|.png] [--jobs-seed S] [--traffic-seed S] [--max-time D] [--hw key=value,...] [--json]",
+		"Measures how one job slows down as one traffic key of another job varies, per routing: e.g. an\n"+
+			"all-to-all beside a noise job whose load goes from 0 to 1 (--set noise.load=0,0.25,0.5,0.75,1).\n"+
+			"Each point simulates the workload and compares the measured job (--job, default the first) with\n"+
+			"its run alone on the same nodes and tables. A load of 0 removes the varied job. --plot draws the\n"+
+			"slowdown against the value, one line per routing.", stderr)
+	jobsFile := fs.String("jobs", "", "jobs file (TOML, docs/jobs/)")
+	set := fs.String("set", "", "the swept key and its values: JOB.KEY=V1,V2,... (KEY: "+strings.Join(param.Keys(param.Of(&traffic.JobTraffic{})), ", ")+")")
+	measured := fs.String("job", "", "the job whose slowdown is measured (default: the first)")
+	engines := fs.String("routing", "dfsssp", "routing engines, comma-separated")
+	plotFile := fs.String("plot", "", "write the plot to this .svg or .png file")
+	jobsSeed := fs.Int64("jobs-seed", -1, "seed of the jobs file's random placements (default: the file's)")
+	seed := fs.Uint64("traffic-seed", 1, "seed of the traffic streams")
+	maxTime := fs.Duration("max-time", 0, "simulated time limit per run (default: 10 s with a finite job, else 10 ms)")
+	hwFlag := fs.String("hw", "", "hardware overrides key=value,... (flitsim params)")
+	asJSON := fs.Bool("json", false, "print JSON")
+	var rf routeFlags
+	rf.register(fs)
+	spec, err := parseOne(fs, args, "SPEC or FILE")
+	if err != nil {
+		return err
+	}
+	if *jobsFile == "" {
+		return badInput("--jobs: a jobs file is required")
+	}
+	jobID, key, vals, err := parseSet(*set)
+	if err != nil {
+		return err
+	}
+	if *plotFile != "" && !strings.HasSuffix(*plotFile, ".svg") && !strings.HasSuffix(*plotFile, ".png") {
+		return badInput("--plot %q: want a .svg or .png file", *plotFile)
+	}
+	if *jobsSeed < -1 || *maxTime < 0 {
+		return badInput("--jobs-seed and --max-time must not be negative")
+	}
+	p := sim.DefaultParams()
+	if *hwFlag != "" {
+		if p.HW, err = configs.HardwareOverrides("--hw", *hwFlag); err != nil {
+			return asInput(err)
+		}
+	}
+	p.Seed, p.MaxTime = *seed, maxTime.Nanoseconds()*1000
+	wl, err := configs.LoadWorkload(*jobsFile)
+	if err != nil {
+		var ce *configs.Error
+		if errors.As(err, &ce) {
+			return asInput(err)
+		}
+		return badInput("--jobs: %v", err)
+	}
+	net, err := loadNetwork(spec)
+	if err != nil {
+		return err
+	}
+	jobs, err := wl.Place(net, *jobsSeed, p.HW.MTU)
+	if err != nil {
+		return asInput(err)
+	}
+	swept, meas := -1, 0
+	for i, j := range jobs {
+		if j.ID == jobID {
+			swept = i
+		}
+		if j.ID == *measured {
+			meas = i
+		}
+	}
+	if swept < 0 {
+		return badInput("--set %s: no job %q in %s", *set, jobID, *jobsFile)
+	}
+	if *measured != "" && jobs[meas].ID != *measured {
+		return badInput("--job %q: no such job in %s", *measured, *jobsFile)
+	}
+	if meas == swept {
+		return badInput("--set %s: the swept job is the measured one (--job)", *set)
+	}
+	decl, _ := param.Find(param.Of(&traffic.JobTraffic{}), key)
+	for _, v := range vals {
+		if v == 0 && key == "load" {
+			continue // removes the job
+		}
+		if err := decl.Check(v); err != nil {
+			return badInput("--set %s: %v", *set, err)
+		}
+	}
+	rep := sweepReport{Network: net.Name, JobsFile: *jobsFile, Job: jobs[meas].ID, Key: jobID + "." + key, Values: vals,
+		Routings: strings.Split(*engines, ",")}
+	var ranks [][]int
+	for _, j := range jobs {
+		ranks = append(ranks, j.Ranks)
+	}
+	total, done := len(rep.Routings)*len(vals), 0
+	for _, eng := range rep.Routings {
+		opts, err := rf.options(net, []string{eng})
+		if err != nil {
+			return err
+		}
+		opts.Jobs = ranks
+		rt, err := pipeline.Route(net, eng, opts)
+		if err != nil {
+			return asInput(err)
+		}
+		if !rt.OK() {
+			return fmt.Errorf("routing %s failed: %s", eng, rt.Problem())
+		}
+		alone := p
+		alone.Jobs = []traffic.Job{jobs[meas]}
+		if err := alone.Normalize(); err != nil {
+			return asInput(err)
+		}
+		ra, err := sim.Run(net, rt.Tables, alone)
+		if err != nil {
+			return err
+		}
+		a := ra.Jobs[0]
+		for _, v := range vals {
+			q := p
+			q.Jobs = nil
+			for i, j := range jobs {
+				if i == swept {
+					if v == 0 && key == "load" {
+						continue
+					}
+					decl.Set(&j.Traffic, v)
+				}
+				q.Jobs = append(q.Jobs, j)
+			}
+			if err := q.Normalize(); err != nil {
+				return asInput(err)
+			}
+			res, err := sim.Run(net, rt.Tables, q)
+			if err != nil {
+				return asInput(err)
+			}
+			m := res.Jobs[0]
+			for _, j := range res.Jobs {
+				if j.ID == jobs[meas].ID {
+					m = j
+				}
+			}
+			rs := []sim.JobResult{m}
+			sim.SetSlowdowns(rs, []*sim.JobResult{&a})
+			rep.Points = append(rep.Points, sweepPoint{Routing: eng, Value: v, Verdict: string(res.Verdict), Slowdown: rs[0].Slowdown,
+				CompletionNs: m.CompletionNs, ThroughputGBs: m.ThroughputGBs, AloneNs: a.CompletionNs, AloneGBs: a.ThroughputGBs})
+			done++
+			if !*asJSON {
+				fmt.Fprintf(stderr, "\r%d/%d points", done, total)
+			}
+		}
+	}
+	if !*asJSON {
+		fmt.Fprintln(stderr)
+	}
+	if *plotFile != "" {
+		series := make([]results.Series, len(rep.Routings))
+		for i, eng := range rep.Routings {
+			series[i].Name = eng
+			for _, pt := range rep.Points {
+				if pt.Routing == eng {
+					series[i].X = append(series[i].X, pt.Value)
+					series[i].Y = append(series[i].Y, pt.Slowdown)
+				}
+			}
+		}
+		title := fmt.Sprintf("%s on %s: slowdown as %s varies", rep.Job, net.Name, rep.Key)
+		if err := results.LinePlot(*plotFile, title, rep.Key, "slowdown of "+rep.Job, series); err != nil {
+			return err
+		}
+	}
+	if *asJSON {
+		return writeJSON(stdout, rep)
+	}
+	fmt.Fprintf(stdout, "%s: slowdown of job %s (%d ranks) as %s varies\n", net.Describe(), rep.Job, len(jobs[meas].Ranks), rep.Key)
+	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprint(tw, key+"\t")
+	for _, eng := range rep.Routings {
+		fmt.Fprint(tw, eng+"\t")
+	}
+	fmt.Fprintln(tw)
+	for vi, v := range vals {
+		fmt.Fprintf(tw, "%g\t", v)
+		for ri := range rep.Routings {
+			fmt.Fprintf(tw, "%.3f\t", rep.Points[ri*len(vals)+vi].Slowdown)
+		}
+		fmt.Fprintln(tw)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if *plotFile != "" {
+		fmt.Fprintf(stdout, "plot: %s\n", *plotFile)
+	}
+	return nil
+}
+
+// parseSet reads JOB.KEY=V1,V2,... with KEY a declared job traffic key.
+func parseSet(s string) (job, key string, vals []float64, err error) {
+	lhs, rhs, ok := strings.Cut(s, "=")
+	job, key, ok2 := strings.Cut(lhs, ".")
+	if !ok || !ok2 || job == "" || rhs == "" {
+		return "", "", nil, badInput("--set %q: want JOB.KEY=V1,V2,... (e.g. noise.load=0,0.5,1)", s)
+	}
+	d, found := param.Find(param.Of(&traffic.JobTraffic{}), key)
+	if !found {
+		return "", "", nil, badInput("--set %q: unknown key %q (known: %s)", s, key, strings.Join(param.Keys(param.Of(&traffic.JobTraffic{})), ", "))
+	}
+	for _, f := range strings.Split(rhs, ",") {
+		v, err := d.Parse(strings.TrimSpace(f))
+		if err != nil {
+			if x, err2 := strconv.ParseFloat(strings.TrimSpace(f), 64); err2 == nil && x == 0 && key == "load" {
+				v, err = 0, nil
+			}
+		}
+		if err != nil {
+			return "", "", nil, badInput("--set %q: %v", s, err)
+		}
+		vals = append(vals, v)
+	}
+	return job, key, vals, nil
+}

@@ -1,0 +1,94 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// needTool skips (or in CI fails) a test that needs a command.
+func needTool(t *testing.T, name string) {
+	t.Helper()
+	if _, err := exec.LookPath(name); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("%s not installed (.ci/run installs slurm-client)", name)
+		}
+		t.Skipf("%s not installed", name)
+	}
+}
+
+// Recorded squeue output of a multi-node cluster: host lists expanded by
+// scontrol, hosts mapped to fabric nodes, and the jobs file it writes
+// routes and simulates.
+func TestJobsFromSlurmRecorded(t *testing.T) {
+	needTool(t, "scontrol")
+	dir := t.TempDir()
+	out := filepath.Join(dir, "jobs.toml")
+	code, _, errs := run("jobs", "from-slurm", "--squeue", "testdata/squeue-running.txt", "--map", "testdata/squeue-hosts.map",
+		"--fabric", "kary-ntree:k=4,n=2", "-o", out)
+	require.Equal(t, 0, code, errs)
+	assert.Contains(t, errs, "3 running jobs")
+	data, err := os.ReadFile(out)
+	require.NoError(t, err)
+	assert.Contains(t, string(data), `id = "slurm-4711"`+"\n"+`nodes = ["h-l0-0-0", "h-l0-0-1", "h-l0-0-2", "h-l0-0-3", "h-l0-2-0"]`)
+	assert.Contains(t, string(data), `id = "slurm-4712_3"`+"\n"+`nodes = ["h-l0-1-0", "h-l0-1-1"]`)
+
+	code, stdout, errs := run("route", "kary-ntree:k=4,n=2", "--routing", "sar,dfsssp", "--jobs", out, "--json")
+	require.Equal(t, 0, code, errs)
+	var reps []map[string]any
+	require.NoError(t, json.Unmarshal([]byte(stdout), &reps))
+	assert.Equal(t, 3.0, reps[0]["jobs"])
+	code, stdout, errs = run("sim", "kary-ntree:k=4,n=2", "--jobs", out, "--no-slowdown")
+	require.Equal(t, 0, code, errs)
+	assert.Contains(t, stdout, "slurm-4713")
+
+	// Without a map the host names must be the fabric's: they are not.
+	code, _, errs = run("jobs", "from-slurm", "--squeue", "testdata/squeue-running.txt", "--fabric", "kary-ntree:k=4,n=2")
+	assert.Equal(t, 1, code)
+	assert.Contains(t, errs, `no HCA "node01"`)
+	// A malformed recorded line names its file and line.
+	bad := filepath.Join(dir, "bad.txt")
+	require.NoError(t, os.WriteFile(bad, []byte("1|a|n1\n2 b n2\n"), 0o644))
+	code, _, errs = run("jobs", "from-slurm", "--squeue", bad)
+	assert.Equal(t, 2, code)
+	assert.Contains(t, errs, bad+":2:")
+}
+
+func TestJobsSweep(t *testing.T) {
+	dir := t.TempDir()
+	plot := filepath.Join(dir, "noise.svg")
+	code, out, errs := run("jobs", "sweep", "kary-ntree:k=4,n=3", "--jobs", "../../docs/jobs/noise.toml", "--set", "noise.load=0,0.5,1",
+		"--routing", "dfsssp,updn", "--plot", plot, "--json")
+	require.Equal(t, 0, code, errs)
+	var rep sweepReport
+	require.NoError(t, json.Unmarshal([]byte(out), &rep))
+	assert.Equal(t, "a2a", rep.Job)
+	require.Len(t, rep.Points, 6)
+	for _, p := range rep.Points {
+		assert.Equal(t, "completed", p.Verdict)
+		if p.Value == 0 {
+			assert.Equal(t, 1.0, p.Slowdown, "no noise: the job runs as alone")
+		} else {
+			assert.GreaterOrEqual(t, p.Slowdown, 1.0)
+		}
+	}
+	// Full noise slows the all-to-all on both routings.
+	assert.Greater(t, rep.Points[2].Slowdown, 1.05)
+	assert.Greater(t, rep.Points[5].Slowdown, 1.05)
+	st, err := os.Stat(plot)
+	require.NoError(t, err)
+	assert.Greater(t, st.Size(), int64(1000))
+
+	for _, args := range [][]string{
+		{"--set", "noise.load=2"}, {"--set", "nosuch.load=0.5"}, {"--set", "noise.volume=1"}, {"--set", "a2a.load=0.5"},
+		{"--set", "noise.load=0.5", "--plot", "x.pdf"}, {"--set", "noise.load=0.5", "--job", "nosuch"},
+	} {
+		code, _, errs = run(append([]string{"jobs", "sweep", "kary-ntree:k=4,n=3", "--jobs", "../../docs/jobs/noise.toml"}, args...)...)
+		assert.Equal(t, 2, code, "%v: %s", args, errs)
+	}
+}
