@@ -155,6 +155,9 @@ func FuzzParseWorkload(f *testing.F) {
 			}
 			return
 		}
+		if _, err := w.Place(net, -1, 2048); err != nil && !strings.HasPrefix(err.Error(), "fuzz.toml") {
+			t.Fatalf("error without location: %v", err)
+		}
 		seen := map[int]bool{}
 		for _, j := range jobs {
 			for _, h := range j {
@@ -170,7 +173,8 @@ func FuzzParseWorkload(f *testing.F) {
 // The jobs files docs/validation.md runs stay valid and place on the
 // fabric each is for.
 func TestDocJobFiles(t *testing.T) {
-	fabrics := map[string]string{"fig5-2.toml": "xgft:m=10,w=9,redundancy=2,hcas=180", "tsubame2-mix.toml": "tsubame2"}
+	fabrics := map[string]string{"fig5-2.toml": "xgft:m=10,w=9,redundancy=2,hcas=180", "tsubame2-mix.toml": "tsubame2",
+		"sar-alltoall.toml": "xgft:m=10,w=9,redundancy=2,hcas=180", "noise.toml": "kary-ntree:k=4,n=3"}
 	files, err := filepath.Glob("../docs/jobs/*.toml")
 	require.NoError(t, err)
 	require.Len(t, files, len(fabrics))
@@ -181,7 +185,7 @@ func TestDocJobFiles(t *testing.T) {
 		require.NoError(t, err)
 		w, err := LoadWorkload(f)
 		require.NoError(t, err, f)
-		jobs, _, err := w.Resolve(net, 1)
+		jobs, err := w.Place(net, 1, 2048)
 		require.NoError(t, err, f)
 		assert.NotEmpty(t, jobs, f)
 	}
