@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -98,6 +99,36 @@ func TestSlurmEndToEnd(t *testing.T) {
 	out, err = cmd.CombinedOutput()
 	require.NoError(t, err, "%s", out)
 	assert.Contains(t, string(out), "submitting only the merge")
+
+	// from-slurm against the real cluster: a running job on this host,
+	// mapped to an HCA of a fabric, becomes a jobs file that routes.
+	id, err := exec.CommandContext(ctx, "sbatch", "--parsable", "-J", "flitsim-probe", "--wrap", "sleep 600").Output()
+	require.NoError(t, err)
+	jobID := string(bytes.TrimSpace(id))
+	defer exec.Command("scancel", jobID).Run()
+	for i := 0; ; i++ {
+		st, err := exec.CommandContext(ctx, "squeue", "-h", "-j", jobID, "-o", "%T").Output()
+		require.NoError(t, err)
+		if string(bytes.TrimSpace(st)) == "RUNNING" {
+			break
+		}
+		require.Less(t, i, 600, "job %s never ran: %s", jobID, st)
+		time.Sleep(100 * time.Millisecond)
+	}
+	host, err := os.Hostname()
+	require.NoError(t, err)
+	host, _, _ = strings.Cut(host, ".")
+	hostMap := filepath.Join(tmp, "hosts.map")
+	require.NoError(t, os.WriteFile(hostMap, []byte(host+" h-l0-0-0\n"), 0o644))
+	jobsFile := filepath.Join(tmp, "slurm-jobs.toml")
+	out, err = exec.CommandContext(ctx, bin, "jobs", "from-slurm", "--map", hostMap, "--fabric", "kary-ntree:k=4,n=2", "-o", jobsFile).CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	data, err := os.ReadFile(jobsFile)
+	require.NoError(t, err)
+	assert.Contains(t, string(data), "id = \"slurm-"+jobID+"\"\nnodes = [\"h-l0-0-0\"]")
+	out, err = exec.CommandContext(ctx, bin, "route", "kary-ntree:k=4,n=2", "--routing", "sar", "--jobs", jobsFile).CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	require.NoError(t, exec.Command("scancel", jobID).Run())
 
 	// A failing task: the merge job can never run and --wait says so.
 	fail := filepath.Join(tmp, "fail")
