@@ -102,7 +102,7 @@ func TestSlurmEndToEnd(t *testing.T) {
 
 	// from-slurm against the real cluster: a running job on this host,
 	// mapped to an HCA of a fabric, becomes a jobs file that routes.
-	id, err := exec.CommandContext(ctx, "sbatch", "--parsable", "-J", "flitsim-probe", "--wrap", "sleep 600").Output()
+	id, err := exec.CommandContext(ctx, "sbatch", "--parsable", "-J", "flitsim-probe", "-o", filepath.Join(tmp, "probe-%j.out"), "--wrap", "sleep 600").Output()
 	require.NoError(t, err)
 	jobID := string(bytes.TrimSpace(id))
 	defer exec.Command("scancel", jobID).Run()
