@@ -107,13 +107,9 @@ func jobsSweep(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	p.Seed, p.MaxTime = *seed, maxTime.Nanoseconds()*1000
-	wl, err := configs.LoadWorkload(*jobsFile)
+	wl, err := loadJobsFile(*jobsFile)
 	if err != nil {
-		var ce *configs.Error
-		if errors.As(err, &ce) {
-			return asInput(err)
-		}
-		return badInput("--jobs: %v", err)
+		return err
 	}
 	net, err := loadNetwork(spec)
 	if err != nil {
@@ -284,4 +280,18 @@ func parseSet(s string) (job, key string, vals []float64, err error) {
 		vals = append(vals, v)
 	}
 	return job, key, vals, nil
+}
+
+// loadJobsFile reads the jobs file of --jobs: a file that cannot be read
+// names the flag, a bad one its line and key; both are bad input.
+func loadJobsFile(path string) (*configs.Workload, error) {
+	wl, err := configs.LoadWorkload(path)
+	if err != nil {
+		var ce *configs.Error
+		if errors.As(err, &ce) {
+			return nil, asInput(err)
+		}
+		return nil, badInput("--jobs: %v", err)
+	}
+	return wl, nil
 }

@@ -87,12 +87,8 @@ func routeCmd(args []string, stdout, stderr io.Writer) error {
 	var work *configs.Workload
 	switch {
 	case *jobsFile != "":
-		if work, err = configs.LoadWorkload(*jobsFile); err != nil {
-			var ce *configs.Error
-			if errors.As(err, &ce) {
-				return asInput(err)
-			}
-			return badInput("--jobs: %v", err)
+		if work, err = loadJobsFile(*jobsFile); err != nil {
+			return err
 		}
 		if *compare != "" {
 			return badInput("--compare and --jobs: the comparison with OpenSM does not take jobs")

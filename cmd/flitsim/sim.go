@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -104,12 +103,8 @@ func simCmd(args []string, stdout, stderr io.Writer) error {
 	}
 	var wl *configs.Workload
 	if *jobsFile != "" {
-		if wl, err = configs.LoadWorkload(*jobsFile); err != nil {
-			var ce *configs.Error
-			if errors.As(err, &ce) {
-				return asInput(err)
-			}
-			return badInput("--jobs: %v", err)
+		if wl, err = loadJobsFile(*jobsFile); err != nil {
+			return err
 		}
 	}
 	pt, nets, err := simPoint(spec, *engine, &ff, &rf, p)
