@@ -47,6 +47,12 @@ type Campaign struct {
 	Faults   []FaultsEntry  `toml:"-" json:"faults"`
 	Routings []RoutingEntry `toml:"routing" json:"routings"`
 	Traffic  []TrafficEntry `toml:"traffic" json:"traffic"`
+	// Workload holds the [[job]] and [fragmentation] tables (the keys of a
+	// jobs file, LoadWorkload), which [[traffic]] entries of kind "jobs"
+	// run; JobsSeed places them (default: each point's traffic seed, so
+	// that every traffic seed is another placement).
+	Workload *Workload `toml:"-" json:"workload,omitempty"`
+	JobsSeed *int64    `toml:"jobs_seed" json:"jobs_seed,omitempty"`
 	// Hardware and Sim set parameters declared by fabric.HardwareKnobs and
 	// sim.Knobs; a key that is present is used (or rejected), never read
 	// as "unset".
@@ -132,7 +138,13 @@ type TrafficEntry struct {
 	// FaultSeeds and TrafficSeeds override the campaign's for this pattern.
 	FaultSeeds   []int64 `toml:"fault_seeds" json:"fault_seeds,omitempty"`
 	TrafficSeeds []int64 `toml:"traffic_seeds" json:"traffic_seeds,omitempty"`
+	// Slowdowns, for kind "jobs" (default true), runs every job alone on
+	// its nodes as well, for its slowdown: one more simulation per job.
+	Slowdowns *bool `toml:"slowdowns" json:"slowdowns,omitempty"`
 }
+
+// JobsKind is the traffic kind that runs the campaign's [[job]] tables.
+const JobsKind = "jobs"
 
 // Error is a problem in a campaign file, located by file, line and key.
 type Error struct {
@@ -202,12 +214,15 @@ func Parse(data []byte, file, dir string) (*Campaign, error) {
 	c.lines = keyLines(data)
 	for _, k := range md.Undecoded() {
 		key := k.String()
-		if strings.HasPrefix(key, "hardware.") || strings.HasPrefix(key, "sim.") {
-			continue // tables of knobs, checked against their declarations
+		if strings.HasPrefix(key, "hardware.") || strings.HasPrefix(key, "sim.") || workloadKey(key) {
+			continue // tables of knobs, checked against their declarations; the workload's
 		}
 		return nil, &Error{File: file, Line: c.lines.find(key), Key: key, Msg: "unknown key" + suggest(key)}
 	}
 	c.Source, c.dir = file, dir
+	if c.Workload, err = decodeWorkload(data, file, true); err != nil {
+		return nil, err
+	}
 	if err := c.validate(&md); err != nil {
 		return nil, err
 	}
@@ -313,8 +328,8 @@ func (k keyIndex) nth(key string, n int) int {
 // knownKeys lists every key a campaign file may contain.
 func knownKeys() []string {
 	keys := []string{"name", "description", "fault_seeds", "traffic_seeds", "topology.spec", "topology.label", "faults.kind", "faults.label", "faults.percent",
-		"faults.ratio", "faults.take_hcas", "faults.fixed", "routing.engine", "routing.vls", "routing.roots", "routing.file", "routing.label",
-		"traffic.kind", "traffic.msg_bytes", "traffic.load", "traffic.distance", "traffic.hot_fraction", "traffic.max_time", "traffic.fault_seeds", "traffic.traffic_seeds"}
+		"faults.ratio", "faults.take_hcas", "faults.fixed", "routing.engine", "routing.vls", "routing.roots", "routing.file", "routing.path_vls", "routing.label", "jobs_seed", "traffic.slowdowns",
+		"traffic.order", "traffic.label", "traffic.kind", "traffic.msg_bytes", "traffic.load", "traffic.distance", "traffic.hot_fraction", "traffic.max_time", "traffic.fault_seeds", "traffic.traffic_seeds"}
 	for _, t := range Tables() {
 		for _, d := range t.Decls {
 			keys = append(keys, t.Name+"."+d.Key)
@@ -338,7 +353,7 @@ func suggest(k string) string {
 		}
 	}
 	if len(same) == 0 {
-		return " (known tables: topology, faults, routing, traffic, hardware, sim)"
+		return " (known tables: topology, faults, routing, traffic, job, fragmentation, hardware, sim)"
 	}
 	return " (known here: " + strings.Join(same, ", ") + ")"
 }
@@ -437,8 +452,17 @@ func (c *Campaign) validate(md *toml.MetaData) error {
 	if c.base, err = c.simBase(); err != nil {
 		return err
 	}
+	if err := c.checkSeeds("jobs_seed", -1, seedList(c.JobsSeed)); err != nil {
+		return err
+	}
+	if len(c.Traffic) == 0 && c.Workload != nil {
+		c.Traffic = []TrafficEntry{{Kind: JobsKind}} // the jobs are the traffic
+	}
 	if len(c.Traffic) == 0 {
 		return c.errAtKey("traffic", -1, "no [[traffic]] given")
+	}
+	if err := c.validateJobs(); err != nil {
+		return err
 	}
 	tlabels := map[string]bool{}
 	for i := range c.Traffic {
@@ -589,8 +613,64 @@ func (c *Campaign) validateRouting(i int, labels map[string]bool) error {
 	return nil
 }
 
+// validateJobs checks that the workload and the traffic entries that run
+// it come together, and that no failure would take the jobs' HCAs.
+func (c *Campaign) validateJobs() error {
+	runs := false
+	for i, t := range c.Traffic {
+		if t.Kind != JobsKind {
+			if t.Slowdowns != nil {
+				return c.errAtKey("traffic.slowdowns", i, "slowdowns apply to kind = %q (the [[job]] tables), not %s", JobsKind, t.Kind)
+			}
+			continue
+		}
+		runs = true
+		if c.Workload == nil {
+			return c.errAtKey("traffic.kind", i, "kind = %q runs the campaign's [[job]] tables, and it has none", JobsKind)
+		}
+		for _, k := range []struct {
+			key string
+			set bool
+		}{{"msg_bytes", t.MsgBytes != nil}, {"load", t.Load != nil}, {"distance", t.Distance != nil},
+			{"hot_fraction", t.HotFraction != nil}, {"order", t.Order != ""}} {
+			if k.set {
+				return c.errAtKey("traffic."+k.key, i, "%s describes one pattern; each [[job]] gives its own traffic (pattern, msg_bytes, load, ...)", k.key)
+			}
+		}
+	}
+	switch {
+	case c.Workload == nil && c.JobsSeed != nil:
+		return c.errAtKey("jobs_seed", -1, "a placement seed, but no [[job]] or [fragmentation] tables to place")
+	case c.Workload == nil:
+		return nil
+	case !runs:
+		key := "job"
+		if len(c.Workload.Jobs) == 0 {
+			key = "fragmentation"
+		}
+		return c.errAtKey(key, -1, "the [[job]] tables run as a [[traffic]] entry of kind = %q, and no entry has it (add one, or leave out [[traffic]])", JobsKind)
+	}
+	for i, f := range c.Faults {
+		if f.TakeHCAs {
+			return c.errAtKey("faults.take_hcas", i, "the jobs are placed on the fabric's HCAs; failures that take HCAs would move them")
+		}
+	}
+	return nil
+}
+
+// seedList is an optional seed as a list (nil: none).
+func seedList(s *int64) []int64 {
+	if s == nil {
+		return nil
+	}
+	return []int64{*s}
+}
+
 func (c *Campaign) validateTraffic(i int) error {
 	t := &c.Traffic[i]
+	if t.Kind == JobsKind {
+		return c.validateRunOf(i)
+	}
 	kind, err := traffic.ParseKind(t.Kind)
 	if err != nil {
 		return c.errAtKey("traffic.kind", i, "%v", err)
@@ -646,6 +726,18 @@ func (c *Campaign) validateTraffic(i int) error {
 	return nil
 }
 
+// validateRunOf checks the keys a jobs entry i shares with patterns.
+func (c *Campaign) validateRunOf(i int) error {
+	t := &c.Traffic[i]
+	if _, _, err := t.maxTime(); err != nil {
+		return c.errAtKey("traffic.max_time", i, "%v", err)
+	}
+	if err := c.checkSeeds("traffic.fault_seeds", i, t.FaultSeeds); err != nil {
+		return err
+	}
+	return c.checkSeeds("traffic.traffic_seeds", i, t.TrafficSeeds)
+}
+
 func (f FaultsEntry) ratio() (int, int, error) {
 	a, b, ok := strings.Cut(f.Ratio, ":")
 	x, e1 := strconv.Atoi(strings.TrimSpace(a))
@@ -693,6 +785,14 @@ func (t TrafficEntry) maxTime() (int64, bool, error) {
 // settings, the pattern.
 func (c *Campaign) simParams(t TrafficEntry) (sim.Params, error) {
 	p := c.base
+	if t.Kind == JobsKind {
+		// The jobs, placed on the network, replace the pattern (Params.Jobs).
+		if ps, ok, err := t.maxTime(); ok {
+			p.MaxTime = ps
+			return p, err
+		}
+		return p, nil
+	}
 	kind, err := traffic.ParseKind(t.Kind)
 	if err != nil {
 		return p, err

@@ -3,6 +3,7 @@ package configs
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"os"
 
@@ -92,7 +93,13 @@ func (c *Campaign) Check() error {
 				}
 			}
 		}
+		if err := c.checkPlacements(ti, net, hcaCounts); err != nil {
+			return err
+		}
 		for i, t := range c.Traffic {
+			if t.Kind == JobsKind {
+				continue // checkPlacements
+			}
 			p, _ := c.simParams(t)
 			for n := range hcaCounts {
 				if _, err := traffic.New(p.Traffic, make([]int, n), fabric.Stream(1, "check")); err != nil {
@@ -102,6 +109,52 @@ func (c *Campaign) Check() error {
 					}
 					return c.errAtKey(key, i, "on %s with %d HCAs: %v", c.Topologies[ti].Spec, n, err)
 				}
+			}
+		}
+	}
+	return nil
+}
+
+// checkPlacements places the workload on topology ti with every seed a
+// point will place it with, and refuses failure draws that leave fewer
+// HCAs than it was placed on (hcaCounts: the HCAs every draw leaves).
+func (c *Campaign) checkPlacements(ti int, net *fabric.Network, hcaCounts map[int]bool) error {
+	if c.Workload == nil {
+		return nil
+	}
+	if len(hcaCounts) > 1 {
+		for fi, f := range c.Faults {
+			if f.Fixed != "" {
+				return c.errAtKey("faults.fixed", fi, "on %s the failures take HCAs, and the jobs are placed on all %d of them", c.Topologies[ti].Spec, net.NumHCAs())
+			}
+		}
+		return c.errAtKey("faults", -1, "on %s the failures take HCAs, and the jobs are placed on all %d of them", c.Topologies[ti].Spec, net.NumHCAs())
+	}
+	seen := map[int64]bool{}
+	for _, t := range c.Traffic {
+		if t.Kind != JobsKind {
+			continue
+		}
+		seeds := c.TrafficSeeds
+		if len(t.TrafficSeeds) > 0 {
+			seeds = t.TrafficSeeds
+		}
+		if c.JobsSeed != nil {
+			seeds = []int64{*c.JobsSeed}
+		}
+		for _, seed := range seeds {
+			if seen[seed] {
+				continue
+			}
+			seen[seed] = true
+			if _, err := c.Workload.Place(net, seed, c.hw.MTU); err != nil {
+				var ce *Error
+				if errors.As(err, &ce) {
+					e := *ce
+					e.Msg = fmt.Sprintf("on %s, placed with seed %d: %s", c.Topologies[ti].Spec, seed, e.Msg)
+					return &e
+				}
+				return c.errAtKey("job", -1, "on %s, placed with seed %d: %v", c.Topologies[ti].Spec, seed, err)
 			}
 		}
 	}

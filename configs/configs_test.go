@@ -224,6 +224,8 @@ func TestEmbeddedCampaigns(t *testing.T) {
 func FuzzParse(f *testing.F) {
 	f.Add([]byte(good))
 	f.Add([]byte(severalFaults))
+	f.Add([]byte(jobsCampaign))
+	f.Add([]byte("jobs_seed = 2\n" + jobsCampaign + "[[traffic]]\nkind = \"jobs\"\nslowdowns = false\n[[traffic]]\nkind = \"uniform\"\n"))
 	f.Add([]byte("name = \"x\"\n[[topology]]\nspec = \"torus:dims=3\"\n[[routing]]\nengine = \"minhop\"\n[[traffic]]\nkind = \"uniform\"\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		c, err := Parse(data, "fuzz.toml", ".")

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"os"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -29,37 +30,40 @@ import (
 //	[fragmentation]
 //	utilization = 0.9
 //	max_size = 200
+//
+// A campaign file holds the same [[job]] and [fragmentation] tables (its
+// jobs_seed is the seed; without it each traffic seed is one placement).
 type Workload struct {
 	// Seed seeds the random placements and the fragmentation model
 	// (default 1).
-	Seed *int64     `toml:"seed"`
-	Jobs []JobEntry `toml:"job"`
+	Seed *int64     `toml:"seed" json:"seed,omitempty"`
+	Jobs []JobEntry `toml:"job" json:"jobs,omitempty"`
 	// Fragmentation holds the keys traffic.Fragmentation declares.
-	Fragmentation map[string]any `toml:"fragmentation"`
+	Fragmentation map[string]any `toml:"fragmentation" json:"fragmentation,omitempty"`
 
-	Source string `toml:"-"`
+	Source string `toml:"-" json:"-"`
 	lines  keyIndex
 }
 
 // JobEntry is one [[job]] table.
 type JobEntry struct {
 	// ID names the job in tables (default: job<N>, N counted from 1).
-	ID string `toml:"id"`
+	ID string `toml:"id" json:"id,omitempty"`
 	// Nodes lists the job's HCAs: node descriptions, 0x node or port
 	// GUIDs, or "lid:N".
-	Nodes []string `toml:"nodes"`
+	Nodes []string `toml:"nodes" json:"nodes,omitempty"`
 	// Size and Placement place a job without a node list.
-	Size      *int   `toml:"size"`
-	Placement string `toml:"placement"`
+	Size      *int   `toml:"size" json:"size,omitempty"`
+	Placement string `toml:"placement" json:"placement,omitempty"`
 	// Pattern is the job's traffic (traffic.JobKinds; default exchange),
 	// MsgBytes its message size (bytes, or a string such as "4KiB",
 	// "10MTU"; default one MTU), Grid the halo's rank grid.
-	Pattern  string `toml:"pattern"`
-	MsgBytes any    `toml:"msg_bytes"`
-	Grid     []int  `toml:"grid"`
-	// params holds the keys traffic.JobTraffic declares (start,
+	Pattern  string `toml:"pattern" json:"pattern,omitempty"`
+	MsgBytes any    `toml:"msg_bytes" json:"msg_bytes,omitempty"`
+	Grid     []int  `toml:"grid" json:"grid,omitempty"`
+	// Params holds the keys traffic.JobTraffic declares (start,
 	// iterations, load, distance, burst_on, burst_off).
-	params map[string]any
+	Params map[string]any `toml:"-" json:"params,omitempty"`
 }
 
 // Placements lists the synthetic placements with their help texts: the
@@ -95,23 +99,49 @@ func LoadWorkload(path string) (*Workload, error) {
 
 // ParseWorkload decodes and checks jobs-file text; file names it in errors.
 func ParseWorkload(data []byte, file string) (*Workload, error) {
+	return decodeWorkload(data, file, false)
+}
+
+// workloadKey reports whether a key of a campaign file belongs to its
+// workload (the [[job]] and [fragmentation] tables).
+func workloadKey(key string) bool {
+	return key == "job" || key == "fragmentation" || strings.HasPrefix(key, "job.") || strings.HasPrefix(key, "fragmentation.")
+}
+
+// decodeWorkload decodes the workload of a jobs file, or of a campaign
+// file (inCampaign: its other keys are the campaign's). A campaign
+// without [[job]] or [fragmentation] tables has none: nil.
+func decodeWorkload(data []byte, file string, inCampaign bool) (*Workload, error) {
 	var w Workload
 	md, err := toml.NewDecoder(bytes.NewReader(data)).Decode(&w)
 	if err != nil {
 		return nil, tomlError(err, file)
 	}
+	if inCampaign {
+		if !md.IsDefined("job") && !md.IsDefined("fragmentation") {
+			return nil, nil
+		}
+		w.Seed = nil // the campaign's jobs_seed
+	}
 	w.Source, w.lines = file, keyLines(data)
 	decls := param.Of(&traffic.JobTraffic{})
 	for _, k := range md.Undecoded() {
 		key := k.String()
+		if inCampaign && !workloadKey(key) {
+			continue // the campaign's
+		}
 		if _, ok := param.Find(decls, strings.TrimPrefix(key, "job.")); ok && strings.HasPrefix(key, "job.") && len(k) == 2 {
 			continue // decoded below
 		}
 		if strings.HasPrefix(key, "fragmentation.") && len(k) == 2 {
 			continue
 		}
+		seed := "seed, "
+		if inCampaign {
+			seed = ""
+		}
 		return nil, &Error{File: file, Line: w.lines.find(key), Key: key,
-			Msg: "unknown key (known: seed, job.id, job.nodes, job.size, job.placement, job.pattern, job.msg_bytes, job.grid, job." +
+			Msg: "unknown key (known: " + seed + "job.id, job.nodes, job.size, job.placement, job.pattern, job.msg_bytes, job.grid, job." +
 				strings.Join(param.Keys(decls), ", job.") + ", fragmentation.*)"}
 	}
 	// The declared keys of each job, by a second decode into maps.
@@ -124,10 +154,10 @@ func ParseWorkload(data []byte, file string) (*Workload, error) {
 	for i, m := range raw.Job {
 		for k, v := range m {
 			if _, ok := param.Find(decls, k); ok {
-				if w.Jobs[i].params == nil {
-					w.Jobs[i].params = map[string]any{}
+				if w.Jobs[i].Params == nil {
+					w.Jobs[i].Params = map[string]any{}
 				}
-				w.Jobs[i].params[k] = v
+				w.Jobs[i].Params[k] = v
 			}
 		}
 	}
@@ -141,6 +171,9 @@ func (w *Workload) errAt(key string, n int, format string, v ...any) error {
 	c := Campaign{Source: w.Source}
 	return c.errAt(w.lines, key, n, format, v...)
 }
+
+// mixID matches the ids of the fragmented mix's jobs.
+var mixID = regexp.MustCompile(`^mix[0-9]+$`)
 
 func (w *Workload) validate() error {
 	if len(w.Jobs) == 0 && w.Fragmentation == nil {
@@ -157,6 +190,9 @@ func (w *Workload) validate() error {
 		}
 		if ids[id] {
 			return w.errAt("job.id", i, "job %q given twice", id)
+		}
+		if w.Fragmentation != nil && mixID.MatchString(id) {
+			return w.errAt("job.id", i, "%q: the fragmented mix names its jobs mix1, mix2, ...; choose another id", id)
 		}
 		ids[id] = true
 		switch {
@@ -225,7 +261,7 @@ func (w *Workload) fragmentation() (traffic.Fragmentation, error) {
 // traffic decodes job i's traffic keys for messages of the given MTU.
 func (w *Workload) traffic(i, mtu int) (traffic.JobTraffic, error) {
 	j := w.Jobs[i]
-	return w.decodeTraffic(j.label(i), "job", i, j.Pattern, j.MsgBytes, j.Grid, j.params, mtu)
+	return w.decodeTraffic(j.label(i), "job", i, j.Pattern, j.MsgBytes, j.Grid, j.Params, mtu)
 }
 
 // mixTraffic decodes the traffic keys of the [fragmentation] table, which
@@ -264,6 +300,9 @@ func (w *Workload) decodeTraffic(id, prefix string, i int, pattern string, msgBy
 		t.Kind = k
 	}
 	t.Iterations = t.Kind.DefaultIterations()
+	if t.Kind == traffic.JobShift {
+		t.Distance = 1 // the declared default; the other patterns have none
+	}
 	switch v := msgBytes.(type) {
 	case nil:
 	case int64:
@@ -299,8 +338,8 @@ func (w *Workload) decodeTraffic(id, prefix string, i int, pattern string, msgBy
 		}
 	}
 	probe := traffic.Job{ID: id, Ranks: make([]int, max(n, 2)), Traffic: t}
-	if t.Kind == traffic.JobShift {
-		probe.Traffic.Distance = 1
+	if t.Kind == traffic.JobShift && t.Distance%2 == 0 {
+		probe.Traffic.Distance = 1 // whether it maps ranks onto themselves depends on the size
 	}
 	if err := probe.Check(); err != nil {
 		return t, w.errAt(strings.Replace(jobErrKey(err), "job", prefix, 1), i, "%v", err)
@@ -360,6 +399,17 @@ func (w *Workload) Place(net *fabric.Network, seed int64, mtu int) ([]traffic.Jo
 		}
 	}
 	return jobs, nil
+}
+
+// Declared reports whether id is a job of a [[job]] table (not one of
+// the fragmented mix, whose jobs and ids vary with the seed).
+func (w *Workload) Declared(id string) bool {
+	for i, j := range w.Jobs {
+		if j.label(i) == id {
+			return true
+		}
+	}
+	return false
 }
 
 func (j JobEntry) label(i int) string {

@@ -190,3 +190,66 @@ func TestDocJobFiles(t *testing.T) {
 		assert.NotEmpty(t, jobs, f)
 	}
 }
+
+const jobsCampaign = `name = "jc"
+traffic_seeds = [4, 5]
+[[topology]]
+spec = "kary-ntree:k=4,n=2"
+[[routing]]
+engine = "sar"
+[[routing]]
+engine = "dfsssp"
+[[job]]
+id = "a"
+size = 4
+placement = "random"
+pattern = "shift"
+iterations = 2
+[fragmentation]
+max_size = 3
+`
+
+// A campaign's [[job]] tables parse as a jobs file's, become a traffic
+// entry of kind "jobs" when it lists no [[traffic]], and place with each
+// traffic seed, or with jobs_seed; the campaign's hash covers every job
+// key, the declared ones included.
+func TestCampaignWorkload(t *testing.T) {
+	c, err := Parse([]byte(jobsCampaign), "jc.toml", ".")
+	require.NoError(t, err)
+	require.NotNil(t, c.Workload)
+	require.NoError(t, c.Check())
+	require.Len(t, c.Traffic, 1)
+	assert.Equal(t, JobsKind, c.Traffic[0].Kind)
+	pts, err := c.Points()
+	require.NoError(t, err)
+	require.Len(t, pts, 4)
+	for _, p := range pts {
+		assert.Same(t, c.Workload, p.Workload)
+		assert.Equal(t, int64(p.Params.Seed), p.JobsSeed, "each traffic seed is a placement")
+		assert.False(t, p.NoSlowdown)
+	}
+	net, err := fabric.Build("kary-ntree:k=4,n=2")
+	require.NoError(t, err)
+	a, err := c.Workload.Place(net, 4, 4096)
+	require.NoError(t, err)
+	b, err := c.Workload.Place(net, 5, 4096)
+	require.NoError(t, err)
+	assert.NotEqual(t, a[0].Ranks, b[0].Ranks, "seeds 4 and 5 place job a apart")
+	assert.Equal(t, 1, a[0].Traffic.Distance, "shift's declared distance")
+	assert.Equal(t, 2, a[0].Traffic.Iterations)
+
+	fixed, err := Parse([]byte("jobs_seed = 9\n"+jobsCampaign+"[[traffic]]\nkind = \"jobs\"\nslowdowns = false\n"), "jc.toml", ".")
+	require.NoError(t, err)
+	pts, err = fixed.Points()
+	require.NoError(t, err)
+	for _, p := range pts {
+		assert.Equal(t, int64(9), p.JobsSeed)
+		assert.True(t, p.NoSlowdown)
+	}
+	h := c.Hash()
+	for _, edit := range [][2]string{{"iterations = 2", "iterations = 3"}, {"max_size = 3", "max_size = 2"}, {`"shift"`, `"uniform"`}} {
+		d, err := Parse([]byte(strings.Replace(jobsCampaign, edit[0], edit[1], 1)), "jc.toml", ".")
+		require.NoError(t, err, edit)
+		assert.NotEqual(t, h, d.Hash(), "%s → %s keeps the hash", edit[0], edit[1])
+	}
+}

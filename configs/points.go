@@ -33,6 +33,10 @@ type Point struct {
 	// NoSlowdown skips the runs of each job alone that measure the jobs'
 	// slowdowns (Params.Jobs).
 	NoSlowdown bool
+	// Workload, when set, is placed on the network with JobsSeed and
+	// gives Params.Jobs (a traffic entry of kind "jobs").
+	Workload *Workload
+	JobsSeed int64
 }
 
 // Points expands the campaign in a fixed order: topology, traffic, failures
@@ -88,7 +92,7 @@ func (c *Campaign) point(index int, topo TopologyEntry, ti int, f FaultsEntry, p
 	if r.VLs != nil {
 		vls = *r.VLs
 	}
-	return Point{
+	pt := Point{
 		Index:        index,
 		Key:          fmt.Sprintf("%s|%s#%d|%s=%g%%|fault_seed=%d|traffic_seed=%d|%s", topo.Spec, tr.Kind, ti, f.Label, pct, fs.Seed, tseed, r.Label),
 		Topology:     topo,
@@ -103,4 +107,12 @@ func (c *Campaign) point(index int, topo TopologyEntry, ti int, f FaultsEntry, p
 		Options:      routing.Options{VLs: vls, Roots: r.Roots, File: r.File, PathVLs: r.PathVLs != nil && *r.PathVLs},
 		Params:       params,
 	}
+	if tr.Kind == JobsKind {
+		pt.Workload, pt.JobsSeed = c.Workload, int64(tseed)
+		if c.JobsSeed != nil {
+			pt.JobsSeed = *c.JobsSeed
+		}
+		pt.NoSlowdown = tr.Slowdowns != nil && !*tr.Slowdowns
+	}
+	return pt
 }

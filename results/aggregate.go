@@ -5,7 +5,6 @@ import (
 	"sort"
 
 	"gonum.org/v1/gonum/stat"
-	"gonum.org/v1/gonum/stat/distuv"
 )
 
 // Group names the records one row of a table summarizes.
@@ -181,16 +180,8 @@ func Levels(recs []Record) []Level {
 		for _, p := range pcts {
 			v := vals[p]
 			l := Level{Group: g, Percent: p, N: len(v)}
-			if len(v) > 0 {
-				l.Mean = stat.Mean(v, nil)
-				l.Failed = stat.Mean(failed[p], nil)
-				l.CILow, l.CIHigh = l.Mean, l.Mean
-				if len(v) > 1 {
-					t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(len(v) - 1)}.Quantile(0.975)
-					h := t * stat.StdDev(v, nil) / math.Sqrt(float64(len(v)))
-					l.CILow, l.CIHigh = l.Mean-h, l.Mean+h
-				}
-			}
+			l.Mean, l.CILow, l.CIHigh = meanCI(v)
+			l.Failed = mean(failed[p])
 			out = append(out, l)
 		}
 	}

@@ -19,7 +19,8 @@ import (
 // into dir: throughput bars with 95 % confidence intervals per failure
 // level and routing (Figs. 4.5-4.8), the scatter of throughput against
 // failed components with the regression lines, and whisker plots of per-HCA
-// consumption bandwidth (Fig. 4.4). A campaign with several failures
+// consumption bandwidth (Fig. 4.4), and per job of a workload its slowdown
+// (or completion time, or throughput) per routing and failure level. A campaign with several failures
 // entries (links, switches, mixed) gets a set of plots per entry. It returns
 // the files written.
 func Plot(dir string, recs []Record) ([]string, error) {
@@ -100,7 +101,16 @@ func plotSet(dir string, recs []Record, faults string) ([]string, error) {
 			}
 		}
 	}
-	return files, nil
+	jf, err := jobPlots(dir, faults, faultsTitle(faults), rep.Jobs)
+	return append(files, jf...), err
+}
+
+// faultsTitle names a failures entry in plot titles ("" for none).
+func faultsTitle(faults string) string {
+	if faults == "" {
+		return ""
+	}
+	return faults + " failures"
 }
 
 var nonWord = regexp.MustCompile(`[^A-Za-z0-9]+`)

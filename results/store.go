@@ -86,8 +86,18 @@ type Record struct {
 	Events        int64   `json:"events"`
 	FlitHops      int64   `json:"flit_hops"`
 	DeadlockCycle int     `json:"deadlock_cycle_len,omitempty"`
+	// Jobs are the per-job results of a workload (traffic kind "jobs").
+	Jobs []JobRecord `json:"jobs,omitempty"`
 	// Error is set when the point could not be evaluated at all.
 	Error string `json:"error,omitempty"`
+}
+
+// JobRecord is one job's result in a record.
+type JobRecord struct {
+	sim.JobResult
+	// Mix marks a job of the fragmented mix, whose jobs and ids vary with
+	// the seed: tables pool them as one row "mix".
+	Mix bool `json:"mix,omitempty"`
 }
 
 // Failed is the number of failed components (the regression's x).

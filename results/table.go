@@ -14,11 +14,13 @@ type Report struct {
 	Regressions []Regression `json:"regressions"`
 	Usability   Usability    `json:"usability"`
 	Levels      []Level      `json:"levels"`
+	// Jobs are the per-job rows of workloads (traffic kind "jobs").
+	Jobs []JobLevel `json:"jobs,omitempty"`
 }
 
 // Summarize aggregates records into a report.
 func Summarize(recs []Record) Report {
-	return Report{Regressions: Regressions(recs), Usability: UsabilityMatrix(recs), Levels: Levels(recs)}
+	return Report{Regressions: Regressions(recs), Usability: UsabilityMatrix(recs), Levels: Levels(recs), Jobs: JobLevels(recs)}
 }
 
 // WriteTable prints the report as md (Markdown), csv (the regression rows)
@@ -71,6 +73,7 @@ func writeMarkdown(w io.Writer, rep Report) error {
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %g | %.1f | %s | %s – %s | %d |\n", l.Topology, l.Routing, l.Traffic, l.Faults, l.Percent, l.Failed,
 			f2(l.Mean), f2(l.CILow), f2(l.CIHigh), l.N)
 	}
+	writeJobsMarkdown(&b, rep.Jobs)
 	_, err := io.WriteString(w, b.String())
 	return err
 }

@@ -200,6 +200,12 @@ func (j Job) Check() error {
 	if (t.BurstOn > 0 || t.BurstOff > 0) && t.Kind != JobNoise {
 		return fmt.Errorf("job %s: bursts apply to noise jobs, not %s", j.ID, t.Kind)
 	}
+	if len(t.Grid) > 0 && t.Kind != JobHalo {
+		return fmt.Errorf("job %s: a grid shapes halo jobs, not %s", j.ID, t.Kind)
+	}
+	if t.Distance != 0 && t.Kind != JobShift {
+		return fmt.Errorf("job %s: a distance applies to shift jobs, not %s", j.ID, t.Kind)
+	}
 	if t.BurstOff > 0 && t.BurstOn == 0 {
 		return fmt.Errorf("job %s: burst_off needs burst_on", j.ID)
 	}

@@ -242,6 +242,56 @@ func campaignCases(t *testing.T, dir string) []badCase {
 		"file:missing.net", "kary-ntree:k=2", "torus:dims=3x", "xgft:m=2", "dragonfly:a=4,p=1,h=1,g=9", ":", "torus:dims=1,hcas=1", "kautz:d=0,k=2"} {
 		add("spec "+spec, "[[topology]]", "spec", fmt.Sprintf("%q", spec), "topology.spec")
 	}
+	// [[job]] tables in a campaign, run by a [[traffic]] entry of kind "jobs".
+	jobs := func() *campaignText {
+		c := baseCampaign()
+		c.tables[4].lines = []string{`kind = "jobs"`, `max_time = "20us"`}
+		c.tables = append(c.tables[:5], append([]struct {
+			header string
+			lines  []string
+		}{{"[[job]]", []string{`id = "a"`, `size = 2`, `iterations = 1`}}, {"[fragmentation]", []string{`utilization = 0.5`}}}, c.tables[5:]...)...)
+		return c
+	}
+	for _, c := range []struct{ h, key, val, want string }{
+		{"[[job]]", "size", "0", "job.size"}, {"[[job]]", "distance", "2", "job.distance"}, {"[[job]]", "size", "999", "job.size"}, {"[[job]]", "size", `"x"`, "job.size"},
+		{"[[job]]", "placement", `"sideways"`, "job.placement"}, {"[[job]]", "pattern", `"gossip"`, "job.pattern"},
+		{"[[job]]", "msg_bytes", "0", "job.msg_bytes"}, {"[[job]]", "msg_bytes", `"x"`, "job.msg_bytes"}, {"[[job]]", "load", "2", "job.load"},
+		{"[[job]]", "iterations", "-1", "job.iterations"}, {"[[job]]", "start", `"x"`, "job.start"}, {"[[job]]", "grid", "[3, 3]", "job.grid"},
+		{"[[job]]", "colour", `"red"`, "job.colour"}, {"[[job]]", "id", `"mix1"`, "job.id"},
+		{"[[job]]", "id", `"a b"`, "job.id"}, {"[fragmentation]", "utilization", "2", "fragmentation.utilization"},
+		{"[fragmentation]", "bogus", "1", "fragmentation.bogus"}, {"[fragmentation]", "pattern", `"gossip"`, "fragmentation.pattern"},
+		{"[[traffic]]", "msg_bytes", `"2MTU"`, "traffic.msg_bytes"}, {"[[traffic]]", "load", "0.5", "traffic.load"},
+		{"[[traffic]]", "order", `"random"`, "traffic.order"}, {"[[traffic]]", "slowdowns", `"yes"`, "traffic.slowdowns"},
+		{"", "jobs_seed", "-1", "jobs_seed"}, {"", "jobs_seed", `"x"`, "jobs_seed"}, {"", "seed", "1", "seed"},
+		{"[faults]", "take_hcas", "true", "faults.take_hcas"},
+	} {
+		text, line := jobs().with(c.h, c.key, c.val)
+		n++
+		path := filepath.Join(dir, fmt.Sprintf("c%04d.toml", n))
+		require.NoError(t, os.WriteFile(path, []byte(text), 0o644))
+		cases = append(cases, badCase{name: "jobs campaign " + c.key + "=" + c.val, args: []string{"check", path}, file: path, line: line, key: c.want})
+	}
+	noRun := jobs()
+	noRun.tables[4].lines = []string{`kind = "uniform"`}
+	uniform := baseCampaign()
+	nodes := jobs()
+	nodes.tables[5].lines = []string{`id = "a"`}
+	for _, c := range []struct {
+		base        *campaignText
+		h, key, val string
+		want        string
+		line        int
+	}{{noRun, "", "", "", "job", 12}, {nodes, "[[job]]", "nodes", `["nosuch"]`, "job.nodes", 0}, {uniform, "[[traffic]]", "slowdowns", "false", "traffic.slowdowns", 0},
+		{uniform, "[[traffic]]", "kind", `"jobs"`, "traffic.kind", 0}, {uniform, "", "jobs_seed", "3", "jobs_seed", 0}} {
+		text, line := c.base.with(c.h, c.key, c.val)
+		if c.line > 0 {
+			line = c.line
+		}
+		n++
+		path := filepath.Join(dir, fmt.Sprintf("c%04d.toml", n))
+		require.NoError(t, os.WriteFile(path, []byte(text), 0o644))
+		cases = append(cases, badCase{name: "jobs campaign " + c.want, args: []string{"check", path}, file: path, line: line, key: c.want})
+	}
 	// The top level.
 	for _, c := range []struct{ key, val string }{{"name", `""`}, {"name", `"../../escaped"`}, {"name", `"a b"`}, {"name", `5`},
 		{"name", `".hidden"`}, {"seeds", `[]`}, {"seeds", `[-1]`}, {"seeds", `["x"]`}, {"bogus", `1`}, {"description", `5`}} {

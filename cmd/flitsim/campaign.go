@@ -24,7 +24,8 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 		"Runs a campaign: every point (topology × failure level × seed × routing × traffic) is built, failed,\n"+
 			"routed, verified and simulated; one JSON record per finished point is appended to DIR/results.jsonl and\n"+
 			"synced, so a killed run resumes where it stopped (finished points are skipped). At the end the records\n"+
-			"are sorted by point and DIR gets table.md, table.csv, levels.csv, report.json and SVG/PNG plots.\n"+
+			"are sorted by point and DIR gets table.md, table.csv, levels.csv, report.json and SVG/PNG plots\n"+
+			"(with [[job]] tables also jobs.csv and job-*.svg: each job's completion, throughput and slowdown).\n"+
 			"Without FILE or NAME the embedded quickstart campaign runs.\n\n"+
 			"With --shard I/N only the points whose index is I mod N run (a round-robin split: every shard gets the\n"+
 			"same mix of topologies, levels, seeds and routings), into DIR (default out/NAME/shard-I-of-N) with a\n"+
@@ -274,7 +275,7 @@ func writeOutputs(dir string) ([]byte, error) {
 		return nil, err
 	}
 	rep := results.Summarize(recs)
-	var md, csvb, lv, js bytes.Buffer
+	var md, csvb, lv, js, jb bytes.Buffer
 	for _, w := range []struct {
 		buf *bytes.Buffer
 		fn  func(io.Writer) error
@@ -284,7 +285,11 @@ func writeOutputs(dir string) ([]byte, error) {
 		{&csvb, func(w io.Writer) error { return results.WriteTable(w, rep, "csv") }, "table.csv"},
 		{&lv, func(w io.Writer) error { return results.WriteLevelsCSV(w, rep) }, "levels.csv"},
 		{&js, func(w io.Writer) error { return results.WriteTable(w, rep, "json") }, "report.json"},
+		{&jb, func(w io.Writer) error { return results.WriteJobsCSV(w, rep) }, "jobs.csv"},
 	} {
+		if w.out == "jobs.csv" && len(rep.Jobs) == 0 {
+			continue
+		}
 		if err := w.fn(w.buf); err != nil {
 			return nil, err
 		}

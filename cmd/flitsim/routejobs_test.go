@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -104,4 +105,101 @@ iterations = 4
 	assert.Equal(t, 2, code)
 	assert.Contains(t, errs, bad+":4: job.distance")
 	assert.Contains(t, errs, "onto itself")
+}
+
+// A campaign's [[job]] tables run as its traffic: the per-job results of
+// a point equal those of the same point typed as sim --jobs with the jobs
+// file of the same tables; the tables get per-job rows (mix jobs pooled),
+// jobs.csv and per-job plots; results are identical for -j 1 and -j 2.
+func TestCampaignJobs(t *testing.T) {
+	dir := t.TempDir()
+	workload := `
+[[job]]
+id = "a2a"
+size = 8
+placement = "round-robin"
+msg_bytes = "4KiB"
+iterations = 2
+[[job]]
+id = "noise"
+size = 16
+placement = "random"
+pattern = "noise"
+load = 0.5
+[fragmentation]
+utilization = 0.5
+max_size = 8
+pattern = "shift"
+iterations = 3
+`
+	camp := filepath.Join(dir, "c.toml")
+	require.NoError(t, os.WriteFile(camp, []byte(`name = "cjobs"
+traffic_seeds = [1, 2]
+[[topology]]
+spec = "kary-ntree:k=4,n=3"
+label = "tree"
+[faults]
+percent = [0, 5]
+[[routing]]
+engine = "dfsssp"
+[[routing]]
+engine = "sar"
+`+workload), 0o644))
+	var recs [2][]byte
+	var out string
+	for i, j := range []string{"1", "2"} {
+		res := filepath.Join(dir, "out"+j)
+		code, o, errs := run("run", camp, "-j", j, "-o", res, "-q")
+		require.Equal(t, 0, code, errs)
+		out = o
+		var err error
+		recs[i], err = os.ReadFile(filepath.Join(res, "results.jsonl"))
+		require.NoError(t, err)
+		for _, f := range []string{"jobs.csv", "job-tree-jobs-a2a.svg", "job-tree-jobs-noise.png", "job-tree-jobs-mix.svg"} {
+			assert.FileExists(t, filepath.Join(res, f))
+		}
+	}
+	assert.Equal(t, string(recs[0]), string(recs[1]), "results differ between -j 1 and -j 2")
+	assert.Contains(t, out, "## Jobs")
+	assert.Regexp(t, `\| tree \| sar \| jobs \| links \| mix \| shift \| 5 \|`, out)
+
+	// Point 0: fault-free, traffic seed 1, dfsssp.
+	var first struct {
+		Traffic string `json:"traffic"`
+		Jobs    []struct {
+			ID           string  `json:"id"`
+			CompletionNs float64 `json:"completion_ns"`
+			Throughput   float64 `json:"throughput_gbs"`
+			Slowdown     float64 `json:"slowdown"`
+			Mix          bool    `json:"mix"`
+		} `json:"jobs"`
+	}
+	line, _, _ := strings.Cut(string(recs[0]), "\n")
+	require.NoError(t, json.Unmarshal([]byte(line), &first))
+	assert.Equal(t, "jobs", first.Traffic)
+	require.Greater(t, len(first.Jobs), 2, "the mix adds jobs")
+	assert.False(t, first.Jobs[0].Mix)
+	assert.True(t, first.Jobs[2].Mix)
+	jobsFile := filepath.Join(dir, "jobs.toml")
+	require.NoError(t, os.WriteFile(jobsFile, []byte(workload), 0o644))
+	code, o, errs := run("sim", "kary-ntree:k=4,n=3", "--routing", "dfsssp", "--jobs", jobsFile, "--jobs-seed", "1", "--json")
+	require.Equal(t, 0, code, errs)
+	var direct struct {
+		Jobs []struct {
+			ID           string  `json:"id"`
+			CompletionNs float64 `json:"completion_ns"`
+			Throughput   float64 `json:"throughput_gbs"`
+			Slowdown     float64 `json:"slowdown"`
+		} `json:"jobs"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(o), &direct))
+	require.Len(t, direct.Jobs, len(first.Jobs))
+	for i, j := range direct.Jobs {
+		c := first.Jobs[i]
+		assert.Equal(t, j.ID, c.ID)
+		assert.Equal(t, j.CompletionNs, c.CompletionNs, j.ID)
+		assert.Equal(t, j.Throughput, c.Throughput, j.ID)
+		assert.Equal(t, j.Slowdown, c.Slowdown, j.ID)
+	}
+	assert.Greater(t, first.Jobs[0].Slowdown, 1.0, "the all-to-all beside noise and the mix")
 }

@@ -174,6 +174,17 @@ func Run(p configs.Point, hash string, nets *Networks, simulate Simulator) *Outc
 	if err != nil {
 		return o.fail(err)
 	}
+	if p.Workload != nil && p.Params.Jobs == nil {
+		if p.Params.Jobs, err = p.Workload.Place(base, p.JobsSeed, p.Params.HW.MTU); err != nil {
+			return o.fail(err)
+		}
+		// Scheduling-aware routing (sar) routes the jobs' paths first.
+		p.Options.Jobs = make([][]int, len(p.Params.Jobs))
+		for i, j := range p.Params.Jobs {
+			p.Options.Jobs[i] = j.Ranks
+		}
+		r.Finite = p.Params.Finite()
+	}
 	if o.Net, o.Faults, err = Fail(base, p.Faults); err != nil {
 		return o.fail(err)
 	}
@@ -202,6 +213,9 @@ func Run(p configs.Point, hash string, nets *Networks, simulate Simulator) *Outc
 	r.Verdict, r.ThroughputGBs, r.HCABandwidth = results.Verdict(res.Verdict), res.ThroughputGBs, res.HCABandwidthGBs
 	r.SimTimeNs, r.RuntimeNs, r.Events, r.FlitHops = res.SimTimeNs, res.RuntimeNs, res.Events, res.FlitHops
 	r.DeadlockCycle = len(res.DeadlockCycle)
+	for _, j := range res.Jobs {
+		r.Jobs = append(r.Jobs, results.JobRecord{JobResult: j, Mix: p.Workload != nil && !p.Workload.Declared(j.ID)})
+	}
 	return o
 }
 
@@ -236,6 +250,9 @@ func newRecord(p configs.Point, hash string) results.Record {
 		FaultKind: p.FaultKind, FaultLabel: p.FaultLabel, FaultPercent: p.Percent, FaultSeed: p.FaultSeed, TrafficSeed: p.Params.Seed,
 		Routing: p.Routing.Label, Engine: p.Routing.Engine, Traffic: p.Traffic.Kind, Finite: p.Params.Traffic.Finite(),
 		TrafficIndex: p.TrafficIndex, MsgBytes: p.Params.Traffic.MessageBytes}
+	if p.Workload != nil || p.Params.Jobs != nil {
+		r.MsgBytes, r.Finite = 0, p.Params.Finite() // each job has its own
+	}
 	if o := p.Params.Traffic.Order; o != traffic.ByHCA && o != "" {
 		r.Order = string(o)
 	}
