@@ -53,6 +53,10 @@ type Campaign struct {
 	// that every traffic seed is another placement).
 	Workload *Workload `toml:"-" json:"workload,omitempty"`
 	JobsSeed *int64    `toml:"jobs_seed" json:"jobs_seed,omitempty"`
+	// JobsFile reads the workload from a jobs file instead (say one
+	// written by flitsim jobs from-slurm); its seed, if any, places it
+	// unless jobs_seed is given.
+	JobsFile string `toml:"jobs_file" json:"jobs_file,omitempty"`
 	// Hardware and Sim set parameters declared by fabric.HardwareKnobs and
 	// sim.Knobs; a key that is present is used (or rejected), never read
 	// as "unset".
@@ -223,6 +227,21 @@ func Parse(data []byte, file, dir string) (*Campaign, error) {
 	if c.Workload, err = decodeWorkload(data, file, true); err != nil {
 		return nil, err
 	}
+	if c.JobsFile != "" {
+		if c.Workload != nil {
+			return nil, c.errAtKey("jobs_file", -1, "give [[job]] tables or a jobs_file, not both")
+		}
+		if !filepath.IsAbs(c.JobsFile) {
+			c.JobsFile = filepath.Join(dir, c.JobsFile)
+		}
+		if c.Workload, err = LoadWorkload(c.JobsFile); err != nil {
+			var ce *Error
+			if errors.As(err, &ce) {
+				return nil, err // located in the jobs file
+			}
+			return nil, c.errAtKey("jobs_file", -1, "%v", err)
+		}
+	}
 	if err := c.validate(&md); err != nil {
 		return nil, err
 	}
@@ -328,7 +347,7 @@ func (k keyIndex) nth(key string, n int) int {
 // knownKeys lists every key a campaign file may contain.
 func knownKeys() []string {
 	keys := []string{"name", "description", "fault_seeds", "traffic_seeds", "topology.spec", "topology.label", "faults.kind", "faults.label", "faults.percent",
-		"faults.ratio", "faults.take_hcas", "faults.fixed", "routing.engine", "routing.vls", "routing.roots", "routing.file", "routing.path_vls", "routing.label", "jobs_seed", "traffic.slowdowns",
+		"faults.ratio", "faults.take_hcas", "faults.fixed", "routing.engine", "routing.vls", "routing.roots", "routing.file", "routing.path_vls", "routing.label", "jobs_seed", "jobs_file", "traffic.slowdowns",
 		"traffic.order", "traffic.label", "traffic.kind", "traffic.msg_bytes", "traffic.load", "traffic.distance", "traffic.hot_fraction", "traffic.max_time", "traffic.fault_seeds", "traffic.traffic_seeds"}
 	for _, t := range Tables() {
 		for _, d := range t.Decls {

@@ -40,6 +40,11 @@ func (c *Campaign) Check() error {
 		}
 		nets[i] = net
 	}
+	if c.JobsFile != "" {
+		if err := c.digest(c.JobsFile); err != nil {
+			return c.errAtKey("jobs_file", -1, "%v", err)
+		}
+	}
 	fixed := map[string][]faults.Fixed{}
 	for i, f := range c.Faults {
 		if f.Fixed == "" || fixed[f.Fixed] != nil {
@@ -139,10 +144,8 @@ func (c *Campaign) checkPlacements(ti int, net *fabric.Network, hcaCounts map[in
 		if len(t.TrafficSeeds) > 0 {
 			seeds = t.TrafficSeeds
 		}
-		if c.JobsSeed != nil {
-			seeds = []int64{*c.JobsSeed}
-		}
-		for _, seed := range seeds {
+		for _, tseed := range seeds {
+			seed := c.jobsSeed(tseed)
 			if seen[seed] {
 				continue
 			}

@@ -31,8 +31,9 @@ import (
 //	utilization = 0.9
 //	max_size = 200
 //
-// A campaign file holds the same [[job]] and [fragmentation] tables (its
-// jobs_seed is the seed; without it each traffic seed is one placement).
+// A campaign file holds the same [[job]] and [fragmentation] tables, or
+// names a jobs file (jobs_file); its jobs_seed, else the jobs file's seed,
+// places them, else each traffic seed is another placement.
 type Workload struct {
 	// Seed seeds the random placements and the fragmentation model
 	// (default 1).

@@ -3,6 +3,7 @@ package configs
 import (
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -251,5 +252,44 @@ func TestCampaignWorkload(t *testing.T) {
 		d, err := Parse([]byte(strings.Replace(jobsCampaign, edit[0], edit[1], 1)), "jc.toml", ".")
 		require.NoError(t, err, edit)
 		assert.NotEqual(t, h, d.Hash(), "%s → %s keeps the hash", edit[0], edit[1])
+	}
+}
+
+// A campaign reads its workload from a jobs file (jobs_file, relative to
+// the campaign), placed with the file's seed unless jobs_seed is given;
+// the file's contents are in the campaign's identity; its errors name it.
+func TestCampaignJobsFile(t *testing.T) {
+	dir := t.TempDir()
+	jobs := filepath.Join(dir, "running.toml")
+	require.NoError(t, os.WriteFile(jobs, []byte("seed = 7\n[[job]]\nid = \"a\"\nsize = 3\nplacement = \"random\"\n"), 0o644))
+	text := "name = \"jf\"\njobs_file = \"running.toml\"\n[[topology]]\nspec = \"kary-ntree:k=4,n=2\"\n[[routing]]\nengine = \"sar\"\n"
+	c, err := Parse([]byte(text), filepath.Join(dir, "c.toml"), dir)
+	require.NoError(t, err)
+	require.NoError(t, c.Check())
+	assert.Contains(t, c.Inputs, jobs)
+	pts, err := c.Points()
+	require.NoError(t, err)
+	require.Len(t, pts, 1)
+	assert.Equal(t, int64(7), pts[0].JobsSeed, "the jobs file's seed")
+	c2, err := Parse([]byte("jobs_seed = 2\n"+text), filepath.Join(dir, "c.toml"), dir)
+	require.NoError(t, err)
+	pts, _ = c2.Points()
+	assert.Equal(t, int64(2), pts[0].JobsSeed)
+
+	h := c.Hash()
+	require.NoError(t, os.WriteFile(jobs, []byte("seed = 7\n[[job]]\nid = \"a\"\nsize = 4\nplacement = \"random\"\n"), 0o644))
+	c3, err := Parse([]byte(text), filepath.Join(dir, "c.toml"), dir)
+	require.NoError(t, err)
+	assert.NotEqual(t, h, c3.Hash(), "another jobs file, another campaign")
+
+	for _, tc := range []struct{ text, jobs, want string }{
+		{text, "[[job]]\nsize = 0\n", "running.toml:2: job.size"},
+		{strings.Replace(text, "running.toml", "missing.toml", 1), "", "c.toml:2: jobs_file"},
+		{text + "[[job]]\nsize = 2\n", "[[job]]\nsize = 2\n", "c.toml:2: jobs_file: give [[job]] tables or a jobs_file, not both"},
+	} {
+		require.NoError(t, os.WriteFile(jobs, []byte(tc.jobs), 0o644))
+		_, err := Parse([]byte(tc.text), filepath.Join(dir, "c.toml"), dir)
+		require.Error(t, err)
+		assert.Contains(t, err.Error(), tc.want)
 	}
 }

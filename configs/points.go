@@ -108,11 +108,20 @@ func (c *Campaign) point(index int, topo TopologyEntry, ti int, f FaultsEntry, p
 		Params:       params,
 	}
 	if tr.Kind == JobsKind {
-		pt.Workload, pt.JobsSeed = c.Workload, int64(tseed)
-		if c.JobsSeed != nil {
-			pt.JobsSeed = *c.JobsSeed
-		}
+		pt.Workload, pt.JobsSeed = c.Workload, c.jobsSeed(int64(tseed))
 		pt.NoSlowdown = tr.Slowdowns != nil && !*tr.Slowdowns
 	}
 	return pt
+}
+
+// jobsSeed is the seed that places the workload at traffic seed tseed:
+// jobs_seed, else a jobs file's seed, else tseed.
+func (c *Campaign) jobsSeed(tseed int64) int64 {
+	switch {
+	case c.JobsSeed != nil:
+		return *c.JobsSeed
+	case c.Workload != nil && c.Workload.Seed != nil:
+		return *c.Workload.Seed
+	}
+	return tseed
 }

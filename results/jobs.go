@@ -42,6 +42,52 @@ type JobLevel struct {
 	SlowdownLo float64 `json:"slowdown_ci95_low,omitempty"`
 	SlowdownHi float64 `json:"slowdown_ci95_high,omitempty"`
 	SlowdownN  int     `json:"slowdown_n"`
+	// EFIEffective and Links are the means of the job's γᵉ(I,R,j) and of
+	// the inter-switch channels its paths cross (JobRecord).
+	EFIEffective float64 `json:"mean_efi_effective"`
+	Links        float64 `json:"mean_links"`
+}
+
+// JobRoutingLevel is the mean of a group's job routing metrics at one
+// failure level (Tables 5.1 and 5.2 per failure level).
+type JobRoutingLevel struct {
+	Group
+	Percent             float64 `json:"fault_percent"`
+	N                   int     `json:"n"`
+	EFIEffectiveMax     float64 `json:"mean_efi_effective_max"`
+	EFIEffectiveJobMean float64 `json:"mean_efi_effective_job_mean"`
+	DarkFiberPct        float64 `json:"mean_dark_fiber_pct"`
+	LinksPerJobMean     float64 `json:"mean_links_per_job"`
+}
+
+// JobRoutingLevels averages the records' job routing metrics per group
+// and failure level (every record whose workload ran).
+func JobRoutingLevels(recs []Record) []JobRoutingLevel {
+	order, by := groups(recs)
+	var out []JobRoutingLevel
+	for _, g := range order {
+		var pcts firstSeen[float64]
+		vals := map[float64][4][]float64{}
+		for _, r := range by[g] {
+			if r.JobRouting == nil {
+				continue
+			}
+			pcts.add(r.FaultPercent)
+			v := vals[r.FaultPercent]
+			m := r.JobRouting
+			for i, x := range []float64{float64(m.EFIEffectiveMax), m.EFIEffectiveJobMean, m.DarkFiberPct, m.LinksPerJobMean} {
+				v[i] = append(v[i], x)
+			}
+			vals[r.FaultPercent] = v
+		}
+		sort.Float64s(pcts.list)
+		for _, p := range pcts.list {
+			v := vals[p]
+			out = append(out, JobRoutingLevel{Group: g, Percent: p, N: len(v[0]), EFIEffectiveMax: mean(v[0]),
+				EFIEffectiveJobMean: mean(v[1]), DarkFiberPct: mean(v[2]), LinksPerJobMean: mean(v[3])})
+		}
+	}
+	return out
 }
 
 type jobKey struct {
@@ -58,9 +104,9 @@ func JobLevels(recs []Record) []JobLevel {
 		var jobs firstSeen[string]
 		var pcts firstSeen[float64]
 		type acc struct {
-			pattern                       string
-			n, incomplete                 int
-			ranks, completion, tput, slow []float64
+			pattern                                   string
+			n, incomplete                             int
+			ranks, completion, tput, slow, efi, links []float64
 		}
 		cells := map[jobKey]map[float64]*acc{}
 		for _, r := range by[g] {
@@ -91,6 +137,7 @@ func JobLevels(recs []Record) []JobLevel {
 				}
 				a.n++
 				a.ranks = append(a.ranks, float64(j.Ranks))
+				a.efi, a.links = append(a.efi, float64(j.EFIEffective)), append(a.links, float64(j.Links))
 				switch {
 				case j.Finite && !j.Completed:
 					a.incomplete++
@@ -112,7 +159,8 @@ func JobLevels(recs []Record) []JobLevel {
 					continue
 				}
 				l := JobLevel{Group: g, Job: id, Pattern: a.pattern, Percent: p, N: a.n, Incomplete: a.incomplete,
-					Ranks: mean(a.ranks), CompletionNs: mean(a.completion), ThroughputGBs: mean(a.tput), SlowdownN: len(a.slow)}
+					Ranks: mean(a.ranks), CompletionNs: mean(a.completion), ThroughputGBs: mean(a.tput), SlowdownN: len(a.slow),
+					EFIEffective: mean(a.efi), Links: mean(a.links)}
 				l.Slowdown, l.SlowdownLo, l.SlowdownHi = meanCI(a.slow)
 				out = append(out, l)
 			}
@@ -143,16 +191,17 @@ func meanCI(x []float64) (m, lo, hi float64) {
 	return m, m - h, m + h
 }
 
-// writeJobsMarkdown appends the per-job rows, when there are any.
-func writeJobsMarkdown(b *strings.Builder, jobs []JobLevel) {
+// writeJobsMarkdown appends the per-job rows and the job routing
+// metrics, when there are any.
+func writeJobsMarkdown(b *strings.Builder, jobs []JobLevel, routing []JobRoutingLevel) {
 	if len(jobs) == 0 {
 		return
 	}
 	b.WriteString("\n## Jobs\n\nPer job, group and failure level, means over seeds. Completion is a finite job's time from its start to its last\n")
 	b.WriteString("delivery (runs where it did not finish are counted as incomplete); the slowdown is against the job alone on the same\n")
 	b.WriteString("nodes with the same routing, with its 95 % confidence interval. The jobs of a fragmented mix are pooled as \"" + MixJob + "\".\n\n")
-	b.WriteString("| Topology | Routing | Traffic | Failures | Job | Pattern | Failed [%] | Ranks | n | Incomplete | Completion [µs] | Throughput [GB/s] | Slowdown | 95 % CI |\n")
-	b.WriteString("|---|---|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---|\n")
+	b.WriteString("| Topology | Routing | Traffic | Failures | Job | Pattern | Failed [%] | Ranks | n | Incomplete | Completion [µs] | Throughput [GB/s] | Slowdown | 95 % CI | Eff. EFI | Links |\n")
+	b.WriteString("|---|---|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|\n")
 	for _, l := range jobs {
 		comp, slow, ci := "–", "–", "–"
 		if l.CompletionNs > 0 {
@@ -162,8 +211,20 @@ func writeJobsMarkdown(b *strings.Builder, jobs []JobLevel) {
 			slow = strconv.FormatFloat(l.Slowdown, 'f', 3, 64)
 			ci = strconv.FormatFloat(l.SlowdownLo, 'f', 3, 64) + " – " + strconv.FormatFloat(l.SlowdownHi, 'f', 3, 64)
 		}
-		fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s | %g | %.1f | %d | %d | %s | %s | %s | %s |\n", l.Topology, l.Routing, l.Traffic, l.Faults,
-			l.Job, l.Pattern, l.Percent, l.Ranks, l.N, l.Incomplete, comp, f2(l.ThroughputGBs), slow, ci)
+		fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s | %g | %.1f | %d | %d | %s | %s | %s | %s | %.1f | %.1f |\n", l.Topology, l.Routing, l.Traffic, l.Faults,
+			l.Job, l.Pattern, l.Percent, l.Ranks, l.N, l.Incomplete, comp, f2(l.ThroughputGBs), slow, ci, l.EFIEffective, l.Links)
+	}
+	if len(routing) == 0 {
+		return
+	}
+	b.WriteString("\n## Job routing\n\nThe metrics of seeds/001 §5.1 for the jobs, means over seeds: the effective edge forwarding index (Definition 5.1)\n")
+	b.WriteString("over all jobs (max over the inter-switch channels) and per multi-switch job, the dark fiber percentage θ (Definition 5.2)\n")
+	b.WriteString("and the inter-switch channels a job's paths cross (Tables 5.1 and 5.2).\n\n")
+	b.WriteString("| Topology | Routing | Traffic | Failures | Failed [%] | n | Eff. EFI max | Eff. EFI job mean | Dark fiber [%] | Links per job |\n")
+	b.WriteString("|---|---|---|---|---:|---:|---:|---:|---:|---:|\n")
+	for _, l := range routing {
+		fmt.Fprintf(b, "| %s | %s | %s | %s | %g | %d | %.1f | %.1f | %.1f | %.1f |\n", l.Topology, l.Routing, l.Traffic, l.Faults,
+			l.Percent, l.N, l.EFIEffectiveMax, l.EFIEffectiveJobMean, l.DarkFiberPct, l.LinksPerJobMean)
 	}
 }
 
@@ -171,12 +232,13 @@ func writeJobsMarkdown(b *strings.Builder, jobs []JobLevel) {
 func WriteJobsCSV(w io.Writer, rep Report) error {
 	cw := csv.NewWriter(w)
 	cw.Write([]string{"topology", "routing", "traffic", "faults", "job", "pattern", "fault_percent", "mean_ranks", "n", "incomplete",
-		"mean_completion_ns", "mean_throughput_gbs", "mean_slowdown", "slowdown_ci95_low", "slowdown_ci95_high", "slowdown_n"})
+		"mean_completion_ns", "mean_throughput_gbs", "mean_slowdown", "slowdown_ci95_low", "slowdown_ci95_high", "slowdown_n",
+		"mean_efi_effective", "mean_links"})
 	g := func(x float64) string { return strconv.FormatFloat(x, 'f', 4, 64) }
 	for _, l := range rep.Jobs {
 		cw.Write([]string{l.Topology, l.Routing, l.Traffic, l.Faults, l.Job, l.Pattern, strconv.FormatFloat(l.Percent, 'g', -1, 64),
 			g(l.Ranks), strconv.Itoa(l.N), strconv.Itoa(l.Incomplete), g(l.CompletionNs), g(l.ThroughputGBs),
-			g(l.Slowdown), g(l.SlowdownLo), g(l.SlowdownHi), strconv.Itoa(l.SlowdownN)})
+			g(l.Slowdown), g(l.SlowdownLo), g(l.SlowdownHi), strconv.Itoa(l.SlowdownN), g(l.EFIEffective), g(l.Links)})
 	}
 	cw.Flush()
 	return cw.Error()

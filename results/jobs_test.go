@@ -57,10 +57,17 @@ func TestJobLevels(t *testing.T) {
 	assert.Equal(t, 1, a5.SlowdownN)
 	assert.Equal(t, 2.0, a5.SlowdownLo)
 
+	recs[0].JobRouting = &JobRoutingInfo{EFIEffectiveMax: 4, EFIEffectiveJobMean: 2, DarkFiberPct: 50, LinksPerJobMean: 10}
+	recs[1].JobRouting = &JobRoutingInfo{EFIEffectiveMax: 6, EFIEffectiveJobMean: 3, DarkFiberPct: 30, LinksPerJobMean: 12}
+	jr := JobRoutingLevels(recs)
+	require.Len(t, jr, 1, "only level 0 has the metrics")
+	assert.Equal(t, JobRoutingLevel{Group: a0.Group, Percent: 0, N: 2, EFIEffectiveMax: 5, EFIEffectiveJobMean: 2.5, DarkFiberPct: 40, LinksPerJobMean: 11}, jr[0])
+
 	rep := Summarize(recs)
 	var md, csv bytes.Buffer
 	require.NoError(t, WriteTable(&md, rep, "md"))
-	assert.Contains(t, md.String(), "| T | sar | jobs | links | a | exchange | 5 | 4.0 | 2 | 1 | 2.00 | 6.00 | 2.000 | 2.000 – 2.000 |")
+	assert.Contains(t, md.String(), "| T | sar | jobs | links | a | exchange | 5 | 4.0 | 2 | 1 | 2.00 | 6.00 | 2.000 | 2.000 – 2.000 | 0.0 | 0.0 |")
+	assert.Contains(t, md.String(), "| T | sar | jobs | links | 0 | 2 | 5.0 | 2.5 | 40.0 | 11.0 |")
 	require.NoError(t, WriteJobsCSV(&csv, rep))
 	assert.Equal(t, 4, strings.Count(csv.String(), "\n"))
 

@@ -86,8 +86,11 @@ type Record struct {
 	Events        int64   `json:"events"`
 	FlitHops      int64   `json:"flit_hops"`
 	DeadlockCycle int     `json:"deadlock_cycle_len,omitempty"`
-	// Jobs are the per-job results of a workload (traffic kind "jobs").
-	Jobs []JobRecord `json:"jobs,omitempty"`
+	// Jobs are the per-job results of a workload (traffic kind "jobs");
+	// JobRouting the tables' metrics of seeds/001 §5.1 for its jobs
+	// (routing.JobMetrics).
+	Jobs       []JobRecord     `json:"jobs,omitempty"`
+	JobRouting *JobRoutingInfo `json:"job_routing,omitempty"`
 	// Error is set when the point could not be evaluated at all.
 	Error string `json:"error,omitempty"`
 }
@@ -98,6 +101,21 @@ type JobRecord struct {
 	// Mix marks a job of the fragmented mix, whose jobs and ids vary with
 	// the seed: tables pool them as one row "mix".
 	Mix bool `json:"mix,omitempty"`
+	// EFIEffective is the most intra-job paths of this job on one
+	// inter-switch channel (γᵉ(I,R,j)), Links the channels its paths cross.
+	EFIEffective int `json:"efi_effective,omitempty"`
+	Links        int `json:"links,omitempty"`
+}
+
+// JobRoutingInfo holds the metrics of Definitions 5.1 and 5.2 over all
+// jobs of a point (routing.JobMetrics without the per-job figures, which
+// are in JobRecord).
+type JobRoutingInfo struct {
+	EFIEffectiveMax     int     `json:"efi_effective_max"`
+	EFIEffectiveJobMean float64 `json:"efi_effective_job_mean"`
+	DarkFiberPct        float64 `json:"dark_fiber_pct"`
+	LinksPerJobMean     float64 `json:"links_per_job_mean"`
+	MultiSwitchJobs     int     `json:"multi_switch_jobs"`
 }
 
 // Failed is the number of failed components (the regression's x).

@@ -15,12 +15,14 @@ type Report struct {
 	Usability   Usability    `json:"usability"`
 	Levels      []Level      `json:"levels"`
 	// Jobs are the per-job rows of workloads (traffic kind "jobs").
-	Jobs []JobLevel `json:"jobs,omitempty"`
+	Jobs       []JobLevel        `json:"jobs,omitempty"`
+	JobRouting []JobRoutingLevel `json:"job_routing,omitempty"`
 }
 
 // Summarize aggregates records into a report.
 func Summarize(recs []Record) Report {
-	return Report{Regressions: Regressions(recs), Usability: UsabilityMatrix(recs), Levels: Levels(recs), Jobs: JobLevels(recs)}
+	return Report{Regressions: Regressions(recs), Usability: UsabilityMatrix(recs), Levels: Levels(recs), Jobs: JobLevels(recs),
+		JobRouting: JobRoutingLevels(recs)}
 }
 
 // WriteTable prints the report as md (Markdown), csv (the regression rows)
@@ -73,7 +75,7 @@ func writeMarkdown(w io.Writer, rep Report) error {
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %g | %.1f | %s | %s – %s | %d |\n", l.Topology, l.Routing, l.Traffic, l.Faults, l.Percent, l.Failed,
 			f2(l.Mean), f2(l.CILow), f2(l.CIHigh), l.N)
 	}
-	writeJobsMarkdown(&b, rep.Jobs)
+	writeJobsMarkdown(&b, rep.Jobs, rep.JobRouting)
 	_, err := io.WriteString(w, b.String())
 	return err
 }

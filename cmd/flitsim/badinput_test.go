@@ -263,6 +263,7 @@ func campaignCases(t *testing.T, dir string) []badCase {
 		{"[[traffic]]", "msg_bytes", `"2MTU"`, "traffic.msg_bytes"}, {"[[traffic]]", "load", "0.5", "traffic.load"},
 		{"[[traffic]]", "order", `"random"`, "traffic.order"}, {"[[traffic]]", "slowdowns", `"yes"`, "traffic.slowdowns"},
 		{"", "jobs_seed", "-1", "jobs_seed"}, {"", "jobs_seed", `"x"`, "jobs_seed"}, {"", "seed", "1", "seed"},
+		{"", "jobs_file", `"running.toml"`, "jobs_file"}, {"", "jobs_file", `5`, "jobs_file"},
 		{"[faults]", "take_hcas", "true", "faults.take_hcas"},
 	} {
 		text, line := jobs().with(c.h, c.key, c.val)
@@ -282,7 +283,8 @@ func campaignCases(t *testing.T, dir string) []badCase {
 		want        string
 		line        int
 	}{{noRun, "", "", "", "job", 12}, {nodes, "[[job]]", "nodes", `["nosuch"]`, "job.nodes", 0}, {uniform, "[[traffic]]", "slowdowns", "false", "traffic.slowdowns", 0},
-		{uniform, "[[traffic]]", "kind", `"jobs"`, "traffic.kind", 0}, {uniform, "", "jobs_seed", "3", "jobs_seed", 0}} {
+		{uniform, "[[traffic]]", "kind", `"jobs"`, "traffic.kind", 0}, {uniform, "", "jobs_seed", "3", "jobs_seed", 0},
+		{uniform, "", "jobs_file", `"/no/such/running.toml"`, "jobs_file", 0}} {
 		text, line := c.base.with(c.h, c.key, c.val)
 		if c.line > 0 {
 			line = c.line

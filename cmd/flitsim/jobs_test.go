@@ -46,6 +46,13 @@ func TestJobsFromSlurmRecorded(t *testing.T) {
 	code, stdout, errs = run("sim", "kary-ntree:k=4,n=2", "--jobs", out, "--no-slowdown")
 	require.Equal(t, 0, code, errs)
 	assert.Contains(t, stdout, "slurm-4713")
+	// The same file as a campaign's workload (jobs_file), over failures.
+	camp := filepath.Join(dir, "slurm-jobs.toml")
+	require.NoError(t, os.WriteFile(camp, []byte("name = \"slurmjobs\"\njobs_file = \"jobs.toml\"\n[[topology]]\nspec = \"kary-ntree:k=4,n=2\"\n"+
+		"label = \"tree\"\n[faults]\npercent = [0, 10]\n[[routing]]\nengine = \"sar\"\n[[traffic]]\nkind = \"jobs\"\nslowdowns = false\n"), 0o644))
+	code, stdout, errs = run("run", camp, "-o", filepath.Join(dir, "out"), "-q")
+	require.Equal(t, 0, code, errs)
+	assert.Regexp(t, `\| tree \| sar \| jobs \| links \| slurm-4711 \| exchange \| 10 \| 5\.0 \| 1 \|`, stdout)
 
 	// Without a map the host names must be the fabric's: they are not.
 	code, _, errs = run("jobs", "from-slurm", "--squeue", "testdata/squeue-running.txt", "--fabric", "kary-ntree:k=4,n=2")

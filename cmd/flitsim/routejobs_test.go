@@ -165,8 +165,13 @@ engine = "sar"
 
 	// Point 0: fault-free, traffic seed 1, dfsssp.
 	var first struct {
-		Traffic string `json:"traffic"`
-		Jobs    []struct {
+		Traffic    string `json:"traffic"`
+		JobRouting struct {
+			EFIMax int `json:"efi_effective_max"`
+		} `json:"job_routing"`
+		Jobs []struct {
+			EFI          int     `json:"efi_effective"`
+			Links        int     `json:"links"`
 			ID           string  `json:"id"`
 			CompletionNs float64 `json:"completion_ns"`
 			Throughput   float64 `json:"throughput_gbs"`
@@ -180,6 +185,16 @@ engine = "sar"
 	require.Greater(t, len(first.Jobs), 2, "the mix adds jobs")
 	assert.False(t, first.Jobs[0].Mix)
 	assert.True(t, first.Jobs[2].Mix)
+	// A job's γᵉ(I,R,j) counts its own paths on one channel; all jobs'
+	// paths on the busiest channel are at least as many.
+	most := 0
+	for _, j := range first.Jobs {
+		most = max(most, j.EFI)
+	}
+	assert.Positive(t, first.Jobs[0].EFI, "8 ranks round robin over the leaves cross the tree")
+	assert.Positive(t, first.Jobs[0].Links)
+	assert.GreaterOrEqual(t, first.JobRouting.EFIMax, most)
+	assert.Contains(t, out, "## Job routing")
 	jobsFile := filepath.Join(dir, "jobs.toml")
 	require.NoError(t, os.WriteFile(jobsFile, []byte(workload), 0o644))
 	code, o, errs := run("sim", "kary-ntree:k=4,n=3", "--routing", "dfsssp", "--jobs", jobsFile, "--jobs-seed", "1", "--json")

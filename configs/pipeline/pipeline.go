@@ -213,10 +213,36 @@ func Run(p configs.Point, hash string, nets *Networks, simulate Simulator) *Outc
 	r.Verdict, r.ThroughputGBs, r.HCABandwidth = results.Verdict(res.Verdict), res.ThroughputGBs, res.HCABandwidthGBs
 	r.SimTimeNs, r.RuntimeNs, r.Events, r.FlitHops = res.SimTimeNs, res.RuntimeNs, res.Events, res.FlitHops
 	r.DeadlockCycle = len(res.DeadlockCycle)
-	for _, j := range res.Jobs {
-		r.Jobs = append(r.Jobs, results.JobRecord{JobResult: j, Mix: p.Workload != nil && !p.Workload.Declared(j.ID)})
+	if len(res.Jobs) > 0 {
+		if err := o.recordJobs(p); err != nil {
+			return o.fail(err)
+		}
 	}
 	return o
+}
+
+// recordJobs copies the per-job results into the record, with the
+// routing's metrics of §5.1 for the jobs.
+func (o *Outcome) recordJobs(p configs.Point) error {
+	jobs := make([][]int, len(p.Params.Jobs))
+	for i, j := range p.Params.Jobs {
+		jobs[i] = j.Ranks
+	}
+	m, err := routing.MeasureJobs(o.Net, o.Routed.Tables, jobs)
+	if err != nil {
+		return fmt.Errorf("job metrics: %w", err)
+	}
+	r := &o.Record
+	r.JobRouting = &results.JobRoutingInfo{EFIEffectiveMax: m.EFIEffectiveMax, EFIEffectiveJobMean: m.EFIEffectiveJobMean,
+		DarkFiberPct: m.DarkFiberPct, LinksPerJobMean: m.LinksPerJobMean, MultiSwitchJobs: m.MultiSwitchJobs}
+	for i, j := range o.Result.Jobs {
+		jr := results.JobRecord{JobResult: j, Mix: p.Workload != nil && !p.Workload.Declared(j.ID)}
+		if i < len(m.PerJob) {
+			jr.EFIEffective, jr.Links = m.PerJob[i].EFIMax, m.PerJob[i].Links
+		}
+		r.Jobs = append(r.Jobs, jr)
+	}
+	return nil
 }
 
 // Slowdowns runs every job of p by itself on the same nodes with the same
