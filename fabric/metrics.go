@@ -19,12 +19,20 @@ type Info struct {
 	Redundancy int  `json:"redundancy"`
 	MaxRadix   int  `json:"max_radix"`
 	Connected  bool `json:"connected"`
+	// Groups counts the groups of a group topology; Classes the cables per
+	// link class (rank-1, rank-2, rank-3; hca, switch elsewhere).
+	Groups  int            `json:"groups,omitempty"`
+	Classes map[string]int `json:"links_by_class"`
 }
 
 // Summarize computes the Info of a network.
 func Summarize(n *Network) Info {
 	in := Info{Name: n.Name, Switches: n.NumSwitches, HCAs: n.NumHCAs(), SwitchLinks: n.SwitchLinks()}
 	in.HCALinks = len(n.Links) - in.SwitchLinks
+	in.Groups, in.Classes = n.Groups, map[string]int{}
+	for l := range n.Links {
+		in.Classes[n.LinkClass(l).String()]++
+	}
 	adj := n.SwitchAdjacency()
 	in.Redundancy = 0
 	for s := range adj {

@@ -51,6 +51,11 @@ type Node struct {
 	Level int
 	// Coord is the position of a mesh/torus switch, or nil.
 	Coord []int
+	// Group and Chassis place a switch of a group topology (dragonfly,
+	// cascade, aries; Network.Groups > 0): its group and, inside the group,
+	// its chassis (Aries: a row of 16 routers sharing a backplane; a
+	// dragonfly group is one chassis). Zero elsewhere.
+	Group, Chassis int
 }
 
 // End is one end of a cable: a node and a port on it.
@@ -86,9 +91,60 @@ type Network struct {
 	// dimension and whether the dimension is a ring. Nil otherwise.
 	Dims []int
 	Wrap []bool
+	// Groups is the number of groups of a group topology (Node.Group), 0
+	// for the others.
+	Groups int
 
 	portBase []int32 // node → offset into portLink
 	portLink []int32 // (node, port-1) → link index, -1 if unconnected
+}
+
+// LinkClass is what a cable connects in a group topology, after the
+// Aries tiers (seeds/004 §2.1): rank-1 within a chassis, rank-2 between
+// the chassis of a group, rank-3 between groups.
+type LinkClass uint8
+
+// The link classes.
+const (
+	// ClassHCA is a cable to an HCA.
+	ClassHCA LinkClass = iota
+	// ClassSwitch is a switch-to-switch cable of a topology without groups.
+	ClassSwitch
+	// ClassRank1 joins two switches of one chassis (a dragonfly's local
+	// links), ClassRank2 two chassis of one group, ClassRank3 two groups.
+	ClassRank1
+	ClassRank2
+	ClassRank3
+)
+
+// String names a class: hca, switch, rank-1, rank-2, rank-3.
+func (c LinkClass) String() string {
+	switch c {
+	case ClassHCA:
+		return "hca"
+	case ClassSwitch:
+		return "switch"
+	case ClassRank1, ClassRank2, ClassRank3:
+		return "rank-" + string(rune('1'+c-ClassRank1))
+	}
+	return "class?"
+}
+
+// LinkClass returns the class of cable l.
+func (n *Network) LinkClass(l int) LinkClass {
+	lk := n.Links[l]
+	a, b := int(lk.A.Node), int(lk.B.Node)
+	switch {
+	case a >= n.NumSwitches || b >= n.NumSwitches:
+		return ClassHCA
+	case n.Groups == 0:
+		return ClassSwitch
+	case n.Nodes[a].Group != n.Nodes[b].Group:
+		return ClassRank3
+	case n.Nodes[a].Chassis != n.Nodes[b].Chassis:
+		return ClassRank2
+	}
+	return ClassRank1
 }
 
 // NumHCAs returns the number of HCAs.

@@ -103,6 +103,7 @@ type Generator struct {
 // Generators returns every topology generator, sorted by kind.
 func Generators() []Generator {
 	g := []Generator{
+		ariesGenerator(),
 		cascadeGenerator(),
 		deimosGenerator(),
 		dragonflyGenerator(),

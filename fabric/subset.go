@@ -35,6 +35,6 @@ func (n *Network) Without(dropLink, dropNode []bool) (*Network, error) {
 	if err != nil {
 		return nil, err
 	}
-	out.Dims, out.Wrap = n.Dims, n.Wrap
+	out.Dims, out.Wrap, out.Groups = n.Dims, n.Wrap, n.Groups
 	return out, nil
 }

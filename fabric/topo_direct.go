@@ -147,15 +147,26 @@ func dragonflyGenerator() Generator {
 }
 
 func cascadeGenerator() Generator {
-	return Generator{Kind: "cascade",
-		Help: "Cray Cascade (§3.2.4): groups of 16×6 Aries switches, all-to-all in each row of 16 (one cable) and each column of 6 " +
-			"(three cables), ⌊96·h/(groups−1)⌋ global cables between every pair of groups; Table 6.1's Cascade(2 groups) is " +
-			"192 switches, 1,536 HCAs (8 per switch), 3,072 switch cables",
-		Example: "cascade:groups=2",
+	return ariesLayout("cascade", "Cray Cascade (§3.2.4): groups of 16×6 Aries switches, all-to-all in each row of 16 (one cable) and each column of 6 "+
+		"(three cables), ⌊96·h/(groups−1)⌋ global cables between every pair of groups; Table 6.1's Cascade(2 groups) is "+
+		"192 switches, 1,536 HCAs (8 per switch), 3,072 switch cables", "cascade:groups=2", "8", "c")
+}
+
+func ariesGenerator() Generator {
+	return ariesLayout("aries", "Cray Aries (seeds/004 §2.1): groups of 6 chassis × 16 routers with 4 nodes each; rank-1 links all-to-all "+
+		"within a chassis (one cable per pair), rank-2 links all-to-all between the routers of a column across the chassis (three "+
+		"cables per pair), h rank-3 (global) links per router, ⌊96·h/(groups−1)⌋ between every pair of groups; the cascade layout "+
+		"with 4 nodes per router", "aries:groups=2,h=2", "4", "a")
+}
+
+// ariesLayout is the Cascade/Aries group layout: 16×6 routers per group,
+// rows (chassis) all-to-all by one cable, columns by three.
+func ariesLayout(kind, help, example, defaultP, prefix string) Generator {
+	return Generator{Kind: kind, Help: help, Example: example,
 		Params: []Param{
 			{Name: "groups", Type: IntParam, Help: "number of groups"},
 			{Name: "h", Type: IntParam, Default: "2", Help: "global ports per switch (≤ 10 on Aries)"},
-			{Name: "p", Type: IntParam, Default: "8", Help: "HCAs per switch (ignored when hcas is given)"},
+			{Name: "p", Type: IntParam, Default: defaultP, Help: "HCAs per switch (ignored when hcas is given)"},
 			withDefault(paramHCAs, "", "default: 96·p·groups"),
 			withDefault(paramRadix, "48", "")},
 		build: func(a *args) (*Network, error) {
@@ -176,14 +187,15 @@ func cascadeGenerator() Generator {
 			return buildGroups(groupLayout{
 				groups: g, perGroup: 96, global: h, hcas: hcas, radix: radix, redundancy: 1,
 				name: func(grp, s int) string {
-					return "c" + strconv.Itoa(grp) + "-r" + strconv.Itoa(s/16) + "-c" + strconv.Itoa(s%16)
+					return prefix + strconv.Itoa(grp) + "-r" + strconv.Itoa(s/16) + "-c" + strconv.Itoa(s%16)
 				},
+				chassis: func(s int) int { return s / 16 },
 				intra: func(s, t int) int {
 					if s >= t {
 						return 0
 					}
 					switch {
-					case s/16 == t/16: // same row of 16
+					case s/16 == t/16: // same row of 16: a chassis
 						return 1
 					case s%16 == t%16: // same column of 6
 						return 3
@@ -202,6 +214,7 @@ type groupLayout struct {
 	name                                              func(group, s int) string
 	intra                                             func(s, t int) int // cables between s < t of a group
 	intraPorts                                        int                // intra-group cables per switch (before redundancy)
+	chassis                                           func(s int) int    // chassis of switch s of a group (nil: one chassis)
 }
 
 func buildGroups(gl groupLayout) (*Network, error) {
@@ -217,7 +230,11 @@ func buildGroups(gl groupLayout) (*Network, error) {
 	b := NewBuilder("")
 	for grp := 0; grp < gl.groups; grp++ {
 		for s := 0; s < gl.perGroup; s++ {
-			b.AddSwitch(gl.name(grp, s), gl.radix)
+			n := b.Node(b.AddSwitch(gl.name(grp, s), gl.radix))
+			n.Group = grp
+			if gl.chassis != nil {
+				n.Chassis = gl.chassis(s)
+			}
 		}
 	}
 	for grp := 0; grp < gl.groups; grp++ {
@@ -257,5 +274,10 @@ func buildGroups(gl groupLayout) (*Network, error) {
 	if err := attachHCAs(b, seq(ns), counts, 0); err != nil {
 		return nil, err
 	}
-	return b.Finish()
+	net, err := b.Finish()
+	if err != nil {
+		return nil, err
+	}
+	net.Groups = gl.groups
+	return net, nil
 }
