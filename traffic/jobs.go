@@ -95,6 +95,16 @@ type JobTraffic struct {
 	Grid []int `json:"grid,omitempty"`
 }
 
+// Ranks returns every job's ranks (terminal ordinals), in job order: the
+// job map of scheduling-aware routing and of the job metrics.
+func Ranks(jobs []Job) [][]int {
+	out := make([][]int, len(jobs))
+	for i, j := range jobs {
+		out[i] = j.Ranks
+	}
+	return out
+}
+
 // Job is one job of a workload: its ranks' terminals and its traffic.
 type Job struct {
 	ID      string `json:"id"`

@@ -148,10 +148,7 @@ func jobsSweep(args []string, stdout, stderr io.Writer) error {
 	}
 	rep := sweepReport{Network: net.Name, JobsFile: *jobsFile, Job: jobs[meas].ID, Key: jobID + "." + key, Values: vals,
 		Routings: strings.Split(*engines, ",")}
-	var ranks [][]int
-	for _, j := range jobs {
-		ranks = append(ranks, j.Ranks)
-	}
+	ranks := traffic.Ranks(jobs)
 	total, done := len(rep.Routings)*len(vals), 0
 	for _, eng := range rep.Routings {
 		opts, err := rf.options(net, []string{eng})

@@ -129,10 +129,7 @@ func simCmd(args []string, stdout, stderr io.Writer) error {
 		}
 		pt.NoSlowdown = *noSlow
 		// Scheduling-aware routing (sar) routes the jobs' paths first.
-		pt.Options.Jobs = nil
-		for _, j := range pt.Params.Jobs {
-			pt.Options.Jobs = append(pt.Options.Jobs, j.Ranks)
-		}
+		pt.Options.Jobs = traffic.Ranks(pt.Params.Jobs)
 		rep.Traffic, rep.JobsFile = "jobs", *jobsFile
 	}
 	if p.Traffic.Order != traffic.ByHCA {

@@ -11,7 +11,6 @@ package pipeline
 
 import (
 	"errors"
-	"flitsim/traffic"
 	"fmt"
 	"os"
 	"strings"
@@ -24,6 +23,7 @@ import (
 	"flitsim/routing"
 	"flitsim/routing/engines"
 	"flitsim/sim"
+	"flitsim/traffic"
 )
 
 // Networks builds each topology once and shares it between points and
@@ -179,10 +179,7 @@ func Run(p configs.Point, hash string, nets *Networks, simulate Simulator) *Outc
 			return o.fail(err)
 		}
 		// Scheduling-aware routing (sar) routes the jobs' paths first.
-		p.Options.Jobs = make([][]int, len(p.Params.Jobs))
-		for i, j := range p.Params.Jobs {
-			p.Options.Jobs[i] = j.Ranks
-		}
+		p.Options.Jobs = traffic.Ranks(p.Params.Jobs)
 		r.Finite = p.Params.Finite()
 	}
 	if o.Net, o.Faults, err = Fail(base, p.Faults); err != nil {
@@ -224,11 +221,7 @@ func Run(p configs.Point, hash string, nets *Networks, simulate Simulator) *Outc
 // recordJobs copies the per-job results into the record, with the
 // routing's metrics of §5.1 for the jobs.
 func (o *Outcome) recordJobs(p configs.Point) error {
-	jobs := make([][]int, len(p.Params.Jobs))
-	for i, j := range p.Params.Jobs {
-		jobs[i] = j.Ranks
-	}
-	m, err := routing.MeasureJobs(o.Net, o.Routed.Tables, jobs)
+	m, err := routing.MeasureJobs(o.Net, o.Routed.Tables, traffic.Ranks(p.Params.Jobs))
 	if err != nil {
 		return fmt.Errorf("job metrics: %w", err)
 	}
