@@ -114,8 +114,8 @@ func JobLevels(recs []Record) []JobLevel {
 				continue
 			}
 			pcts.add(r.FaultPercent)
-			if !usable(r) && !(r.RoutingOK && r.Verdict == NotConverged) {
-				continue
+			if !r.RoutingOK || (r.Verdict != Completed && r.Verdict != Steady && r.Verdict != NotConverged) {
+				continue // no run, or a deadlock: no job result to count
 			}
 			for _, j := range r.Jobs {
 				id := j.ID
