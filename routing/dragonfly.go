@@ -219,12 +219,16 @@ func sortedPair(a, b int32) []int32 {
 
 // Next returns the port a packet on route r leaves switch s by on its way
 // to switch dst, and the VL it takes, and advances r; port 0 means the
-// packet has arrived at dst's switch (it leaves by its HCA's port on the
-// VL it has). A switch ejects first: a detour whose way passes the
-// destination's switch ends there.
+// packet has arrived at dst's switch: it leaves by its HCA's port on the VL
+// it arrived on (VL 0 when it never left its source switch). A switch
+// ejects first: a detour whose way passes the destination's switch ends
+// there.
 func (d *Dragonfly) Next(s, dst int, r *Route) (port, vl int) {
 	if s == dst {
-		return 0, int(r.Hops)
+		if r.Hops == 0 || d.oneVL {
+			return 0, 0
+		}
+		return 0, int(r.Hops) - 1
 	}
 	g, gd := d.group[s], d.group[dst]
 	if r.Via >= 0 && r.Phase == 0 && g == int32(r.Via) {
@@ -265,7 +269,9 @@ func (d *Dragonfly) Hops(src, dst int, r Route) int {
 }
 
 // Verify walks every route of every switch pair, with every intermediate
-// group and every global cable, checks that it arrives within VLs hops,
+// group and every global cable, and every route ugal-imb can switch to on
+// the way (a non-minimal route giving way to a minimal one at a further
+// switch of its source group), checks that it arrives within VLs hops,
 // and checks that the union of their channel dependencies over (channel,
 // VL) is acyclic. It returns the number of routes walked.
 func (d *Dragonfly) Verify() (int, error) {
@@ -273,12 +279,24 @@ func (d *Dragonfly) Verify() (int, error) {
 	c := &cdg{index: map[uint64]int32{}}
 	walked := 0
 	node := func(ch int32, vl int) int32 { return ch*int32(d.VLs) + int32(vl) }
-	walk := func(src, dst int, r Route) error {
-		prev := int32(-1)
-		s := src
-		for hop := 0; s != dst; hop++ {
-			if hop >= d.VLs {
+	var walkFrom func(src, s, dst int, r Route, prev int32) error
+	walkFrom = func(src, s, dst int, r Route, prev int32) error {
+		gs, gd := d.group[src], d.group[dst]
+		for s != dst {
+			if int(r.Hops) >= d.VLs {
 				return fmt.Errorf("route %+v from %s to %s takes more than %d hops", r, d.net.Nodes[src].Name, d.net.Nodes[dst].Name, d.VLs)
+			}
+			if !r.Minimal() && r.Phase == 0 && r.Hops > 0 && d.group[s] == gs {
+				// ugal-imb may switch to any minimal route here.
+				n := 1
+				if gs != gd {
+					n = len(d.gates[gs][gd])
+				}
+				for k := 0; k < n; k++ {
+					if err := walkFrom(src, s, dst, Route{Via: -1, Phase: 1, Gate: [2]int16{int16(k)}, Hops: r.Hops}, prev); err != nil {
+						return err
+					}
+				}
 			}
 			p, vl := d.Next(s, dst, &r)
 			ch := int32(-1)
@@ -297,6 +315,7 @@ func (d *Dragonfly) Verify() (int, error) {
 		walked++
 		return nil
 	}
+	walk := func(src, dst int, r Route) error { return walkFrom(src, src, dst, r, -1) }
 	S := d.net.NumSwitches
 	for src := 0; src < S; src++ {
 		for dst := 0; dst < S; dst++ {

@@ -22,12 +22,18 @@ func TestDragonflyRoutes(t *testing.T) {
 		vls    int
 		routes int
 	}{
-		// 36 switches, one global cable per pair of groups: a pair of one
-		// group has its minimal route and 8 detours, a pair of two groups
-		// its minimal route and 7 detours.
-		{"dragonfly:a=4,p=2,h=2,g=9", 5, 36*3*(1+8) + 36*32*(1+7)},
-		// The balanced dragonfly of issue 16 (a = 2p = 2h, 1,056 nodes).
-		{"dragonfly:a=8,p=4,h=4,g=33", 5, 264*7*(1+32) + 264*256*(1+31)},
+		// 36 switches, one global cable per pair of groups, each switch
+		// the gate to 2 groups: a pair of one group has its minimal route
+		// and 8 detours, a pair of two groups its minimal route and 7
+		// detours. ugal-imb switches a detour whose gate is another switch
+		// to the minimal route there: within a group for the 4 detours
+		// whose gate is neither end, between groups for the 6 or 5 (the
+		// destination group's gate at the source or not) detours per
+		// destination group of 4 switches.
+		{"dragonfly:a=4,p=2,h=2,g=9", 5, 36*3*(1+8) + 36*32*(1+7) + 36*3*4 + 36*4*(2*6+6*5)},
+		// The balanced dragonfly of issue 16 (a = 2p = 2h, 1,056 nodes),
+		// each switch the gate to 4 groups.
+		{"dragonfly:a=8,p=4,h=4,g=33", 5, 264*7*(1+32) + 264*256*(1+31) + 264*7*24 + 264*8*(4*28+28*27)},
 		// 192 switches, 96 cables between the two groups; in a group, row
 		// then column: 2 hops. 169,887,552 routes.
 		{"aries:groups=2,h=1,p=1", 8, 0},

@@ -86,8 +86,21 @@ func Engines() []Engine {
 		{Name: "lash", Help: "layered shortest paths (Alg. 3.5): one shortest path per switch pair, each put in the first virtual layer whose CDG stays acyclic",
 			Params: []Param{paramVLs}, DeadlockFree: true, route: routeLASH},
 	}
+	for _, m := range []Mode{ModeMin, ModeValiant, ModeUGAL, ModeUGALImb, ModeUGALLow, ModeUGALHigh} {
+		e = append(e, Engine{Name: m.String(), Help: adaptiveHelp[m], Params: []Param{paramVLs}, DeadlockFree: true, route: routeAdaptive(m)})
+	}
 	sort.Slice(e, func(i, j int) bool { return e[i].Name < e[j].Name })
 	return e
+}
+
+// adaptiveHelp describes the adaptive engines (group topologies only).
+var adaptiveHelp = map[Mode]string{
+	ModeMin:      "per-packet minimal routing on a dragonfly, cascade or aries: the less occupied of two minimal candidates (random global cables); VL = hops taken",
+	ModeValiant:  "per-packet Valiant routing on a group topology: every packet through a random intermediate group; VL = hops taken",
+	ModeUGAL:     "per-packet UGAL on a group topology (Aries ADAPTIVE_0): two minimal and two non-minimal candidates, the lowest occupancy × hops, no bias",
+	ModeUGALImb:  "UGAL with increasingly minimal bias (Aries ADAPTIVE_1): as ugal at the source switch, then at every further switch of the source group a non-minimal route gives way to a cheaper minimal one, its bias growing per hop (sim key ugal_bias_step)",
+	ModeUGALLow:  "UGAL with a low bias on non-minimal candidates (Aries ADAPTIVE_2; sim key ugal_bias_low)",
+	ModeUGALHigh: "UGAL with a high bias on non-minimal candidates (Aries ADAPTIVE_3; sim key ugal_bias_high)",
 }
 
 // Lookup finds an engine by name.

@@ -62,6 +62,10 @@ type Tables struct {
 	// path through a former island; Spliced the islands it reached along
 	// their escape paths instead of falling back.
 	Fallbacks, Destinations, Shortcuts, Spliced int
+	// Adaptive, when set, routes every packet per hop (the adaptive
+	// engines on group topologies); the forwarding entries then hold each
+	// pair's first minimal route.
+	Adaptive *Adaptive
 }
 
 // NewTables returns empty tables for net: every entry NoPath except each
@@ -167,6 +171,9 @@ func (t *Tables) SetInjectVL(sl, vl uint8) {
 // MaxVL returns the highest virtual lane a packet of an SL in use can be
 // put on in net: on an HCA's cable, or out of any connected switch port.
 func (t *Tables) MaxVL(net *fabric.Network) int {
+	if t.Adaptive != nil {
+		return t.Adaptive.VLs - 1
+	}
 	used := make([]bool, MaxVLs)
 	used[0] = true
 	if t.sl != nil {

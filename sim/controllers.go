@@ -98,8 +98,7 @@ func (s *simulator) frozen() bool {
 				pi, r = s.lanes[r].head, s.lanes[r].reqNext
 			}
 			pk := &s.pkts[pi]
-			in := &s.chans[pk.ch]
-			ol := s.lane(int32(out), s.t.VL(int(c.from), int(in.toPort), int(c.fromPort), pk.sl))
+			ol := s.lane(int32(out), pk.outVL)
 			if s.cr.has(ol, pk.flits, s.k.now) {
 				return false
 			}
@@ -234,8 +233,7 @@ func (s *simulator) waitCycle() []Buffer {
 		for pi := s.lanes[l].head; pi >= 0; pi = s.pkts[pi].next {
 			pk := &s.pkts[pi]
 			if pk.out >= 0 && s.hcaOf[s.chans[pk.out].to] < 0 && (!s.voq || s.oldestFor(s.lanes[l].head, pk.out) == pi) {
-				in := &s.chans[pk.ch]
-				ol := s.lane(pk.out, s.t.VL(int(in.to), int(in.toPort), int(s.chans[pk.out].fromPort), pk.sl))
+				ol := s.lane(pk.out, pk.outVL)
 				if !s.cr.has(ol, pk.flits, s.k.now) {
 					next = append(next, ol)
 				}

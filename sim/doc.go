@@ -51,6 +51,26 @@
 // tables.VL(s', i, o, SL). A switch forwards by tables.Port(s', dstLID); a
 // packet whose switch has no port for it (NoPath or 0) never moves on.
 //
+// Adaptive routing. When the tables are an adaptive engine's
+// (tables.Adaptive, routing.Dragonfly; engines min, valiant, ugal,
+// ugal-imb, ugal-low, ugal-high), packets are routed per hop instead, and
+// SL and SL→VL tables play no part. A packet leaves its HCA on VL 0. When
+// it is formed, its candidates are drawn (Dragonfly.Candidates from the
+// switch s of its source HCA to the switch d of its destination; none when
+// s = d) from its source's own stream fabric.Stream(seed,
+// "route/hca/<i>"), so that no decision order can change them. At every
+// switch its head arrives at, after every arrival and credit of that
+// instant and before the crossbars (a routing step between steps 1 and 2),
+// Dragonfly.Step gives the port and VL it leaves by: at s, before its
+// first hop, it chooses its route by the mode (its job's Routing, else the
+// engine's) from the occupancy of each candidate's first output, the
+// credits in use over all VLs (capacity minus credits arrived at or before
+// the instant, less those taken by grants before it); in ugal-imb the
+// further switches of its source group reconsider likewise. At d it leaves
+// by its HCA's port (tables.Port). The biases are Params.UGALBias*. Packets
+// of a message may take different paths and overtake each other: a
+// message is delivered when the last of its packets to arrive is.
+//
 // A packet occupies a link as one uninterrupted train: its flit k starts
 // onto the cable at d₀ + k·ft and has fully arrived at the far end at
 // a_k = d₀ + (k+1)·ft + cab. The packet's head has arrived at a₀.

@@ -15,11 +15,15 @@ type hcaDev struct {
 	idx  int32 // terminal index in the traffic pattern
 	ch   int32 // channel HCA → switch
 	rng  *rand.Rand
+	// routeRng draws the adaptive routes' candidates (nil: tables).
+	routeRng *rand.Rand
 	// source
 	msgT    int64 // creation instant of the current message
 	msgLeft int32 // payload bytes of the current message not yet in packets
 	msgDst  int32
 	msgTag  int64
+	msgSeq  int64 // messages created, the current one's number
+	msgPkts int32 // packets the current message is cut into
 	pktSeq  int64
 	pending int32 // the next packet, formed but not injected, or -1
 	done    bool  // the source has no more messages
@@ -64,6 +68,8 @@ func (s *simulator) nextPacket(hc *hcaDev) int32 {
 		hc.msgLeft = int32(m.Bytes)
 		hc.msgT = m.At
 		hc.msgTag = m.Tag
+		hc.msgSeq++
+		hc.msgPkts = int32((m.Bytes + s.p.HW.MTU - 1) / s.p.HW.MTU)
 		hc.sent += int64(m.Bytes)
 	}
 	payload := min(hc.msgLeft, int32(s.p.HW.MTU))
@@ -73,7 +79,20 @@ func (s *simulator) nextPacket(hc *hcaDev) int32 {
 	sl := s.t.SL(int(s.chans[hc.ch].to), dn.LID)
 	hc.pktSeq++
 	s.pkts[i] = packet{seq: hc.pktSeq, src: hc.node, dst: hc.msgDst, dstLID: dn.LID, sl: sl, vl: s.t.InjectVL(sl),
-		flits: int32(s.p.HW.PacketFlits(int(payload))), payload: payload, last: hc.msgLeft == 0, tag: hc.msgTag, next: -1}
+		flits: int32(s.p.HW.PacketFlits(int(payload))), payload: payload, last: hc.msgLeft == 0, tag: hc.msgTag, next: -1, job: -1,
+		msgSeq: hc.msgSeq, msgPkts: hc.msgPkts}
+	if s.jobOf != nil {
+		s.pkts[i].job = s.jobOf[hc.idx]
+	}
+	if s.ad != nil {
+		// Its candidates are drawn now, from the HCA's own route stream:
+		// when and in which order the switches decide cannot change them.
+		pk := &s.pkts[i]
+		pk.srcSw, pk.dstSw = s.chans[hc.ch].to, s.hcaSw[s.hcaOf[hc.msgDst]]
+		if pk.srcSw != pk.dstSw {
+			pk.ncand = uint8(copy(pk.cands[:], s.ad.Candidates(int(pk.srcSw), int(pk.dstSw), hc.routeRng, pk.cands[:0])))
+		}
+	}
 	hc.pending = i
 	return i
 }
@@ -196,6 +215,24 @@ func (s *simulator) consume(hc *hcaDev, pi int32) {
 	s.wakeSender(l, first)
 }
 
+// messageDone reports whether packet pk, delivered now, completes its
+// message. Packets of one message take one path in order unless routed
+// adaptively; then they may overtake each other, and the message is done
+// when the last of its packets to arrive is.
+func (s *simulator) messageDone(pk *packet) bool {
+	if s.ad == nil || pk.msgPkts == 1 {
+		return pk.last
+	}
+	k := msgKey{pk.src, pk.msgSeq}
+	n := s.msgArrived[k] + 1
+	if n < pk.msgPkts {
+		s.msgArrived[k] = n
+		return false
+	}
+	delete(s.msgArrived, k)
+	return true
+}
+
 // delivered books a packet whose last flit is consumed now.
 func (s *simulator) delivered(hc *hcaDev, pi int32) {
 	pk := &s.pkts[pi]
@@ -206,7 +243,7 @@ func (s *simulator) delivered(hc *hcaDev, pi int32) {
 	s.res.Packets++
 	s.res.FlitsConsumed += int64(pk.flits)
 	s.lastDone = max(s.lastDone, now)
-	if pk.last {
+	if s.messageDone(pk) {
 		s.res.Messages++
 		src := s.hcaOf[pk.src]
 		if s.jobs != nil {

@@ -35,6 +35,14 @@ type Params struct {
 	CIRel          float64 `param:"ci_rel" range:"(0,1]" default:"0.01" help:"a sink is steady when its mean's 99 % confidence half-width is this fraction of the mean"`
 	SteadyFraction float64 `param:"steady_fraction" range:"(0,2]" default:"0.99" help:"the run is steady when this fraction of the sinks is (above 1: never, it runs to max_time)"`
 
+	// Biases of the adaptive routing modes (routing.Bias) on the cost of a
+	// non-minimal candidate, in flit·hops: a candidate costs the flits its
+	// first output holds downstream times its hops (seeds/004 leaves the
+	// values unpublished; docs/validation.md says why these).
+	UGALBiasLow  int64 `param:"ugal_bias_low" unit:"flit-hops" range:"[0,1073741824]" default:"128" help:"ugal-low: added to a non-minimal candidate's cost"`
+	UGALBiasHigh int64 `param:"ugal_bias_high" unit:"flit-hops" range:"[0,1073741824]" default:"512" help:"ugal-high: added to a non-minimal candidate's cost"`
+	UGALBiasStep int64 `param:"ugal_bias_step" unit:"flit-hops" range:"[0,1073741824]" default:"128" help:"ugal-imb: added to a non-minimal route's cost per hop taken in its source group"`
+
 	// TraceHash computes a hash over every processed event.
 	TraceHash bool
 	// Record keeps every packet's injection and delivery time.

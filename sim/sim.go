@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"strconv"
+	"strings"
 	"time"
 
 	"flitsim/fabric"
@@ -28,6 +29,7 @@ type packet struct {
 	src, dst int32 // HCA node indices
 	dstLID   uint16
 	sl, vl   uint8 // service level; VL on the current link
+	outVL    uint8 // VL on the link it leaves the current switch by
 	flits    int32
 	payload  int32
 	last     bool  // last packet of its message
@@ -38,6 +40,22 @@ type packet struct {
 	injected int64
 	next     int32 // next packet in the same input buffer, or the free list
 	reqNext  int32 // with VOQ: next packet requesting the same output
+	// Adaptive routing: the switches of its source and destination HCAs,
+	// its route and the candidates it chooses among.
+	srcSw, dstSw int32
+	route        routing.Route
+	cands        [4]routing.Route
+	ncand        uint8
+	job          int32 // its source's job, -1 none
+	// Its message: number at its source and packets in all.
+	msgSeq  int64
+	msgPkts int32
+}
+
+// msgKey names a message: its source node and number there.
+type msgKey struct {
+	src int32
+	seq int64
 }
 
 // channel is one direction of a cable. When a switch sends on it, it is
@@ -76,7 +94,16 @@ type simulator struct {
 	p   Params
 	net *fabric.Network
 	t   *routing.Tables
-	src traffic.Source
+	// ad is the per-packet routing of an adaptive engine (nil: tables);
+	// bias its modes' biases; jobMode each job's mode (-1: the engine's).
+	ad      *routing.Adaptive
+	bias    routing.Bias
+	jobMode []int8
+	hcaSw   []int32 // HCA index → its switch
+	// msgArrived counts the packets delivered of messages some of whose
+	// packets are still on their way (adaptive routing only).
+	msgArrived map[msgKey]int32
+	src        traffic.Source
 	// jobs are the workload's jobs (nil for a single pattern), jobOf each
 	// HCA's job (-1 none).
 	jobs  []traffic.Job
@@ -211,11 +238,59 @@ func newSimulator(net *fabric.Network, t *routing.Tables, p Params) (*simulator,
 		return nil, err
 	}
 	s.counted, s.infinite = s.src.Total()
+	if err := s.setAdaptive(); err != nil {
+		return nil, err
+	}
 	// Every VL the tables can put a packet on must exist in the hardware.
 	if m := t.MaxVL(net); m >= s.nVL {
 		return nil, fmt.Errorf("routing %s uses VL %d but the hardware has %d VLs", t.Engine, m, s.nVL)
 	}
 	return s, nil
+}
+
+// setAdaptive prepares per-packet routing when the tables are an adaptive
+// engine's: each HCA's switch, its route stream, and the jobs' own modes.
+func (s *simulator) setAdaptive() error {
+	for _, j := range s.jobs {
+		if j.Routing != "" && s.t.Adaptive == nil {
+			return fmt.Errorf("job %s: routing %q needs an adaptive engine (%s), the network is routed by %s",
+				j.ID, j.Routing, strings.Join(routing.ModeNames(), ", "), s.t.Engine)
+		}
+	}
+	if s.t.Adaptive == nil {
+		return nil
+	}
+	s.ad = s.t.Adaptive
+	s.msgArrived = map[msgKey]int32{}
+	s.bias = routing.Bias{Low: s.p.UGALBiasLow, High: s.p.UGALBiasHigh, Step: s.p.UGALBiasStep}
+	for _, sw := range s.net.HCASwitches() {
+		s.hcaSw = append(s.hcaSw, int32(sw))
+	}
+	for i := range s.hcas {
+		s.hcas[i].routeRng = fabric.Stream(s.p.Seed, "route/hca/"+strconv.Itoa(i))
+	}
+	if s.jobs != nil {
+		s.jobMode = make([]int8, len(s.jobs))
+		for i, j := range s.jobs {
+			s.jobMode[i] = -1
+			if j.Routing != "" {
+				m, err := routing.ParseMode(j.Routing)
+				if err != nil {
+					return fmt.Errorf("job %s: %w", j.ID, err)
+				}
+				s.jobMode[i] = int8(m)
+			}
+		}
+	}
+	return nil
+}
+
+// mode is the adaptive mode of packet pk: its job's, else the engine's.
+func (s *simulator) mode(pk *packet) routing.Mode {
+	if pk.job >= 0 && s.jobMode != nil && s.jobMode[pk.job] >= 0 {
+		return routing.Mode(s.jobMode[pk.job])
+	}
+	return s.ad.Mode
 }
 
 // wireChannels makes a channel (an output port) of every channel the

@@ -15,7 +15,7 @@ import "flitsim/routing"
 func (s *simulator) headArrive(pi int32) {
 	pk := &s.pkts[pi]
 	pk.headAt = s.k.now
-	pk.out = s.outChannel(s.chans[pk.ch].to, pk)
+	s.route(s.chans[pk.ch].to, pk)
 	l := s.lane(pk.ch, pk.vl)
 	ln := &s.lanes[l]
 	pk.next = -1
@@ -58,13 +58,45 @@ func (s *simulator) request(pi int32) {
 	s.requestTry(pk.out, max(s.k.now, pk.headAt+s.lat))
 }
 
-// outChannel returns the channel a packet at switch sw leaves on, or -1.
-func (s *simulator) outChannel(sw int32, pk *packet) int32 {
-	p := s.t.Port(int(sw), pk.dstLID)
-	if p == routing.NoPath || p == 0 {
-		return -1
+// route sets the channel a packet whose head has arrived at switch sw
+// leaves on (-1: none) and its VL there: by the forwarding and SL-to-VL
+// tables, or with adaptive routing by its route, which it chooses here at
+// its source switch (and, in ugal-imb, reconsiders at the further switches
+// of its source group) from the occupancy of the candidates' first outputs
+// now: credits arrived at or before now, taken by grants before now (those
+// of this instant come later, in its decision phase).
+func (s *simulator) route(sw int32, pk *packet) {
+	if s.ad == nil {
+		in := &s.chans[pk.ch]
+		p := s.t.Port(int(sw), pk.dstLID)
+		if p == routing.NoPath || p == 0 {
+			pk.out = -1
+			return
+		}
+		pk.out = s.portCh[s.portBase[sw]+int32(p)-1]
+		pk.outVL = s.t.VL(int(sw), int(in.toPort), int(p), pk.sl)
+		return
 	}
-	return s.portCh[s.portBase[sw]+int32(p)-1]
+	cands := pk.cands[:pk.ncand]
+	occ := func(port int) int64 { return s.occupancy(s.portCh[s.portBase[sw]+int32(port)-1]) }
+	p, vl := s.ad.Step(s.mode(pk), s.bias, int(pk.srcSw), int(sw), int(pk.dstSw), &pk.route, cands, occ)
+	if p == 0 {
+		p = int(s.t.Port(int(sw), pk.dstLID))
+	}
+	pk.out = s.portCh[s.portBase[sw]+int32(p)-1]
+	pk.outVL = uint8(vl)
+}
+
+// occupancy is what the sender of channel ch has in the next hop's input
+// buffers: its credits in use, over all VLs.
+func (s *simulator) occupancy(ch int32) int64 {
+	var n int64
+	for v := 0; v < s.nVL; v++ {
+		l := s.lane(ch, uint8(v))
+		s.cr.settle(l, s.k.now)
+		n += int64(s.capacity[l] - s.cr.avail[l])
+	}
+	return n
 }
 
 // becomeHead files the head packet of lane l as a request at its output.
@@ -202,8 +234,7 @@ func (s *simulator) eligible(out int32, pi int32, wake *int64, settled *uint32) 
 		*wake = min(*wake, t)
 		return 0, false
 	}
-	c, in := &s.chans[out], &s.chans[pk.ch]
-	ovl := s.t.VL(int(c.from), int(in.toPort), int(c.fromPort), pk.sl)
+	ovl := pk.outVL
 	ol := s.lane(out, ovl)
 	if *settled&(1<<ovl) == 0 { // once per arbitration and VL: many requests share it
 		s.cr.settle(ol, s.k.now)

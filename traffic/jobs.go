@@ -110,6 +110,10 @@ type Job struct {
 	ID      string `json:"id"`
 	Ranks   []int  `json:"-"` // terminal of each rank
 	Traffic JobTraffic
+	// Routing is the job's own adaptive routing mode (a routing.Mode
+	// name, e.g. "ugal-high"; "": the network's engine's), as an Aries job
+	// sets MPICH_GNI_ROUTING_MODE (seeds/004 §2.2).
+	Routing string `json:"routing,omitempty"`
 }
 
 // Finite reports whether the job ends by itself.

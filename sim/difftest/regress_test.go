@@ -70,6 +70,11 @@ var regressions = []regression{
 	// Found by make difftest when jobs came (generated seed 108438).
 	{"jobs: deliveries at the completion instant", "a finite halo job completed while a noise job ran on; the fast simulator stopped after the completing delivery, the reference after another order of the same instant's events, so two noise packets delivered at that instant counted in one only; a run with infinite jobs beside now ends after the whole completion instant",
 		generated(108438)},
+	// Found by make difftest when adaptive routing came (generated seeds 146111 and 148071).
+	{"adaptive: packets of a message overtake each other", "the fast simulator counted a message delivered with the delivery of its last packet in order, the reference with the last of its packets to arrive; adaptively routed packets take different paths and arrive out of order (fast 121 messages, reference 115)",
+		generated(146111)},
+	{"adaptive: a Valiant detour through the source switch", "a packet between two switches of one group, sent through the only other group, came back through its source switch, which chose its route again and reset its hop count: its VL went from 1 back to 0 and both simulators deadlocked on a dependency cycle; a route is now chosen only before the first hop",
+		generated(148071)},
 	// The battery of the former TestFastMatchesReference.
 	{"contention fat tree", "", scenario("kary-ntree:k=4,n=2", "minhop", traffic.Exchange, 4096, 1, 0, nil)},
 	{"hiccups, short messages", "", scenario("kary-ntree:k=4,n=2", "sssp", traffic.Exchange, 700, 1, 0, nil)},

@@ -52,6 +52,7 @@ type Scenario struct {
 type JobPlan struct {
 	Share   float64 // of the HCAs, at least two
 	Traffic traffic.JobTraffic
+	Routing string // the job's own adaptive mode ("": the engine's)
 }
 
 // String is a one-line description for test names and failure messages.
@@ -94,6 +95,9 @@ func (s Scenario) String() string {
 		}
 		if t.Kind == traffic.JobShift {
 			fmt.Fprintf(&b, " d=%d", t.Distance)
+		}
+		if j.Routing != "" {
+			fmt.Fprintf(&b, " routing %s", j.Routing)
 		}
 		b.WriteString("]")
 	}
@@ -264,6 +268,9 @@ func Ready(s Scenario) (Scenario, *Built, error) {
 			s.VLs = 8
 		case s.Engine != "updn":
 			s.Engine, s.VLs = "updn", 8
+			for i := range s.Jobs {
+				s.Jobs[i].Routing = "" // a job's own mode needs an adaptive engine
+			}
 		default:
 			return s, nil, err
 		}
@@ -467,6 +474,20 @@ func generate(c chooser) Scenario {
 			s.Params.MaxTime = int64(between(c, 20, 200)) * fabric.Microsecond
 		}
 	}
+	// Adaptive routing on the group topologies, drawn last too: an
+	// adaptive engine, the biases, and jobs with modes of their own.
+	if (strings.HasPrefix(topo, "dragonfly:") || strings.HasPrefix(topo, "cascade:")) && chance(c, 50) {
+		modes := routing.ModeNames()
+		s.Engine, s.VLs = pick(c, modes...), 8
+		p.UGALBiasLow = int64(between(c, 0, 300))
+		p.UGALBiasHigh = int64(between(c, 0, 1000))
+		p.UGALBiasStep = int64(between(c, 0, 300))
+		for i := range s.Jobs {
+			if chance(c, 40) {
+				s.Jobs[i].Routing = pick(c, modes...)
+			}
+		}
+	}
 	return s
 }
 
@@ -487,7 +508,7 @@ func placeJobs(plans []JobPlan, seed uint64, n int) []traffic.Job {
 		if jt.Kind == traffic.JobShift && jt.Distance%size == 0 {
 			jt.Distance = 1
 		}
-		jobs = append(jobs, traffic.Job{ID: fmt.Sprintf("j%d", i+1), Ranks: order[:size], Traffic: jt})
+		jobs = append(jobs, traffic.Job{ID: fmt.Sprintf("j%d", i+1), Ranks: order[:size], Traffic: jt, Routing: pl.Routing})
 		order = order[size:]
 	}
 	return jobs

@@ -1,6 +1,7 @@
 package reference
 
 import (
+	"flitsim/routing"
 	"flitsim/sim"
 	"flitsim/traffic"
 )
@@ -41,6 +42,18 @@ func (s *simulator) nextPacket(h *hca) {
 	lid := s.net.Nodes[dst].LID
 	h.cur = &packet{msg: h.msg, srcNode: h.node, dstNode: dst, dstLID: lid,
 		sl: s.tab.SL(h.sw, lid), payload: bytes, flits: s.p.HW.PacketFlits(bytes), seq: h.seq, injected: -1}
+	if s.ad != nil {
+		p := h.cur
+		p.srcSw, p.dstSw, p.mode = h.sw, s.hcas[h.msg.dst].sw, s.ad.Mode
+		if s.jobs != nil {
+			if j := traffic.JobOf(s.src, h.term); j >= 0 && s.jobs[j].Routing != "" {
+				p.mode, _ = routing.ParseMode(s.jobs[j].Routing) // checked at the start
+			}
+		}
+		if p.srcSw != p.dstSw {
+			p.cands = s.ad.Candidates(p.srcSw, p.dstSw, h.routeRng, nil)
+		}
+	}
 }
 
 // injectVL is the VL a packet leaves its HCA on.

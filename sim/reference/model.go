@@ -3,6 +3,8 @@ package reference
 import (
 	"math"
 	"math/rand/v2"
+
+	"flitsim/routing"
 )
 
 // never is a time that does not come: a resource busy until never is busy
@@ -29,6 +31,12 @@ type packet struct {
 	flits    int
 	seq      int64 // at its source, from 1
 	injected int64 // the instant its injection started
+	// Adaptive routing: the switches of its source and destination, the
+	// candidates drawn at its creation, the route it takes, its mode.
+	srcSw, dstSw int
+	cands        []routing.Route
+	route        routing.Route
+	mode         routing.Mode
 }
 
 // hop is a packet's passage through one node: its stay in an input buffer
@@ -142,6 +150,8 @@ type hca struct {
 	port *port // lowest cabled port, the one it sends through
 	sw   int   // the switch that port is cabled to
 	rng  *rand.Rand
+	// routeRng draws adaptive routes' candidates (nil: routed by tables).
+	routeRng *rand.Rand
 
 	// Source.
 	msg      *message // the message being cut into packets

@@ -8,6 +8,10 @@ const (
 	// phaseArrive: flits finish arriving, credits arrive, sinks finish
 	// consuming flits (step 1).
 	phaseArrive phase = iota
+	// phaseRoute: packets routed adaptively choose their route at a
+	// switch, seeing every arrival and credit of the instant (between
+	// steps 1 and 2).
+	phaseRoute
 	// phaseCross: crossbars move flits into output buffers (step 2).
 	phaseCross
 	// phaseCable: output buffers start flits onto cables (step 3).
@@ -25,6 +29,7 @@ const (
 	evArrive     kind = iota // flit k of a hop has fully arrived in its input buffer
 	evCredit                 // one credit for a VL arrives at a sending port
 	evConsumed               // a sink's bus has finished the flit at the head of its queue
+	evRoute                  // an adaptively routed packet's head chooses its way at a switch
 	evCross                  // flit k of a hop crosses the crossbar into the output buffer
 	evCableStart             // a port starts the flit at the head of its output queue onto the cable
 	evDecide                 // a switch output arbitrates, or an HCA decides whether to inject
@@ -36,6 +41,7 @@ var phaseOf = [...]phase{
 	evArrive:     phaseArrive,
 	evCredit:     phaseArrive,
 	evConsumed:   phaseArrive,
+	evRoute:      phaseRoute,
 	evCross:      phaseCross,
 	evCableStart: phaseCable,
 	evDecide:     phaseDecide,

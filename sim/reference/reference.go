@@ -70,6 +70,10 @@ type simulator struct {
 	net *fabric.Network
 	tab *routing.Tables
 	p   sim.Params
+	// ad routes every packet per hop when the tables are an adaptive
+	// engine's (nil: the tables route); bias are its modes' biases.
+	ad   *routing.Adaptive
+	bias routing.Bias
 
 	ft, fx, pf, cab, lat int64 // flit, crossbar flit, bus flit, cable, switch latency (ps)
 	vls                  int   // HW.VLs
@@ -252,7 +256,35 @@ func newSimulator(net *fabric.Network, t *routing.Tables, p sim.Params) (*simula
 		pt.hca = h
 		s.hcas = append(s.hcas, h)
 	}
+	if err := s.setAdaptive(); err != nil {
+		return nil, err
+	}
 	return s, nil
+}
+
+// setAdaptive prepares per-packet routing for an adaptive engine's tables
+// and checks the jobs' own routing modes.
+func (s *simulator) setAdaptive() error {
+	for _, j := range s.jobs {
+		if j.Routing == "" {
+			continue
+		}
+		if s.tab.Adaptive == nil {
+			return fmt.Errorf("job %s sets routing %q but %s is not an adaptive engine", j.ID, j.Routing, s.tab.Engine)
+		}
+		if _, err := routing.ParseMode(j.Routing); err != nil {
+			return fmt.Errorf("job %s: %w", j.ID, err)
+		}
+	}
+	if s.tab.Adaptive == nil {
+		return nil
+	}
+	s.ad = s.tab.Adaptive
+	s.bias = routing.Bias{Low: s.p.UGALBiasLow, High: s.p.UGALBiasHigh, Step: s.p.UGALBiasStep}
+	for _, h := range s.hcas {
+		h.routeRng = fabric.Stream(s.p.Seed, fmt.Sprintf("route/hca/%d", h.term))
+	}
+	return nil
 }
 
 // hcaAt returns the HCA of node i.
@@ -298,6 +330,8 @@ func (s *simulator) handle(e *event) {
 		s.credit(e.port, e.vl)
 	case evConsumed:
 		s.consumed(e.hca)
+	case evRoute:
+		s.routeAdaptive(e.h)
 	case evCross:
 		s.cross(e.h, e.k)
 	case evCableStart:

@@ -28,24 +28,68 @@ func (s *simulator) arrive(h *hop, k int) {
 		return
 	}
 	if k == 0 {
-		s.route(h)
 		b.q = append(b.q, h)
-		if s.voq {
-			if h.out != nil && s.candHop(b, h.out) == h {
-				h.out.cand = append(h.out.cand, b)
-				s.postDecide(h.out, h.arr[0]+s.lat)
-			}
+		if s.ad != nil {
+			// It chooses its way once every arrival and credit of this
+			// instant is in.
+			s.post(event{t: s.now, kind: evRoute, h: h})
 			return
 		}
-		if len(b.q) == 1 {
-			s.becomeHead(b)
-		}
+		s.route(h)
+		s.compete(h)
 		return
 	}
 	if h.waiting && h.crossed == k {
 		h.waiting = false
 		s.post(event{t: max(h.lastCross+s.fx, s.now), kind: evCross, h: h, k: k})
 	}
+}
+
+// compete makes a packet whose head has arrived and been routed compete
+// for its output: with VOQ when it is its buffer's oldest for that output,
+// else when it heads its buffer.
+func (s *simulator) compete(h *hop) {
+	b := h.buf
+	if s.voq {
+		if h.out != nil && s.candHop(b, h.out) == h {
+			h.out.cand = append(h.out.cand, b)
+			s.postDecide(h.out, h.arr[0]+s.lat)
+		}
+		return
+	}
+	if b.head() == h {
+		s.becomeHead(b)
+	}
+}
+
+// routeAdaptive routes packet h adaptively at its switch: its source
+// switch chooses among its candidates, and in ugal-imb the further
+// switches of its source group reconsider, by the occupancy of each
+// candidate's first output (credits in use, over all VLs) now.
+func (s *simulator) routeAdaptive(h *hop) {
+	p, sw := h.p, h.buf.at.node
+	occ := func(port int) int64 {
+		o := s.ports[sw][port]
+		var n int64
+		for _, c := range o.credits {
+			n += int64(o.capacity - c)
+		}
+		return n
+	}
+	o, vl := s.ad.Step(p.mode, s.bias, p.srcSw, sw, p.dstSw, &p.route, p.cands, occ)
+	if o == 0 {
+		o = int(s.tab.Port(sw, p.dstLID))
+	}
+	if o == int(routing.NoPath) || o == 0 || o >= len(s.ports[sw]) || s.ports[sw][o] == nil {
+		s.failf("adaptive route of packet %d/%d leaves switch %s by port %d, which has no cable", p.srcNode, p.seq, s.net.Nodes[sw].Name, o)
+		return
+	}
+	if vl >= s.vls {
+		s.failf("adaptive route of packet %d/%d takes VL %d at switch %s, beyond the %d VLs", p.srcNode, p.seq, vl, s.net.Nodes[sw].Name, s.vls)
+		return
+	}
+	h.out, h.outVL = s.ports[sw][o], vl
+	s.compete(h)
 }
 
 // route looks up the output port and VL of a packet whose head has arrived

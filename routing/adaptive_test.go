@@ -1,0 +1,156 @@
+package routing
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"flitsim/fabric"
+)
+
+// The modes choose by occupancy × hops plus bias, as issue 16 specifies,
+// and Step chooses only before the first hop.
+func TestAdaptiveChoice(t *testing.T) {
+	net, err := fabric.Build("dragonfly:a=4,p=2,h=2,g=9")
+	require.NoError(t, err)
+	d, err := NewDragonfly(net)
+	require.NoError(t, err)
+	// A pair of switches in different groups whose minimal candidates leave
+	// the source by another port than both non-minimal ones.
+	rng := rand.New(rand.NewPCG(3, 4))
+	var src, dst int
+	var cands []Route
+	first := func(r Route) int { p, _ := d.Next(src, dst, &r); return p }
+	for {
+		src, dst = rng.IntN(36), rng.IntN(36)
+		if d.Group(src) == d.Group(dst) {
+			continue
+		}
+		cands = d.Candidates(src, dst, rng, nil)
+		pm, p2, p3 := first(cands[0]), first(cands[2]), first(cands[3])
+		if first(cands[1]) == pm && p2 != pm && p3 != pm && p2 != p3 {
+			break
+		}
+	}
+	hm, hn := d.Hops(src, dst, cands[0]), d.Hops(src, dst, cands[2])
+	require.Less(t, hm, hn)
+	b := Bias{Low: 10, High: 1000, Step: 100}
+	// occupancy: q on the minimal routes' first port, qn on the first
+	// non-minimal one's, 5·qn on the second's.
+	occ := func(q, qn int64) Occupancy {
+		return func(p int) int64 {
+			switch p {
+			case first(cands[0]):
+				return q
+			case first(cands[2]):
+				return qn
+			}
+			return 5 * qn
+		}
+	}
+	for _, tc := range []struct {
+		name  string
+		m     Mode
+		q, qn int64
+		want  int // index into cands
+	}{
+		{"idle network: minimal", ModeUGAL, 0, 0, 0},
+		{"min never detours", ModeMin, 1000, 0, 0},
+		{"valiant always detours", ModeValiant, 0, 1000, 2},
+		{"ugal detours when occupancy × hops is lower", ModeUGAL, 100, 10, 2},
+		{"ugal stays when it is not", ModeUGAL, 10, 10, 0},
+		{"a tie goes to the minimal route", ModeUGAL, int64(hn), int64(hm), 0},
+		{"low bias: still detours", ModeUGALLow, 100, 10, 2},
+		{"high bias: stays", ModeUGALHigh, 100, 10, 0},
+		{"high bias: detours under heavy congestion", ModeUGALHigh, 2000, 10, 2},
+		{"imb at the source: as ugal", ModeUGALImb, 100, 10, 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := d.Choose(tc.m, b, src, dst, cands, occ(tc.q, tc.qn))
+			assert.Equal(t, cands[tc.want], got)
+		})
+	}
+
+	// Step: the route chosen at the source is kept when the packet passes
+	// the source again (a Valiant detour within a group does).
+	r := Route{}
+	p, vl := d.Step(ModeValiant, b, src, src, dst, &r, cands, occ(0, 0))
+	assert.Equal(t, first(cands[2]), p)
+	assert.Equal(t, 0, vl)
+	r2 := r
+	d.Step(ModeMin, b, src, src, dst, &r2, cands, occ(0, 0))
+	assert.Equal(t, cands[2].Via, r2.Via, "chosen once")
+	assert.Equal(t, uint8(2), r2.Hops)
+}
+
+// ugal-imb: at a further switch of the source group a detour gives way to
+// a cheaper minimal route, the more readily the more hops it has taken;
+// other modes, minimal routes and switches outside the source group keep
+// their route.
+func TestAdaptiveReconsider(t *testing.T) {
+	net, err := fabric.Build("dragonfly:a=4,p=2,h=2,g=9")
+	require.NoError(t, err)
+	d, err := NewDragonfly(net)
+	require.NoError(t, err)
+	rng := rand.New(rand.NewPCG(5, 6))
+	// A detour whose gate is not at its source: after one hop it is at
+	// another switch of its source group.
+	for tries := 0; ; tries++ {
+		require.Less(t, tries, 10000)
+		src, dst := rng.IntN(36), rng.IntN(36)
+		if d.Group(src) == d.Group(dst) {
+			continue
+		}
+		cands := d.Candidates(src, dst, rng, nil)
+		r := cands[2]
+		p, _ := d.Next(src, dst, &r)
+		e, _ := net.Peer(src, p)
+		s := int(e.Node)
+		if d.Group(s) != d.Group(src) {
+			continue
+		}
+		flat := func(q int64) Occupancy { return func(int) int64 { return q } }
+		// Equal occupancy everywhere: the minimal route is shorter.
+		got := d.Reconsider(ModeUGALImb, Bias{}, src, s, dst, r, cands, flat(10))
+		assert.True(t, got.Minimal())
+		assert.Equal(t, r.Hops, got.Hops, "the hops taken stay")
+		for _, m := range []Mode{ModeUGAL, ModeUGALHigh, ModeMin, ModeValiant} {
+			assert.Equal(t, r, d.Reconsider(m, Bias{}, src, s, dst, r, cands, flat(10)), m.String())
+		}
+		// No occupancy: every cost is the bias alone; a step makes the
+		// detour dearer.
+		assert.Equal(t, r, d.Reconsider(ModeUGALImb, Bias{}, src, s, dst, r, cands, flat(0)))
+		assert.True(t, d.Reconsider(ModeUGALImb, Bias{Step: 1}, src, s, dst, r, cands, flat(0)).Minimal())
+		return
+	}
+}
+
+// The adaptive engines route only group topologies, with enough VLs, and
+// their tables verify deadlock-free with the routing function's VLs.
+func TestAdaptiveEngines(t *testing.T) {
+	net, err := fabric.Build("dragonfly:a=4,p=2,h=2,g=9")
+	require.NoError(t, err)
+	for _, m := range ModeNames() {
+		tb, err := Compute(m, net, Options{VLs: 8})
+		require.NoError(t, err, m)
+		require.NotNil(t, tb.Adaptive)
+		assert.Equal(t, m, tb.Adaptive.Mode.String())
+		assert.Equal(t, 4, tb.MaxVL(net))
+		v, err := Verify(net, tb)
+		require.NoError(t, err)
+		assert.True(t, v.OK() && v.DeadlockFree, "%+v", v)
+		assert.Equal(t, 5, v.VLsUsed)
+	}
+	_, err = Compute("ugal", net, Options{VLs: 4})
+	var f *Failure
+	require.ErrorAs(t, err, &f)
+	assert.Equal(t, 5, f.VLsNeeded)
+	torus, err := fabric.Build("torus:dims=4x4")
+	require.NoError(t, err)
+	_, err = Compute("ugal-high", torus, Options{VLs: 8})
+	assert.ErrorContains(t, err, "has no groups")
+	_, err = ParseMode("ugal-medium")
+	assert.ErrorContains(t, err, "ugal-imb")
+}
