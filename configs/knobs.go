@@ -93,7 +93,23 @@ func (c *Campaign) paramErr(table string, err error) error {
 // the flag in errors.
 func HardwareOverrides(flag, s string) (fabric.Hardware, error) {
 	hw := fabric.DefaultHardware()
-	decls := fabric.HardwareParams()
+	if err := overrides(flag, s, fabric.HardwareParams(), &hw); err != nil {
+		return hw, err
+	}
+	if err := hw.Validate(); err != nil {
+		return hw, fmt.Errorf("%s: %w", flag, err)
+	}
+	return hw, nil
+}
+
+// SimOverrides sets the keys of a [sim] table given as key=value,... on a
+// command line (flag names the flag for errors) in p.
+func SimOverrides(flag, s string, p *sim.Params) error {
+	return overrides(flag, s, sim.ParamDecls(), p)
+}
+
+// overrides parses key=value,... against decls and sets each in target.
+func overrides(flag, s string, decls []param.Decl, target any) error {
 	seen := map[string]bool{}
 	for _, kv := range strings.Split(s, ",") {
 		kv = strings.TrimSpace(kv)
@@ -103,26 +119,23 @@ func HardwareOverrides(flag, s string) (fabric.Hardware, error) {
 		k, v, ok := strings.Cut(kv, "=")
 		k = strings.TrimSpace(k)
 		if !ok || k == "" {
-			return hw, fmt.Errorf("%s: %q: want key=value", flag, kv)
+			return fmt.Errorf("%s: %q: want key=value", flag, kv)
 		}
 		d, known := param.Find(decls, k)
 		if !known {
-			return hw, fmt.Errorf("%s: unknown key %q (known: %s)", flag, k, strings.Join(param.Keys(decls), ", "))
+			return fmt.Errorf("%s: unknown key %q (known: %s)", flag, k, strings.Join(param.Keys(decls), ", "))
 		}
 		if seen[k] {
-			return hw, fmt.Errorf("%s: %s given twice", flag, k)
+			return fmt.Errorf("%s: %s given twice", flag, k)
 		}
 		seen[k] = true
 		x, err := d.Parse(v)
 		if err != nil {
-			return hw, fmt.Errorf("%s: %w", flag, err)
+			return fmt.Errorf("%s: %w", flag, err)
 		}
-		d.Set(&hw, x)
+		d.Set(target, x)
 	}
-	if err := hw.Validate(); err != nil {
-		return hw, fmt.Errorf("%s: %w", flag, err)
-	}
-	return hw, nil
+	return nil
 }
 
 // KnobHelp describes the keys of the [hardware] and [sim] tables, one per

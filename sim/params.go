@@ -39,9 +39,9 @@ type Params struct {
 	// non-minimal candidate, in flit·hops: a candidate costs the flits its
 	// first output holds downstream times its hops (seeds/004 leaves the
 	// values unpublished; docs/validation.md says why these).
-	UGALBiasLow  int64 `param:"ugal_bias_low" unit:"flit-hops" range:"[0,1073741824]" default:"128" help:"ugal-low: added to a non-minimal candidate's cost"`
-	UGALBiasHigh int64 `param:"ugal_bias_high" unit:"flit-hops" range:"[0,1073741824]" default:"512" help:"ugal-high: added to a non-minimal candidate's cost"`
-	UGALBiasStep int64 `param:"ugal_bias_step" unit:"flit-hops" range:"[0,1073741824]" default:"128" help:"ugal-imb: added to a non-minimal route's cost per hop taken in its source group"`
+	UGALBiasLow  int64 `param:"ugal_bias_low" unit:"flit-hops" range:"[0,1073741824]" default:"64" help:"ugal-low: added to a non-minimal candidate's cost"`
+	UGALBiasHigh int64 `param:"ugal_bias_high" unit:"flit-hops" range:"[0,1073741824]" default:"256" help:"ugal-high: added to a non-minimal candidate's cost"`
+	UGALBiasStep int64 `param:"ugal_bias_step" unit:"flit-hops" range:"[0,1073741824]" default:"64" help:"ugal-imb: added to a non-minimal route's cost per hop taken in its source group"`
 
 	// TraceHash computes a hash over every processed event.
 	TraceHash bool

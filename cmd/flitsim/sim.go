@@ -54,6 +54,7 @@ func simCmd(args []string, stdout, stderr io.Writer) error {
 	order := fs.String("order", string(traffic.ByHCA), "rank order, which HCA is rank i: "+rankOrders())
 	useRef := fs.Bool("reference", false, "simulate with the per-flit reference simulator (slow; the specification the fast one is tested against)")
 	hwFlag := fs.String("hw", "", "hardware overrides key=value,... with the keys of a campaign's [hardware] table")
+	simFlag := fs.String("sim", "", "overrides key=value,... with the keys of a campaign's [sim] table (e.g. ugal_bias_high=256,sample_window=5us)")
 	asJSON := fs.Bool("json", false, "print JSON")
 	jobsFile := fs.String("jobs", "", "jobs file (TOML, docs/jobs/): simulate its jobs instead of one pattern")
 	jobsSeed := fs.Int64("jobs-seed", -1, "seed of the jobs file's random placements and fragmentation (default: the file's seed)")
@@ -72,6 +73,11 @@ func simCmd(args []string, stdout, stderr io.Writer) error {
 			return asInput(err)
 		}
 	}
+	if *simFlag != "" {
+		if err := configs.SimOverrides("--sim", *simFlag, &p); err != nil {
+			return asInput(err)
+		}
+	}
 	p.Seed = *seed
 	if p.Traffic, err = trafficFlags(fs, *kind, *msg, *load, *distance, *order, p.HW.MTU); err != nil {
 		return err
@@ -79,9 +85,12 @@ func simCmd(args []string, stdout, stderr io.Writer) error {
 	if *maxTime < 0 {
 		return badInput("--max-time must be positive")
 	}
-	p.MaxTime = maxTime.Nanoseconds() * 1000
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if set["max-time"] {
+		p.MaxTime = maxTime.Nanoseconds() * 1000
+	}
+	userMax := p.MaxTime // 0: the default for the traffic, set below
 	if *jobsFile == "" {
 		for _, f := range []string{"jobs-seed", "no-slowdown"} {
 			if set[f] {
@@ -120,10 +129,7 @@ func simCmd(args []string, stdout, stderr io.Writer) error {
 		if pt.Params.Jobs, err = wl.Place(net, *jobsSeed, p.HW.MTU); err != nil {
 			return asInput(err)
 		}
-		pt.Params.MaxTime = 0
-		if *maxTime > 0 {
-			pt.Params.MaxTime = maxTime.Nanoseconds() * 1000
-		}
+		pt.Params.MaxTime = userMax
 		if err := pt.Params.Normalize(); err != nil {
 			return asInput(err)
 		}

@@ -1,0 +1,73 @@
+package sim
+
+import (
+	"fmt"
+	"os"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"flitsim/fabric"
+	"flitsim/traffic"
+)
+
+// The theory of a balanced dragonfly (a = 2p = 2h, one global cable
+// between every two groups; Kim et al. 2008), issue 16 item 4, at offered
+// load 1 without PCIe hiccups, as a fraction of one link's payload rate
+// per node:
+//   - min under the group shift (every node of group i sends to group i+1)
+//     saturates the one cable between the groups: 1/(a·p), within 10 %;
+//   - valiant crosses two global cables per packet: at most 1/2, and at
+//     least 40 % under both patterns;
+//   - ugal keeps 90 % of valiant under the group shift and 90 % of min
+//     under uniform traffic.
+//
+// The default suite runs p = 2 (9 groups, 72 nodes); FLITSIM_LONG=1 adds
+// p = 4 (33 groups, 1,056 nodes).
+func TestDragonflyTheory(t *testing.T) {
+	cases := []struct {
+		a, p, h, g int
+		maxTime    int64
+	}{{4, 2, 2, 9, 200 * fabric.Microsecond}}
+	if os.Getenv("FLITSIM_LONG") != "" {
+		cases = append(cases, struct {
+			a, p, h, g int
+			maxTime    int64
+		}{8, 4, 4, 33, 100 * fabric.Microsecond})
+	}
+	for _, tc := range cases {
+		spec := fmt.Sprintf("dragonfly:a=%d,p=%d,h=%d,g=%d", tc.a, tc.p, tc.h, tc.g)
+		t.Run(spec, func(t *testing.T) {
+			frac := map[string]float64{}
+			for _, engine := range []string{"min", "valiant", "ugal"} {
+				net, tb := setup(t, spec, engine)
+				for _, pat := range []string{"uniform", "group-shift"} {
+					p := DefaultParams()
+					p.HW.HiccupPs = 0
+					p.MaxTime = tc.maxTime
+					p.Traffic = traffic.Spec{Kind: traffic.Uniform, MessageBytes: p.HW.MTU, Load: 1}
+					if pat == "group-shift" {
+						p.Traffic.Kind, p.Traffic.Distance = traffic.Shift, tc.a*tc.p
+					}
+					res, err := Run(net, tb, p)
+					require.NoError(t, err)
+					require.NotEqual(t, Deadlock, res.Verdict)
+					hw := p.HW
+					link := hw.LinkGbps / 8 * float64(hw.MTU) / float64(hw.PacketFlits(hw.MTU)*hw.FlitBytes)
+					f := res.ThroughputGBs / float64(net.NumHCAs()) / link
+					frac[engine+"/"+pat] = f
+					t.Logf("%-8s %-11s %7.2f GB/s, %.3f of a link per node", engine, pat, res.ThroughputGBs, f)
+				}
+			}
+			assert.InEpsilon(t, 1/float64(tc.a*tc.p), frac["min/group-shift"], 0.10, "min under the group shift")
+			for _, pat := range []string{"uniform", "group-shift"} {
+				v := frac["valiant/"+pat]
+				assert.GreaterOrEqual(t, v, 0.40, "valiant, %s", pat)
+				assert.LessOrEqual(t, v, 0.50, "valiant, %s", pat)
+			}
+			assert.GreaterOrEqual(t, frac["ugal/group-shift"], 0.9*frac["valiant/group-shift"], "ugal against valiant, group shift")
+			assert.GreaterOrEqual(t, frac["ugal/uniform"], 0.9*frac["min/uniform"], "ugal against min, uniform")
+		})
+	}
+}
