@@ -674,6 +674,18 @@ func (c *Campaign) validateJobs() error {
 			return c.errAtKey("faults.take_hcas", i, "the jobs are placed on the fabric's HCAs; failures that take HCAs would move them")
 		}
 	}
+	// A job's own routing mode needs every engine to be adaptive.
+	for i, j := range c.Workload.Jobs {
+		if j.Routing == "" {
+			continue
+		}
+		for _, r := range c.Routings {
+			if _, err := routing.ParseMode(r.Engine); err != nil {
+				return c.Workload.errAt("job.routing", i, "job %q sets routing = %q, an adaptive mode, but the campaign also routes with %s, which is not adaptive (engines: %s)",
+					j.label(i), j.Routing, r.Engine, strings.Join(routing.ModeNames(), ", "))
+			}
+		}
+	}
 	return nil
 }
 

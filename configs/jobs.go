@@ -12,6 +12,7 @@ import (
 
 	"flitsim/fabric"
 	"flitsim/fabric/param"
+	"flitsim/routing"
 	"flitsim/traffic"
 )
 
@@ -62,6 +63,10 @@ type JobEntry struct {
 	Pattern  string `toml:"pattern" json:"pattern,omitempty"`
 	MsgBytes any    `toml:"msg_bytes" json:"msg_bytes,omitempty"`
 	Grid     []int  `toml:"grid" json:"grid,omitempty"`
+	// Routing is the job's own adaptive routing mode (routing.ModeNames;
+	// default: the engine's), as an Aries job sets
+	// MPICH_GNI_ROUTING_MODE; it needs an adaptive engine.
+	Routing string `toml:"routing" json:"routing,omitempty"`
 	// Params holds the keys traffic.JobTraffic declares (start,
 	// iterations, load, distance, burst_on, burst_off).
 	Params map[string]any `toml:"-" json:"params,omitempty"`
@@ -208,6 +213,11 @@ func (w *Workload) validate() error {
 		}
 		if _, err := w.traffic(i, fabric.DefaultHardware().MTU); err != nil {
 			return err
+		}
+		if j.Routing != "" {
+			if _, err := routing.ParseMode(j.Routing); err != nil {
+				return w.errAt("job.routing", i, "job %q: %v", id, err)
+			}
 		}
 		if _, ok := placementOrder(j.Placement); !ok {
 			var names []string
@@ -395,6 +405,7 @@ func (w *Workload) Place(net *fabric.Network, seed int64, mtu int) ([]traffic.Jo
 		if jobs[k].Traffic, err = w.traffic(i, mtu); err != nil {
 			return nil, err
 		}
+		jobs[k].Routing = w.Jobs[i].Routing
 		if err := jobs[k].Check(); err != nil {
 			return nil, w.errAt(jobErrKey(err), i, "on %s: %v", net.Name, err)
 		}

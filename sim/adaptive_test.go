@@ -71,3 +71,35 @@ func TestDragonflyTheory(t *testing.T) {
 		})
 	}
 }
+
+// A job's own mode routes its packets as the engine of that mode would:
+// one job on every node with routing "min" under the ugal engine runs
+// packet for packet as under the min engine, and differently from ugal.
+func TestJobRoutingMode(t *testing.T) {
+	spec := "dragonfly:a=4,p=2,h=2,g=9"
+	run := func(engine, mode string) *Result {
+		net, tb := setup(t, spec, engine)
+		p := DefaultParams()
+		p.MaxTime = 30 * fabric.Microsecond
+		p.Record = true
+		ranks := make([]int, net.NumHCAs())
+		for i := range ranks {
+			ranks[i] = i
+		}
+		p.Jobs = []traffic.Job{{ID: "shift", Ranks: ranks, Routing: mode,
+			Traffic: traffic.JobTraffic{Kind: traffic.JobShift, Distance: 8, Load: 1}}}
+		res, err := Run(net, tb, p)
+		require.NoError(t, err)
+		return res
+	}
+	asMin, underMin, ugal := run("ugal", "min"), run("min", ""), run("ugal", "")
+	require.NotEmpty(t, asMin.Deliveries)
+	assert.Equal(t, underMin.Deliveries, asMin.Deliveries)
+	assert.NotEqual(t, ugal.Deliveries, asMin.Deliveries)
+
+	net, tb := setup(t, spec, "dfsssp")
+	p := DefaultParams()
+	p.Jobs = []traffic.Job{{ID: "a", Ranks: []int{0, 1}, Routing: "ugal", Traffic: traffic.JobTraffic{Kind: traffic.JobShift, Distance: 1, Load: 1}}}
+	_, err := Run(net, tb, p)
+	assert.ErrorContains(t, err, "needs an adaptive engine")
+}

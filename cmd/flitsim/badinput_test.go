@@ -265,6 +265,7 @@ func campaignCases(t *testing.T, dir string) []badCase {
 		{"", "jobs_seed", "-1", "jobs_seed"}, {"", "jobs_seed", `"x"`, "jobs_seed"}, {"", "seed", "1", "seed"},
 		{"", "jobs_file", `"running.toml"`, "jobs_file"}, {"", "jobs_file", `5`, "jobs_file"},
 		{"[faults]", "take_hcas", "true", "faults.take_hcas"},
+		{"[[job]]", "routing", `"ugal-medium"`, "job.routing"}, {"[[job]]", "routing", `"ugal-high"`, "job.routing"}, // minhop is not adaptive
 	} {
 		text, line := jobs().with(c.h, c.key, c.val)
 		n++
