@@ -147,7 +147,7 @@ func decodeWorkload(data []byte, file string, inCampaign bool) (*Workload, error
 			seed = ""
 		}
 		return nil, &Error{File: file, Line: w.lines.find(key), Key: key,
-			Msg: "unknown key (known: " + seed + "job.id, job.nodes, job.size, job.placement, job.pattern, job.msg_bytes, job.grid, job." +
+			Msg: "unknown key (known: " + seed + "job.id, job.nodes, job.size, job.placement, job.pattern, job.msg_bytes, job.grid, job.routing, job." +
 				strings.Join(param.Keys(decls), ", job.") + ", fragmentation.*)"}
 	}
 	// The declared keys of each job, by a second decode into maps.

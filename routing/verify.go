@@ -70,8 +70,10 @@ func Verify(net *fabric.Network, t *Tables) (Verdict, error) {
 	if t.Adaptive != nil {
 		// The forwarding entries are only each pair's first minimal
 		// route; packets take any candidate on VL = hops taken, which
-		// strictly grows along every route of at most Adaptive.VLs hops:
-		// no cycle can close (Dragonfly.Verify walks them all).
+		// strictly grows along every route, and NewDragonfly sized VLs
+		// for the longest route the network allows: no cycle can close
+		// by construction (Dragonfly.Verify walks every route to check
+		// it; too slow to run per campaign point on Aries).
 		vf.v.VLsUsed = t.Adaptive.VLs
 		return vf.v, nil
 	}

@@ -23,15 +23,16 @@
 //
 // Everything happens at instants. At one instant things happen in this
 // order: (1) flits finish arriving, credits arrive, sinks finish consuming
-// flits; (2) crossbars move flits into output buffers; (3) output buffers
-// start flits onto cables; (4) decisions: every switch output arbitrates and
-// every HCA decides whether to inject; a decision acts at once, so a grant
-// at t moves its first flit at t and may start it onto the cable at t;
-// (5) the steady-state controller samples. A decision at t never depends on
-// another decision at t: the resources it reads (an output's credits,
-// crossbar and output buffer; an input buffer's head; an HCA's link) have
-// one owner each, and everything a decision causes elsewhere happens later
-// (credits travel cab ≥ 1 ps, flits ft + cab).
+// flits; (1a) adaptively routed packets choose their way (see Adaptive
+// routing); (2) crossbars move flits into output buffers; (3) output
+// buffers start flits onto cables; (4) decisions: every switch output
+// arbitrates and every HCA decides whether to inject; a decision acts at
+// once, so a grant at t moves its first flit at t and may start it onto
+// the cable at t; (5) the steady-state controller samples. A decision at t
+// never depends on another decision at t: the resources it reads (an
+// output's credits, crossbar and output buffer; an input buffer's head; an
+// HCA's link) have one owner each, and everything a decision causes
+// elsewhere happens later (credits travel cab ≥ 1 ps, flits ft + cab).
 //
 // # Network, packets, virtual lanes
 //
@@ -63,13 +64,21 @@
 // instant and before the crossbars (a routing step between steps 1 and 2),
 // Dragonfly.Step gives the port and VL it leaves by: at s, before its
 // first hop, it chooses its route by the mode (its job's Routing, else the
-// engine's) from the occupancy of each candidate's first output, the
-// credits in use over all VLs (capacity minus credits arrived at or before
-// the instant, less those taken by grants before it); in ugal-imb the
-// further switches of its source group reconsider likewise. At d it leaves
-// by its HCA's port (tables.Port). The biases are Params.UGALBias*. Packets
-// of a message may take different paths and overtake each other: a
-// message is delivered when the last of its packets to arrive is.
+// engine's) from the occupancy of each candidate's first output: the
+// credits in use over all VLs, capacity minus the credits held (those
+// arrived at or before the instant, less those taken by grants before
+// it). A candidate costs occupancy × its hops, plus a bias if it is
+// non-minimal (Params.UGALBiasLow for ugal-low, UGALBiasHigh for
+// ugal-high); the cheapest wins, the earlier candidate on a tie (minimal
+// ones first). In ugal-imb every further switch of the source group,
+// while the packet is on a detour before its first global hop, weighs
+// the detour (its cost from there plus hops taken × UGALBiasStep) against
+// the two minimal candidates (cost from there) and takes a strictly
+// cheaper minimal one. The VL of a switch-to-switch hop is the number of
+// such hops taken before it. At d it leaves by its HCA's port
+// (tables.Port) on the VL it arrived on (VL 0 if it never left s).
+// Packets of a message may take different paths and overtake each other:
+// a message is delivered when the last of its packets to arrive is.
 //
 // A packet occupies a link as one uninterrupted train: its flit k starts
 // onto the cable at d₀ + k·ft and has fully arrived at the far end at

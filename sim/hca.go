@@ -79,18 +79,17 @@ func (s *simulator) nextPacket(hc *hcaDev) int32 {
 	sl := s.t.SL(int(s.chans[hc.ch].to), dn.LID)
 	hc.pktSeq++
 	s.pkts[i] = packet{seq: hc.pktSeq, src: hc.node, dst: hc.msgDst, dstLID: dn.LID, sl: sl, vl: s.t.InjectVL(sl),
-		flits: int32(s.p.HW.PacketFlits(int(payload))), payload: payload, last: hc.msgLeft == 0, tag: hc.msgTag, next: -1, job: -1,
-		msgSeq: hc.msgSeq, msgPkts: hc.msgPkts}
-	if s.jobOf != nil {
-		s.pkts[i].job = s.jobOf[hc.idx]
-	}
+		flits: int32(s.p.HW.PacketFlits(int(payload))), payload: payload, last: hc.msgLeft == 0, tag: hc.msgTag, next: -1}
 	if s.ad != nil {
 		// Its candidates are drawn now, from the HCA's own route stream:
 		// when and in which order the switches decide cannot change them.
-		pk := &s.pkts[i]
-		pk.srcSw, pk.dstSw = s.chans[hc.ch].to, s.hcaSw[s.hcaOf[hc.msgDst]]
-		if pk.srcSw != pk.dstSw {
-			pk.ncand = uint8(copy(pk.cands[:], s.ad.Candidates(int(pk.srcSw), int(pk.dstSw), hc.routeRng, pk.cands[:0])))
+		ap := &s.apk[i]
+		*ap = adaptivePacket{srcSw: s.chans[hc.ch].to, dstSw: s.hcaSw[s.hcaOf[hc.msgDst]], job: -1, msgSeq: hc.msgSeq, msgPkts: hc.msgPkts}
+		if s.jobOf != nil {
+			ap.job = s.jobOf[hc.idx]
+		}
+		if ap.srcSw != ap.dstSw {
+			ap.ncand = uint8(len(s.ad.Candidates(int(ap.srcSw), int(ap.dstSw), hc.routeRng, ap.cands[:0])))
 		}
 	}
 	hc.pending = i
@@ -219,13 +218,15 @@ func (s *simulator) consume(hc *hcaDev, pi int32) {
 // message. Packets of one message take one path in order unless routed
 // adaptively; then they may overtake each other, and the message is done
 // when the last of its packets to arrive is.
-func (s *simulator) messageDone(pk *packet) bool {
-	if s.ad == nil || pk.msgPkts == 1 {
+func (s *simulator) messageDone(pi int32) bool {
+	pk := &s.pkts[pi]
+	if s.ad == nil || s.apk[pi].msgPkts == 1 {
 		return pk.last
 	}
-	k := msgKey{pk.src, pk.msgSeq}
+	ap := &s.apk[pi]
+	k := msgKey{pk.src, ap.msgSeq}
 	n := s.msgArrived[k] + 1
-	if n < pk.msgPkts {
+	if n < ap.msgPkts {
 		s.msgArrived[k] = n
 		return false
 	}
@@ -243,7 +244,7 @@ func (s *simulator) delivered(hc *hcaDev, pi int32) {
 	s.res.Packets++
 	s.res.FlitsConsumed += int64(pk.flits)
 	s.lastDone = max(s.lastDone, now)
-	if s.messageDone(pk) {
+	if s.messageDone(pi) {
 		s.res.Messages++
 		src := s.hcaOf[pk.src]
 		if s.jobs != nil {

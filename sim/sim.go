@@ -29,10 +29,10 @@ type packet struct {
 	src, dst int32 // HCA node indices
 	dstLID   uint16
 	sl, vl   uint8 // service level; VL on the current link
-	outVL    uint8 // VL on the link it leaves the current switch by
 	flits    int32
 	payload  int32
 	last     bool  // last packet of its message
+	outVL    uint8 // VL on the link it leaves the current switch by
 	tag      int64 // its message's tag (traffic.Msg.Tag)
 	ch       int32 // channel it arrived on (its current input buffer)
 	out      int32 // channel it leaves the current switch on, -1 none
@@ -40,16 +40,21 @@ type packet struct {
 	injected int64
 	next     int32 // next packet in the same input buffer, or the free list
 	reqNext  int32 // with VOQ: next packet requesting the same output
-	// Adaptive routing: the switches of its source and destination HCAs,
-	// its route and the candidates it chooses among.
+}
+
+// adaptivePacket is what an adaptively routed packet carries besides
+// (simulator.apk, parallel to pkts; empty with tables): the switches of
+// its source and destination HCAs, its route and the candidates it
+// chooses among, its source's job (-1 none), and its message's number at
+// its source and packets in all.
+type adaptivePacket struct {
 	srcSw, dstSw int32
 	route        routing.Route
 	cands        [4]routing.Route
 	ncand        uint8
-	job          int32 // its source's job, -1 none
-	// Its message: number at its source and packets in all.
-	msgSeq  int64
-	msgPkts int32
+	job          int32
+	msgSeq       int64
+	msgPkts      int32
 }
 
 // msgKey names a message: its source node and number there.
@@ -124,7 +129,8 @@ type simulator struct {
 	hcas     []hcaDev
 	hcaOf    []int32 // node → index into hcas, -1 for switches
 	pkts     []packet
-	free     int32 // packet free list
+	apk      []adaptivePacket // parallel to pkts with adaptive routing
+	free     int32            // packet free list
 
 	k   kernel
 	res Result
@@ -285,10 +291,10 @@ func (s *simulator) setAdaptive() error {
 	return nil
 }
 
-// mode is the adaptive mode of packet pk: its job's, else the engine's.
-func (s *simulator) mode(pk *packet) routing.Mode {
-	if pk.job >= 0 && s.jobMode != nil && s.jobMode[pk.job] >= 0 {
-		return routing.Mode(s.jobMode[pk.job])
+// mode is the adaptive mode of a packet: its job's, else the engine's.
+func (s *simulator) mode(ap *adaptivePacket) routing.Mode {
+	if ap.job >= 0 && s.jobMode != nil && s.jobMode[ap.job] >= 0 {
+		return routing.Mode(s.jobMode[ap.job])
 	}
 	return s.ad.Mode
 }
@@ -339,6 +345,9 @@ func (s *simulator) newPacket() int32 {
 		return i
 	}
 	s.pkts = append(s.pkts, packet{})
+	if s.ad != nil {
+		s.apk = append(s.apk, adaptivePacket{})
+	}
 	return int32(len(s.pkts) - 1)
 }
 

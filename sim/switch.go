@@ -15,7 +15,7 @@ import "flitsim/routing"
 func (s *simulator) headArrive(pi int32) {
 	pk := &s.pkts[pi]
 	pk.headAt = s.k.now
-	s.route(s.chans[pk.ch].to, pk)
+	s.route(s.chans[pk.ch].to, pi)
 	l := s.lane(pk.ch, pk.vl)
 	ln := &s.lanes[l]
 	pk.next = -1
@@ -65,7 +65,8 @@ func (s *simulator) request(pi int32) {
 // of its source group) from the occupancy of the candidates' first outputs
 // now: credits arrived at or before now, taken by grants before now (those
 // of this instant come later, in its decision phase).
-func (s *simulator) route(sw int32, pk *packet) {
+func (s *simulator) route(sw int32, pi int32) {
+	pk := &s.pkts[pi]
 	if s.ad == nil {
 		in := &s.chans[pk.ch]
 		p := s.t.Port(int(sw), pk.dstLID)
@@ -77,11 +78,16 @@ func (s *simulator) route(sw int32, pk *packet) {
 		pk.outVL = s.t.VL(int(sw), int(in.toPort), int(p), pk.sl)
 		return
 	}
-	cands := pk.cands[:pk.ncand]
+	ap := &s.apk[pi]
+	cands := ap.cands[:ap.ncand]
 	occ := func(port int) int64 { return s.occupancy(s.portCh[s.portBase[sw]+int32(port)-1]) }
-	p, vl := s.ad.Step(s.mode(pk), s.bias, int(pk.srcSw), int(sw), int(pk.dstSw), &pk.route, cands, occ)
+	p, vl := s.ad.Step(s.mode(ap), s.bias, int(ap.srcSw), int(sw), int(ap.dstSw), &ap.route, cands, occ)
 	if p == 0 {
-		p = int(s.t.Port(int(sw), pk.dstLID))
+		// At the destination's switch: its HCA's port.
+		if p = int(s.t.Port(int(sw), pk.dstLID)); p == int(routing.NoPath) || p == 0 {
+			pk.out = -1 // never moves on (the tables always have it)
+			return
+		}
 	}
 	pk.out = s.portCh[s.portBase[sw]+int32(p)-1]
 	pk.outVL = uint8(vl)

@@ -88,6 +88,9 @@ func simCmd(args []string, stdout, stderr io.Writer) error {
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	if set["max-time"] {
+		if p.MaxTime != 0 {
+			return badInput("--max-time and --sim max_time: give the time limit once")
+		}
 		p.MaxTime = maxTime.Nanoseconds() * 1000
 	}
 	userMax := p.MaxTime // 0: the default for the traffic, set below

@@ -104,6 +104,10 @@ func (s Scenario) String() string {
 	if s.Jobs != nil {
 		fmt.Fprintf(&b, " jobseed %d", s.JobSeed)
 	}
+	if _, err := routing.ParseMode(s.Engine); err == nil {
+		p := s.Params
+		fmt.Fprintf(&b, " bias low %d high %d step %d", p.UGALBiasLow, p.UGALBiasHigh, p.UGALBiasStep)
+	}
 	if d := hwDiff(s.Params.HW); d != "" {
 		fmt.Fprintf(&b, " hw[%s]", d)
 	}

@@ -1,7 +1,6 @@
 package reference
 
 import (
-	"flitsim/routing"
 	"flitsim/sim"
 	"flitsim/traffic"
 )
@@ -46,8 +45,8 @@ func (s *simulator) nextPacket(h *hca) {
 		p := h.cur
 		p.srcSw, p.dstSw, p.mode = h.sw, s.hcas[h.msg.dst].sw, s.ad.Mode
 		if s.jobs != nil {
-			if j := traffic.JobOf(s.src, h.term); j >= 0 && s.jobs[j].Routing != "" {
-				p.mode, _ = routing.ParseMode(s.jobs[j].Routing) // checked at the start
+			if j := traffic.JobOf(s.src, h.term); j >= 0 && s.jobModes[j] != nil {
+				p.mode = *s.jobModes[j]
 			}
 		}
 		if p.srcSw != p.dstSw {

@@ -8,14 +8,15 @@
 // the output buffer starts it onto the cable; every freed buffer place
 // sends its credit back as an event of its own, and every sink consumes
 // flit by flit through its host bus. Events are kept in one binary heap
-// ordered by (instant, phase, sequence number); the phases are the five
-// steps of an instant in the specification:
+// ordered by (instant, phase, sequence number); the phases are the steps
+// of an instant in the specification:
 //
 //	0 arrive:  a flit has fully arrived, a credit arrives, a sink is done with a flit
-//	1 cross:   a crossbar moves a flit into an output buffer
-//	2 cable:   an output buffer starts a flit onto its cable
-//	3 decide:  a switch output arbitrates; an HCA decides whether to inject
-//	4 sample:  the steady-state controller closes a window
+//	1 route:   an adaptively routed packet's head chooses its way at a switch
+//	2 cross:   a crossbar moves a flit into an output buffer
+//	3 cable:   an output buffer starts a flit onto its cable
+//	4 decide:  a switch output arbitrates; an HCA decides whether to inject
+//	5 sample:  the steady-state controller closes a window
 //
 // A decision acts at once: what it causes at its own instant in an earlier
 // phase (the granted packet's first flit crossing, that flit or an
@@ -74,6 +75,8 @@ type simulator struct {
 	// engine's (nil: the tables route); bias are its modes' biases.
 	ad   *routing.Adaptive
 	bias routing.Bias
+	// jobModes are the jobs' own modes (nil: the engine's).
+	jobModes []*routing.Mode
 
 	ft, fx, pf, cab, lat int64 // flit, crossbar flit, bus flit, cable, switch latency (ps)
 	vls                  int   // HW.VLs
@@ -265,16 +268,19 @@ func newSimulator(net *fabric.Network, t *routing.Tables, p sim.Params) (*simula
 // setAdaptive prepares per-packet routing for an adaptive engine's tables
 // and checks the jobs' own routing modes.
 func (s *simulator) setAdaptive() error {
-	for _, j := range s.jobs {
+	s.jobModes = make([]*routing.Mode, len(s.jobs))
+	for i, j := range s.jobs {
 		if j.Routing == "" {
 			continue
 		}
 		if s.tab.Adaptive == nil {
-			return fmt.Errorf("job %s sets routing %q but %s is not an adaptive engine", j.ID, j.Routing, s.tab.Engine)
+			return fmt.Errorf("job %s: routing %q needs an adaptive engine, the network is routed by %s", j.ID, j.Routing, s.tab.Engine)
 		}
-		if _, err := routing.ParseMode(j.Routing); err != nil {
+		m, err := routing.ParseMode(j.Routing)
+		if err != nil {
 			return fmt.Errorf("job %s: %w", j.ID, err)
 		}
+		s.jobModes[i] = &m
 	}
 	if s.tab.Adaptive == nil {
 		return nil

@@ -24,6 +24,9 @@ func (d *Driver) cmdRoute(t *testing.T, td *datadriven.TestData, b *strings.Buil
 		if d.tables == nil {
 			td.Fatalf(t, "route keep: nothing routed yet")
 		}
+		if d.tables.Adaptive != nil {
+			td.Fatalf(t, "route keep: %s routes every packet on the network it was built for; route again", d.tables.Engine)
+		}
 		d.tables, d.tablesNet = carry(d.tablesNet, d.tables, d.net), d.net
 		d.report(t, td, b)
 		return
