@@ -13,10 +13,7 @@ import (
 // The modes choose by occupancy × hops plus bias, as issue 16 specifies,
 // and Step chooses only before the first hop.
 func TestAdaptiveChoice(t *testing.T) {
-	net, err := fabric.Build("dragonfly:a=4,p=2,h=2,g=9")
-	require.NoError(t, err)
-	d, err := NewDragonfly(net)
-	require.NoError(t, err)
+	_, d := newDragonflyT(t, "dragonfly:a=4,p=2,h=2,g=9")
 	// A pair of switches in different groups whose minimal candidates leave
 	// the source by another port than both non-minimal ones.
 	rng := rand.New(rand.NewPCG(3, 4))
@@ -91,10 +88,7 @@ func TestAdaptiveChoice(t *testing.T) {
 // other modes, minimal routes and switches outside the source group keep
 // their route.
 func TestAdaptiveReconsider(t *testing.T) {
-	net, err := fabric.Build("dragonfly:a=4,p=2,h=2,g=9")
-	require.NoError(t, err)
-	d, err := NewDragonfly(net)
-	require.NoError(t, err)
+	net, d := newDragonflyT(t, "dragonfly:a=4,p=2,h=2,g=9")
 	rng := rand.New(rand.NewPCG(5, 6))
 	// A detour whose gate is not at its source: after one hop it is at
 	// another switch of its source group.
@@ -161,10 +155,7 @@ func TestAdaptiveEngines(t *testing.T) {
 // min takes the less occupied of its two minimal candidates when they
 // leave by different ports (two global cables between every two groups).
 func TestAdaptiveMinChoice(t *testing.T) {
-	net, err := fabric.Build("dragonfly:a=4,p=2,h=2,g=5")
-	require.NoError(t, err)
-	d, err := NewDragonfly(net)
-	require.NoError(t, err)
+	_, d := newDragonflyT(t, "dragonfly:a=4,p=2,h=2,g=5")
 	rng := rand.New(rand.NewPCG(7, 8))
 	for tries := 0; ; tries++ {
 		require.Less(t, tries, 10000)
@@ -197,4 +188,14 @@ func TestAdaptiveMinChoice(t *testing.T) {
 		}).Minimal())
 		return
 	}
+}
+
+// newDragonflyT builds a topology and its routing function.
+func newDragonflyT(t *testing.T, spec string) (*fabric.Network, *Dragonfly) {
+	t.Helper()
+	net, err := fabric.Build(spec)
+	require.NoError(t, err)
+	d, err := NewDragonfly(net)
+	require.NoError(t, err)
+	return net, d
 }

@@ -62,10 +62,7 @@ func TestDragonflyRoutes(t *testing.T) {
 // balanced dragonfly a minimal route between groups takes at most 3 hops
 // and a non-minimal one at most 5, each hop one VL up.
 func TestDragonflyCandidates(t *testing.T) {
-	net, err := fabric.Build("dragonfly:a=4,p=2,h=2,g=9")
-	require.NoError(t, err)
-	d, err := NewDragonfly(net)
-	require.NoError(t, err)
+	net, d := newDragonflyT(t, "dragonfly:a=4,p=2,h=2,g=9")
 	rng := rand.New(rand.NewPCG(1, 2))
 	vias := map[int16]int{}
 	for i := 0; i < 2000; i++ {
@@ -122,12 +119,9 @@ func TestDragonflyCandidates(t *testing.T) {
 // dragonfly routes depend on each other around the groups (minimal routing
 // alone needs two VLs, Kim et al.); and when a route is longer than VLs.
 func TestDragonflyVerifyFindsCycle(t *testing.T) {
-	net, err := fabric.Build("dragonfly:a=4,p=2,h=2,g=9")
-	require.NoError(t, err)
-	d, err := NewDragonfly(net)
-	require.NoError(t, err)
+	_, d := newDragonflyT(t, "dragonfly:a=4,p=2,h=2,g=9")
 	d.oneVL = true
-	_, err = d.Verify()
+	_, err := d.Verify()
 	assert.ErrorContains(t, err, "have a cycle")
 	d.oneVL, d.VLs = false, 1
 	_, err = d.Verify()

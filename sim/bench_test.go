@@ -116,6 +116,23 @@ func BenchmarkFatTreeExchangeVOQ(b *testing.B) {
 	benchRun(b, "kary-ntree:k=16,n=2", "dfsssp", p)
 }
 
+// BenchmarkDragonflyUGAL: adaptive routing per packet on the balanced
+// dragonfly of issue 16 (a=8, p=4, h=4, g=33: 1,056 nodes), uniform random
+// traffic at load 1 for 50 µs; BenchmarkDragonflyMin the same with minimal
+// routing, for the cost of the adaptive decisions (and a figure to set
+// beside BookSim2's dragonflynew).
+func BenchmarkDragonflyUGAL(b *testing.B) { benchDragonfly(b, "ugal") }
+
+func BenchmarkDragonflyMin(b *testing.B) { benchDragonfly(b, "min") }
+
+func benchDragonfly(b *testing.B, engine string) {
+	p := DefaultParams()
+	p.Traffic = traffic.Spec{Kind: traffic.Uniform, MessageBytes: 2048, Load: 1}
+	p.MaxTime = 50 * fabric.Microsecond
+	p.SteadyFraction = 2
+	benchRun(b, "dragonfly:a=8,p=4,h=4,g=33", engine, p)
+}
+
 // BenchmarkMemory10k simulates a fabric with 10,648 HCAs (22-ary 3-tree of
 // 44-port switches)
 // under uniform random traffic and reports the simulator's bytes per port

@@ -105,6 +105,10 @@ type simulator struct {
 	bias    routing.Bias
 	jobMode []int8
 	hcaSw   []int32 // HCA index → its switch
+	// occ is the occupancy of switch occSw's ports for routing.Step, made
+	// once (a closure per decision would allocate on the hot path).
+	occ   routing.Occupancy
+	occSw int32
 	// msgArrived counts the packets delivered of messages some of whose
 	// packets are still on their way (adaptive routing only).
 	msgArrived map[msgKey]int32
@@ -268,6 +272,7 @@ func (s *simulator) setAdaptive() error {
 	}
 	s.ad = s.t.Adaptive
 	s.msgArrived = map[msgKey]int32{}
+	s.occ = func(port int) int64 { return s.occupancy(s.portCh[s.portBase[s.occSw]+int32(port)-1]) }
 	s.bias = routing.Bias{Low: s.p.UGALBiasLow, High: s.p.UGALBiasHigh, Step: s.p.UGALBiasStep}
 	for _, sw := range s.net.HCASwitches() {
 		s.hcaSw = append(s.hcaSw, int32(sw))

@@ -80,8 +80,8 @@ func (s *simulator) route(sw int32, pi int32) {
 	}
 	ap := &s.apk[pi]
 	cands := ap.cands[:ap.ncand]
-	occ := func(port int) int64 { return s.occupancy(s.portCh[s.portBase[sw]+int32(port)-1]) }
-	p, vl := s.ad.Step(s.mode(ap), s.bias, int(ap.srcSw), int(sw), int(ap.dstSw), &ap.route, cands, occ)
+	s.occSw = sw
+	p, vl := s.ad.Step(s.mode(ap), s.bias, int(ap.srcSw), int(sw), int(ap.dstSw), &ap.route, cands, s.occ)
 	if p == 0 {
 		// At the destination's switch: its HCA's port.
 		if p = int(s.t.Port(int(sw), pk.dstLID)); p == int(routing.NoPath) || p == 0 {
