@@ -16,22 +16,12 @@ func TestAdaptiveChoice(t *testing.T) {
 	_, d := newDragonflyT(t, "dragonfly:a=4,p=2,h=2,g=9")
 	// A pair of switches in different groups whose minimal candidates leave
 	// the source by another port than both non-minimal ones.
-	rng := rand.New(rand.NewPCG(3, 4))
-	var src, dst int
-	var cands []Route
-	first := func(r Route) int { p, _ := d.Next(src, dst, &r); return p }
-	for tries := 0; ; tries++ {
-		require.Less(t, tries, 10000)
-		src, dst = rng.IntN(36), rng.IntN(36)
-		if d.Group(src) == d.Group(dst) {
-			continue
-		}
-		cands = d.Candidates(src, dst, rng, nil)
+	src, dst, cands := interGroupPair(t, d, 3, 4, func(src, dst int, cands []Route) bool {
+		first := func(r Route) int { p, _ := d.Next(src, dst, &r); return p }
 		pm, p2, p3 := first(cands[0]), first(cands[2]), first(cands[3])
-		if first(cands[1]) == pm && p2 != pm && p3 != pm && p2 != p3 {
-			break
-		}
-	}
+		return first(cands[1]) == pm && p2 != pm && p3 != pm && p2 != p3
+	})
+	first := func(r Route) int { p, _ := d.Next(src, dst, &r); return p }
 	hm, hn := d.Hops(src, dst, cands[0]), d.Hops(src, dst, cands[2])
 	require.Less(t, hm, hn)
 	b := Bias{Low: 10, High: 1000, Step: 100}
@@ -89,37 +79,31 @@ func TestAdaptiveChoice(t *testing.T) {
 // their route.
 func TestAdaptiveReconsider(t *testing.T) {
 	net, d := newDragonflyT(t, "dragonfly:a=4,p=2,h=2,g=9")
-	rng := rand.New(rand.NewPCG(5, 6))
 	// A detour whose gate is not at its source: after one hop it is at
 	// another switch of its source group.
-	for tries := 0; ; tries++ {
-		require.Less(t, tries, 10000)
-		src, dst := rng.IntN(36), rng.IntN(36)
-		if d.Group(src) == d.Group(dst) {
-			continue
-		}
-		cands := d.Candidates(src, dst, rng, nil)
-		r := cands[2]
-		p, _ := d.Next(src, dst, &r)
+	after := func(src, dst int, r *Route) int {
+		p, _ := d.Next(src, dst, r)
 		e, _ := net.Peer(src, p)
-		s := int(e.Node)
-		if d.Group(s) != d.Group(src) {
-			continue
-		}
-		flat := func(q int64) Occupancy { return func(int) int64 { return q } }
-		// Equal occupancy everywhere: the minimal route is shorter.
-		got := d.Reconsider(ModeUGALImb, Bias{}, src, s, dst, r, cands, flat(10))
-		assert.True(t, got.Minimal())
-		assert.Equal(t, r.Hops, got.Hops, "the hops taken stay")
-		for _, m := range []Mode{ModeUGAL, ModeUGALHigh, ModeMin, ModeValiant} {
-			assert.Equal(t, r, d.Reconsider(m, Bias{}, src, s, dst, r, cands, flat(10)), m.String())
-		}
-		// No occupancy: every cost is the bias alone; a step makes the
-		// detour dearer.
-		assert.Equal(t, r, d.Reconsider(ModeUGALImb, Bias{}, src, s, dst, r, cands, flat(0)))
-		assert.True(t, d.Reconsider(ModeUGALImb, Bias{Step: 1}, src, s, dst, r, cands, flat(0)).Minimal())
-		return
+		return int(e.Node)
 	}
+	src, dst, cands := interGroupPair(t, d, 5, 6, func(src, dst int, cands []Route) bool {
+		r := cands[2]
+		return d.Group(after(src, dst, &r)) == d.Group(src)
+	})
+	r := cands[2]
+	s := after(src, dst, &r)
+	flat := func(q int64) Occupancy { return func(int) int64 { return q } }
+	// Equal occupancy everywhere: the minimal route is shorter.
+	got := d.Reconsider(ModeUGALImb, Bias{}, src, s, dst, r, cands, flat(10))
+	assert.True(t, got.Minimal())
+	assert.Equal(t, r.Hops, got.Hops, "the hops taken stay")
+	for _, m := range []Mode{ModeUGAL, ModeUGALHigh, ModeMin, ModeValiant} {
+		assert.Equal(t, r, d.Reconsider(m, Bias{}, src, s, dst, r, cands, flat(10)), m.String())
+	}
+	// No occupancy: every cost is the bias alone; a step makes the
+	// detour dearer.
+	assert.Equal(t, r, d.Reconsider(ModeUGALImb, Bias{}, src, s, dst, r, cands, flat(0)))
+	assert.True(t, d.Reconsider(ModeUGALImb, Bias{Step: 1}, src, s, dst, r, cands, flat(0)).Minimal())
 }
 
 // The adaptive engines route only group topologies, with enough VLs, and
@@ -156,38 +140,29 @@ func TestAdaptiveEngines(t *testing.T) {
 // leave by different ports (two global cables between every two groups).
 func TestAdaptiveMinChoice(t *testing.T) {
 	_, d := newDragonflyT(t, "dragonfly:a=4,p=2,h=2,g=5")
-	rng := rand.New(rand.NewPCG(7, 8))
-	for tries := 0; ; tries++ {
-		require.Less(t, tries, 10000)
-		src, dst := rng.IntN(20), rng.IntN(20)
-		if d.Group(src) == d.Group(dst) {
-			continue
-		}
-		cands := d.Candidates(src, dst, rng, nil)
+	src, dst, cands := interGroupPair(t, d, 7, 8, func(src, dst int, cands []Route) bool {
 		first := func(r Route) int { p, _ := d.Next(src, dst, &r); return p }
-		p0, p1 := first(cands[0]), first(cands[1])
-		if p0 == p1 || d.Hops(src, dst, cands[0]) != d.Hops(src, dst, cands[1]) {
-			continue
-		}
-		busy := func(p int) Occupancy {
-			return func(q int) int64 {
-				if q == p {
-					return 100
-				}
-				return 0
-			}
-		}
-		assert.Equal(t, cands[1], d.Choose(ModeMin, Bias{}, src, dst, cands, busy(p0)))
-		assert.Equal(t, cands[0], d.Choose(ModeMin, Bias{}, src, dst, cands, busy(p1)))
-		// Everything busy but the detours' ports: min still stays minimal.
-		assert.True(t, d.Choose(ModeMin, Bias{}, src, dst, cands, func(q int) int64 {
-			if q == p0 || q == p1 {
-				return 1000
+		return first(cands[0]) != first(cands[1]) && d.Hops(src, dst, cands[0]) == d.Hops(src, dst, cands[1])
+	})
+	first := func(r Route) int { p, _ := d.Next(src, dst, &r); return p }
+	p0, p1 := first(cands[0]), first(cands[1])
+	busy := func(p int) Occupancy {
+		return func(q int) int64 {
+			if q == p {
+				return 100
 			}
 			return 0
-		}).Minimal())
-		return
+		}
 	}
+	assert.Equal(t, cands[1], d.Choose(ModeMin, Bias{}, src, dst, cands, busy(p0)))
+	assert.Equal(t, cands[0], d.Choose(ModeMin, Bias{}, src, dst, cands, busy(p1)))
+	// Everything busy but the detours' ports: min still stays minimal.
+	assert.True(t, d.Choose(ModeMin, Bias{}, src, dst, cands, func(q int) int64 {
+		if q == p0 || q == p1 {
+			return 1000
+		}
+		return 0
+	}).Minimal())
 }
 
 // newDragonflyT builds a topology and its routing function.
@@ -198,4 +173,23 @@ func newDragonflyT(t *testing.T, spec string) (*fabric.Network, *Dragonfly) {
 	d, err := NewDragonfly(net)
 	require.NoError(t, err)
 	return net, d
+}
+
+// interGroupPair draws switch pairs in different groups and their
+// candidates from a stream seeded (s1, s2) until want holds.
+func interGroupPair(t *testing.T, d *Dragonfly, s1, s2 uint64, want func(src, dst int, cands []Route) bool) (int, int, []Route) {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(s1, s2))
+	n := d.net.NumSwitches
+	for tries := 0; tries < 10000; tries++ {
+		src, dst := rng.IntN(n), rng.IntN(n)
+		if d.Group(src) == d.Group(dst) {
+			continue
+		}
+		if cands := d.Candidates(src, dst, rng, nil); want(src, dst, cands) {
+			return src, dst, cands
+		}
+	}
+	require.FailNow(t, "no such pair in 10,000 draws")
+	return 0, 0, nil
 }
