@@ -110,6 +110,15 @@ func BenchmarkTorus16x16VOQ(b *testing.B) {
 	benchRun(b, "torus:dims=16x16", "updn", p)
 }
 
+// BenchmarkFatTreeExchangeCounters is BenchmarkFatTreeExchangeVOQ with
+// the NIC and link counters on, for what counting costs.
+func BenchmarkFatTreeExchangeCounters(b *testing.B) {
+	p := DefaultParams()
+	p.Traffic = traffic.Spec{Kind: traffic.Exchange, MessageBytes: 10 * 2048}
+	p.Counters = true
+	benchRun(b, "kary-ntree:k=16,n=2", "dfsssp", p)
+}
+
 func BenchmarkFatTreeExchangeVOQ(b *testing.B) {
 	p := DefaultParams()
 	p.Traffic = traffic.Spec{Kind: traffic.Exchange, MessageBytes: 10 * 2048}

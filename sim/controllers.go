@@ -187,6 +187,15 @@ func (s *simulator) finish() {
 		copy(t.Messages, s.jobMsgs)
 		r.Jobs = JobResults(s.jobs, t)
 	}
+	if s.ctr != nil {
+		t := s.tally(now)
+		r.Counters = CounterResults(s.net, t, s.ft)
+		if s.jobs != nil {
+			for j, jc := range JobCounterResults(s.jobs, t, s.ft) {
+				r.Jobs[j].Counters = jc
+			}
+		}
+	}
 	if r.Verdict == Deadlock {
 		r.FlitsStuck = r.FlitsInjected - r.FlitsConsumed
 		r.DeadlockCycle = s.waitCycle()

@@ -218,4 +218,26 @@
 // counts its flits in FlitsInjected when its injection starts, and in
 // FlitHops once per link when it is granted that link (at its HCA when its
 // injection starts, at a switch output when it is granted).
+//
+// # NIC and link counters
+//
+// With Params.Counters the result carries the counters of seeds/004 §2.3
+// per HCA and per channel (Result.Counters, each job's summed over its
+// ranks). A channel's flits and packets count when they are granted it (at
+// an HCA when its injection starts), as FlitHops does. A channel is stalled
+// at instant t when its cable is idle (it has sent every flit granted to
+// it: t ≥ the last one's start + ft) and a packet ready for it lacks the
+// credits to go: at a switch output, a competing packet that is eligible
+// but for credits(o, w) ≥ flits(p); at an HCA, its next packet whose
+// message is created. Its stalled time is the measure of those instants:
+// a stall begins at the first such instant and ends at the channel's next
+// grant (nothing else ends it: the packet stays ready and the cable idle
+// until some packet is granted). Stalls open when the run ends count up
+// to its last instant. An HCA's request flits, packets and stalled time
+// are those of the channel it sends on; its stalls per flit (the paper's
+// s) are its stalled time in flit times ft per request flit. A packet's
+// latency (the paper's L, without the wait at its source) is from its
+// injection to its delivery, counted for its source HCA when it is
+// delivered; the 99th percentile is the upper end of its bucket in a
+// histogram with 16 buckets per octave (sim.LatencyHist).
 package sim

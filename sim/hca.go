@@ -123,9 +123,15 @@ func (s *simulator) tryInject(h int32) {
 		if t := s.creditsAt(l, pk.flits); t != never {
 			s.scheduleHCA(h, t)
 		}
+		if s.ctr != nil {
+			s.ctr.stallFrom(hc.ch, now) // ready, its link idle: stalled until it goes
+		}
 		return
 	}
 	s.cr.take(l, pk.flits)
+	if s.ctr != nil {
+		s.ctr.sent(hc.ch, pk.flits, now)
+	}
 	hc.pending = -1
 	pk.injected = now
 	if s.firstInject < 0 {
@@ -244,6 +250,9 @@ func (s *simulator) delivered(hc *hcaDev, pi int32) {
 	s.res.Packets++
 	s.res.FlitsConsumed += int64(pk.flits)
 	s.lastDone = max(s.lastDone, now)
+	if s.ctr != nil {
+		s.ctr.hist[s.hcaOf[pk.src]].Add(now - pk.injected)
+	}
 	if s.messageDone(pi) {
 		s.res.Messages++
 		src := s.hcaOf[pk.src]

@@ -47,6 +47,9 @@ type Params struct {
 	TraceHash bool
 	// Record keeps every packet's injection and delivery time.
 	Record bool
+	// Counters fills in Result.Counters (and each job's): the NIC counters
+	// of seeds/004 per HCA and flits and stalls per link.
+	Counters bool
 }
 
 // ParamDecls returns the declarations of the [sim] table's keys.

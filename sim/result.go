@@ -68,6 +68,8 @@ type Result struct {
 	FlitHopsPerS  float64  `json:"flit_hops_per_s"`
 	// Jobs are the per-job results of a workload (Params.Jobs).
 	Jobs []JobResult `json:"jobs,omitempty"`
+	// Counters, when Params.Counters is set: per HCA and per link.
+	Counters *Counters `json:"counters,omitempty"`
 	// Deliveries, when Params.Record is set: per packet in delivery order.
 	Deliveries []Delivery `json:"-"`
 }
@@ -110,6 +112,8 @@ type JobResult struct {
 	// each received per second, measured as ThroughputGBs is.
 	RankBandwidthGBs Stats `json:"rank_bw_gbs"`
 	Messages         int64 `json:"messages_delivered"`
+	// Counters, when Params.Counters is set: its ranks' NIC counters.
+	Counters *JobCounters `json:"counters,omitempty"`
 }
 
 // JobTally is what a simulator counted per terminal and per job, from

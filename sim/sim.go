@@ -156,6 +156,8 @@ type simulator struct {
 	// deadlocked run ends there.
 	horizon int64
 	steady  steadyState
+	// ctr counts for Params.Counters (nil: off).
+	ctr *counting
 }
 
 // Run simulates traffic on net routed by t and returns the result. It is a
@@ -248,6 +250,9 @@ func newSimulator(net *fabric.Network, t *routing.Tables, p Params) (*simulator,
 		return nil, err
 	}
 	s.counted, s.infinite = s.src.Total()
+	if p.Counters {
+		s.ctr = newCounting(len(s.chans), len(s.hcas))
+	}
 	if err := s.setAdaptive(); err != nil {
 		return nil, err
 	}

@@ -154,23 +154,23 @@ func (s *simulator) arbitrate(out int32) {
 		s.arbitrateVOQ(out)
 		return
 	}
-	best, bestVL, bestPrev, wake := int32(-1), uint8(0), int32(-1), never
-	var settled uint32
+	best, bestVL, bestPrev := int32(-1), uint8(0), int32(-1)
+	sc := arbScratch{wake: never}
 	rk := s.newRanker(out)
 	prev := int32(-1)
 	for r := c.reqHead; r >= 0; prev, r = r, s.lanes[r].reqNext {
 		l := int(r)
 		pi := s.lanes[l].head
 		if t := s.ready(l); t > now {
-			wake = min(wake, t)
+			sc.wake = min(sc.wake, t)
 			continue
 		}
-		if ovl, ok := s.eligible(out, pi, &wake, &settled); ok && rk.better(s, ovl, pi) {
+		if ovl, ok := s.eligible(out, pi, &sc); ok && rk.better(s, ovl, pi) {
 			best, bestVL, bestPrev = r, ovl, prev
 		}
 	}
 	if best < 0 {
-		s.retryAt(out, wake)
+		s.noGrant(out, &sc)
 		return
 	}
 	if bestPrev >= 0 {
@@ -193,21 +193,21 @@ func (s *simulator) arbitrateVOQ(out int32) {
 		ln := &s.lanes[s.lane(out, uint8(v))]
 		ln.blocked, ln.wakeAt = 0, never // noted again below while still short
 	}
-	best, bestVL, bestPrev, wake := int32(-1), uint8(0), int32(-1), never
-	var settled uint32
+	best, bestVL, bestPrev := int32(-1), uint8(0), int32(-1)
+	sc := arbScratch{wake: never}
 	rk := s.newRanker(out)
 	prev := int32(-1)
 	for r := c.reqHead; r >= 0; prev, r = r, s.pkts[r].reqNext {
 		if t := s.pkts[r].headAt + s.lat; t > now {
-			wake = min(wake, t)
+			sc.wake = min(sc.wake, t)
 			continue
 		}
-		if ovl, ok := s.eligible(out, r, &wake, &settled); ok && rk.better(s, ovl, r) {
+		if ovl, ok := s.eligible(out, r, &sc); ok && rk.better(s, ovl, r) {
 			best, bestVL, bestPrev = r, ovl, prev
 		}
 	}
 	if best < 0 {
-		s.retryAt(out, wake)
+		s.noGrant(out, &sc)
 		return
 	}
 	if bestPrev >= 0 {
@@ -221,34 +221,49 @@ func (s *simulator) arbitrateVOQ(out int32) {
 	}
 }
 
-// retryAt makes output out, with no request eligible now, arbitrate again
-// at wake, when one may be (never: not until a new event wakes it).
-func (s *simulator) retryAt(out int32, wake int64) {
-	if wake != never {
-		s.requestTry(out, wake)
+// arbScratch is what one arbitration learns about its requests: the
+// earliest instant one may become eligible (never: not until a new event),
+// the VLs whose credits it has settled (a bit each), and whether a request
+// ready as far as time and the output buffer go lacked credits.
+type arbScratch struct {
+	wake         int64
+	settled      uint32
+	creditsShort bool
+}
+
+// noGrant makes output out, with no request eligible now, arbitrate again
+// when one may be, and with counters notes when its cable stalls: from the
+// instant it is idle (linkFree), a request ready but short of credits
+// holds it until the next grant.
+func (s *simulator) noGrant(out int32, sc *arbScratch) {
+	if sc.wake != never {
+		s.requestTry(out, sc.wake)
+	}
+	if sc.creditsShort && s.ctr != nil {
+		s.ctr.stallFrom(out, max(s.k.now, s.chans[out].linkFree))
 	}
 }
 
 // eligible reports whether packet pi, ready as far as its own timing goes,
 // can be granted output out now: room in the output buffer and credits
-// downstream on its VL there, which it returns. Otherwise it lowers wake to
-// when that may change (or notes the credits it waits for). settled has a
-// bit per VL whose credits this arbitration has settled already.
-func (s *simulator) eligible(out int32, pi int32, wake *int64, settled *uint32) (uint8, bool) {
+// downstream on its VL there, which it returns. Otherwise it lowers
+// sc.wake to when that may change (or notes the credits it waits for).
+func (s *simulator) eligible(out int32, pi int32, sc *arbScratch) (uint8, bool) {
 	pk := &s.pkts[pi]
 	if t := s.roomAt(out, pk.flits); t > s.k.now {
-		*wake = min(*wake, t)
+		sc.wake = min(sc.wake, t)
 		return 0, false
 	}
 	ovl := pk.outVL
 	ol := s.lane(out, ovl)
-	if *settled&(1<<ovl) == 0 { // once per arbitration and VL: many requests share it
+	if sc.settled&(1<<ovl) == 0 { // once per arbitration and VL: many requests share it
 		s.cr.settle(ol, s.k.now)
-		*settled |= 1 << ovl
+		sc.settled |= 1 << ovl
 	}
 	if s.cr.avail[ol] < pk.flits {
+		sc.creditsShort = true
 		if t := s.creditsAt(ol, pk.flits); t != never {
-			*wake = min(*wake, t)
+			sc.wake = min(sc.wake, t)
 		}
 		return 0, false
 	}
@@ -349,6 +364,9 @@ func (s *simulator) move(out int32, in int, pi int32, ovl uint8) int64 {
 	s.lanes[ol].lastIn = s.chans[pk.ch].toPort
 	s.cr.take(ol, pk.flits)
 	s.res.FlitHops += int64(pk.flits)
+	if s.ctr != nil {
+		s.ctr.sent(out, pk.flits, s.k.now)
+	}
 	g, h, n := s.k.now, pk.headAt, int64(pk.flits)
 	k1 := n
 	if s.fx < s.ft {

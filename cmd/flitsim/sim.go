@@ -1,9 +1,11 @@
 package main
 
 import (
+	"cmp"
 	"flag"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 
@@ -34,7 +36,7 @@ type simReport struct {
 }
 
 func simCmd(args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("sim", "sim SPEC|FILE --routing NAME (--traffic KIND [--msg-bytes N] [--load F] [--order O] | --jobs FILE [--jobs-seed S] [--no-slowdown]) [--max-time D] [--traffic-seed S] [--hw key=value,...] [--links P --switches P --fault-seed S] [--reference] [--json]",
+	fs := newFlags("sim", "sim SPEC|FILE --routing NAME (--traffic KIND [--msg-bytes N] [--load F] [--order O] | --jobs FILE [--jobs-seed S] [--no-slowdown]) [--max-time D] [--traffic-seed S] [--hw key=value,...] [--links P --switches P --fault-seed S] [--counters] [--counters] [--reference] [--json]",
 		"Routes the network and simulates traffic at flit level: one point of a campaign, typed on the command\n"+
 			"line. Finite traffic (exchange) runs to completion; infinite traffic (uniform, shift, permutation, bitrev,\n"+
 			"hotspot) runs to steady state or --max-time. Verdicts: completed, steady, deadlock, not_converged,\n"+
@@ -59,6 +61,7 @@ func simCmd(args []string, stdout, stderr io.Writer) error {
 	jobsFile := fs.String("jobs", "", "jobs file (TOML, docs/jobs/): simulate its jobs instead of one pattern")
 	jobsSeed := fs.Int64("jobs-seed", -1, "seed of the jobs file's random placements and fragmentation (default: the file's seed)")
 	noSlow := fs.Bool("no-slowdown", false, "with --jobs: skip the runs of each job alone (no slowdowns)")
+	counters := fs.Bool("counters", false, "count per HCA and per link (seeds/004's NIC counters: request flits and packets, stalls per flit, packet latency mean/p99/max; per link flits, stalled time, utilization); --json lists every HCA and link")
 	var ff faultFlags
 	ff.register(fs)
 	var rf routeFlags
@@ -79,6 +82,7 @@ func simCmd(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	p.Seed = *seed
+	p.Counters = *counters
 	if p.Traffic, err = trafficFlags(fs, *kind, *msg, *load, *distance, *order, p.HW.MTU); err != nil {
 		return err
 	}
@@ -252,6 +256,9 @@ func printSim(stdout io.Writer, o *pipeline.Outcome, rep simReport, p sim.Params
 	}
 	fmt.Fprintf(stdout, "\nwork          %d events, %d flit-hops in %.2f s wall (%.2f M flit-hops/s)\n",
 		res.Events, res.FlitHops, res.WallSeconds, res.FlitHopsPerS/1e6)
+	if res.Counters != nil {
+		printCounters(stdout, res)
+	}
 	if len(res.DeadlockCycle) > 0 {
 		fmt.Fprintf(stdout, "deadlock: %d flits stuck; cycle of full buffers waiting on each other:\n", res.FlitsStuck)
 		for _, b := range res.DeadlockCycle {
@@ -279,6 +286,33 @@ func printJobs(w io.Writer, jobs []sim.JobResult) {
 		b := j.RankBandwidthGBs
 		fmt.Fprintf(w, "%-12s %-11s %6d %14s %12.3f %9s %26s\n", j.ID, j.Pattern, j.Ranks, done, j.ThroughputGBs, slow,
 			fmt.Sprintf("%.3f/%.3f/%.3f", b.Min, b.Median, b.Max))
+	}
+}
+
+// printCounters prints the network-wide NIC counters, each job's, and the
+// links that stalled longest.
+func printCounters(w io.Writer, res *sim.Result) {
+	c := res.Counters
+	fmt.Fprintf(w, "counters      %d request packets, %d flits; stalls per flit %.4f; packet latency mean %.3f  p99 %.3f  max %.3f µs\n",
+		c.RequestPackets, c.RequestFlits, c.StallsPerFlit, c.Latency.MeanNs/1000, c.Latency.P99Ns/1000, c.Latency.MaxNs/1000)
+	for _, j := range res.Jobs {
+		if jc := j.Counters; jc != nil {
+			fmt.Fprintf(w, "  job %-12s %d flits; stalls per flit %.4f; packet latency mean %.3f  p99 %.3f  max %.3f µs\n",
+				j.ID, jc.RequestFlits, jc.StallsPerFlit, jc.Latency.MeanNs/1000, jc.Latency.P99Ns/1000, jc.Latency.MaxNs/1000)
+		}
+	}
+	links := slices.Clone(c.Links)
+	slices.SortStableFunc(links, func(a, b sim.LinkCounters) int { return cmp.Compare(b.StalledNs, a.StalledNs) })
+	n := 0
+	for _, l := range links {
+		if l.StalledNs == 0 || n == 5 {
+			break
+		}
+		if n == 0 {
+			fmt.Fprintf(w, "most stalled links (time idle while a packet waited for credits):\n")
+		}
+		fmt.Fprintf(w, "  %s[%d] -> %s[%d]  stalled %.3f µs, %d flits, utilization %.3f\n", l.From, l.FromPort, l.To, l.ToPort, l.StalledNs/1000, l.Flits, l.Utilization)
+		n++
 	}
 }
 

@@ -74,7 +74,49 @@ func Compare(fast, ref *sim.Result) []string {
 			eqF(j+"rank bandwidth max", a.RankBandwidthGBs.Max, b.RankBandwidthGBs.Max)
 		}
 	}
+	deadlock := fast.Verdict == sim.Deadlock && ref.Verdict == sim.Deadlock
+	diffs = append(diffs, compareCounters(fast, ref, deadlock)...)
 	diffs = append(diffs, compareDeliveries(fast.Deliveries, ref.Deliveries)...)
+	return diffs
+}
+
+// compareCounters lists how the counters differ, at most a few per kind.
+// Stalls still open when a deadlocked run ends run to its end instant,
+// which is not compared then, nor are they.
+func compareCounters(fast, ref *sim.Result, deadlock bool) []string {
+	var diffs []string
+	add := func(format string, args ...any) { diffs = append(diffs, fmt.Sprintf(format, args...)) }
+	a, b := fast.Counters, ref.Counters
+	if (a == nil) != (b == nil) {
+		add("counters: fast %v, reference %v", a != nil, b != nil)
+		return diffs
+	}
+	if a == nil {
+		return nil
+	}
+	if a.Latency != b.Latency {
+		add("latency: fast %+v, reference %+v", a.Latency, b.Latency)
+	}
+	if len(a.HCAs) != len(b.HCAs) || len(a.Links) != len(b.Links) {
+		add("counters: fast %d HCAs %d links, reference %d HCAs %d links", len(a.HCAs), len(a.Links), len(b.HCAs), len(b.Links))
+		return diffs
+	}
+	diffs = append(diffs, differing("HCA", a.HCAs, b.HCAs, func(x *sim.HCACounters) {
+		if deadlock {
+			x.StalledNs, x.StallsPerFlit = 0, 0
+		}
+	})...)
+	diffs = append(diffs, differing("link", a.Links, b.Links, func(x *sim.LinkCounters) {
+		if deadlock {
+			x.StalledNs, x.Utilization = 0, 0
+		}
+	})...)
+	for j := range min(len(fast.Jobs), len(ref.Jobs)) {
+		x, y := fast.Jobs[j].Counters, ref.Jobs[j].Counters
+		if (x == nil) != (y == nil) || (x != nil && !deadlock && *x != *y) {
+			add("job %s counters: fast %+v, reference %+v", fast.Jobs[j].ID, x, y)
+		}
+	}
 	return diffs
 }
 
@@ -107,6 +149,21 @@ func compareDeliveries(fast, ref []sim.Delivery) []string {
 			}
 			i++
 			j++
+		}
+	}
+	return diffs
+}
+
+// differing reports the first few pairs of counters that differ once
+// blank has cleared what is not compared.
+func differing[T comparable](what string, a, b []T, blank func(*T)) []string {
+	var diffs []string
+	for i := range a {
+		x, y := a[i], b[i]
+		blank(&x)
+		blank(&y)
+		if x != y && len(diffs) < 5 {
+			diffs = append(diffs, fmt.Sprintf("%s counters: fast %+v, reference %+v", what, x, y))
 		}
 	}
 	return diffs

@@ -22,7 +22,7 @@ func scenario(topo, engine string, kind traffic.Kind, bytes int, load float64, m
 	s := Scenario{Topology: topo, Engine: engine, VLs: 8, Params: sim.DefaultParams()}
 	s.Params.Traffic = traffic.Spec{Kind: kind, MessageBytes: bytes, Load: load, Distance: 1}
 	s.Params.MaxTime = maxTime
-	s.Params.Record = true
+	s.Params.Record, s.Params.Counters = true, true
 	if mod != nil {
 		mod(&s)
 	}

@@ -370,7 +370,7 @@ func generate(c chooser) Scenario {
 	}
 	p := &s.Params
 	p.Seed = uint64(between(c, 1, 1<<30))
-	p.Record = true
+	p.Record, p.Counters = true, true
 	hw := &p.HW
 	if chance(c, 15) {
 		hw.MTU = pick(c, 256, 512, 1024, 4096)

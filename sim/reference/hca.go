@@ -86,6 +86,9 @@ func (s *simulator) decideHCA(h *hca) {
 		h.decideAt = -1
 	}
 	if !s.canInject(h, s.now) {
+		if p := h.cur; s.p.Counters && p != nil && p.msg.created <= s.now && s.now >= h.linkFree {
+			h.port.stallAt(s.now) // ready, its link idle, short of credits
+		}
 		return
 	}
 	p := h.cur
@@ -105,6 +108,7 @@ func (s *simulator) decideHCA(h *hca) {
 		return
 	}
 	p.injected = s.now
+	o.sent(p.flits, s.now)
 	if s.firstInject < 0 {
 		s.firstInject = s.now
 	}
@@ -191,6 +195,7 @@ func (s *simulator) deliver(h *hca, p *packet) {
 	s.packets++
 	s.flitsDelivered += int64(p.flits)
 	s.inFlight--
+	s.hcas[p.msg.src].latency.Add(s.now - p.injected)
 	p.msg.delivered++
 	if p.msg.delivered == p.msg.packets {
 		s.messages++

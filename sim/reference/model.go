@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 
 	"flitsim/routing"
+	"flitsim/sim"
 )
 
 // never is a time that does not come: a resource busy until never is busy
@@ -134,6 +135,11 @@ type port struct {
 
 	// hca is the HCA this port sends for (its lowest cabled port), or nil.
 	hca *hca
+	// Counters (Params.Counters): flits and packets sent, time stalled,
+	// and whether a stall is open since stallFrom.
+	sentFlits, sentPackets, stalled int64
+	stalling                        bool
+	stallFrom                       int64
 }
 
 // busFlit is a flit that has arrived at a sink and waits for its host bus.
@@ -170,6 +176,8 @@ type hca struct {
 	win     [2]int64  // payload delivered in windows of even and odd index
 	stats   welford   // samples of its consumption bandwidth, GB/s
 	payload int64     // payload delivered in all
+	// latency counts its own packets' latencies (Params.Counters).
+	latency sim.LatencyHist
 }
 
 // welford keeps a running mean and variance.

@@ -554,6 +554,15 @@ func (s *simulator) result() *sim.Result {
 		}
 		r.Jobs = sim.JobResults(s.jobs, t)
 	}
+	if s.p.Counters {
+		t := s.tally()
+		r.Counters = sim.CounterResults(s.net, t, s.ft)
+		if s.jobs != nil {
+			for j, jc := range sim.JobCounterResults(s.jobs, t, s.ft) {
+				r.Jobs[j].Counters = jc
+			}
+		}
+	}
 	if s.p.Record {
 		sort.SliceStable(s.deliveries, func(i, j int) bool {
 			a, b := s.deliveries[i], s.deliveries[j]

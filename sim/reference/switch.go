@@ -154,6 +154,8 @@ func (s *simulator) decideSwitch(o *port) {
 	}
 	if b := s.pick(o, s.now); b != nil {
 		s.grant(o, b)
+	} else if s.p.Counters {
+		s.noteStall(o)
 	}
 }
 
@@ -227,6 +229,7 @@ func (s *simulator) takeCredits(o *port, b *inBuf, h *hop) bool {
 		return false
 	}
 	o.lastVL, o.lastPort[w] = w, b.at.num
+	o.sent(f, s.now)
 	s.flitHops += int64(f)
 	s.lastActive = s.now
 	return true

@@ -116,7 +116,7 @@ func (d *Driver) cmdInject(t *testing.T, td *datadriven.TestData, b *strings.Bui
 
 func (d *Driver) cmdRun(t *testing.T, td *datadriven.TestData, b *strings.Builder) {
 	p := sim.DefaultParams()
-	p.HW, p.Traffic, p.Record = d.hw, d.traffic, true
+	p.HW, p.Traffic, p.Record, p.Counters = d.hw, d.traffic, true, true
 	net, tb := d.net, d.tables
 	if in := d.inject; in != nil {
 		net, tb = in.net, in.tables

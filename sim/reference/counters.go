@@ -1,0 +1,75 @@
+package reference
+
+import "flitsim/sim"
+
+// Counters (Params.Counters), read off the model as the specification
+// defines them: a channel is stalled while its cable is idle and a packet
+// ready for it (as far as time and the output buffer go) lacks the
+// credits to go; the stall ends with the channel's next grant.
+
+// stallAt opens a stall of o's cable at t, unless one is open.
+func (o *port) stallAt(t int64) {
+	if !o.stalling {
+		o.stalling, o.stallFrom = true, t
+	}
+}
+
+// sent counts a packet of f flits granted o's cable at t; it ends a stall
+// (one opened for after t was none).
+func (o *port) sent(f int, t int64) {
+	o.sentFlits += int64(f)
+	o.sentPackets++
+	o.endStall(t)
+}
+
+func (o *port) endStall(t int64) {
+	if o.stalling {
+		o.stalled += max(0, t-o.stallFrom)
+		o.stalling = false
+	}
+}
+
+// noteStall: switch output o granted nothing now. If its crossbar path is
+// free and a candidate is ready, has room in the output buffer and lacks
+// only credits, its cable stalls from the instant it has sent what the
+// output buffer holds.
+func (s *simulator) noteStall(o *port) {
+	t := s.now
+	if t < o.xbar {
+		return
+	}
+	for _, b := range o.cand {
+		h := s.candHop(b, o)
+		f := h.p.flits
+		if t < h.arr[0]+s.lat || (!s.voq && t < b.free) || o.held+f > s.obuf {
+			continue
+		}
+		if o.credits[h.outVL] < f {
+			idle := o.cableFree
+			if len(o.queue) > 0 {
+				idle = max(o.cableFree, o.queue[0].ready) + int64(len(o.queue))*s.ft
+			}
+			o.stallAt(max(t, idle))
+			return
+		}
+	}
+}
+
+// tally closes the stalls open at the run's end and collects the counts.
+func (s *simulator) tally() sim.CounterTally {
+	t := sim.CounterTally{HCAs: make([]sim.HCATally, len(s.hcas)), End: s.end}
+	for _, ports := range s.ports {
+		for _, o := range ports {
+			if o == nil {
+				continue
+			}
+			o.endStall(s.end)
+			t.Links = append(t.Links, sim.LinkTally{Node: o.node, Port: o.num, Flits: o.sentFlits, Packets: o.sentPackets, StalledPs: o.stalled})
+		}
+	}
+	for i, h := range s.hcas {
+		o := h.port
+		t.HCAs[i] = sim.HCATally{Flits: o.sentFlits, Packets: o.sentPackets, StalledPs: o.stalled, Hist: h.latency}
+	}
+	return t
+}

@@ -1,0 +1,64 @@
+package sim
+
+// counting is the fast simulator's own count for Params.Counters: per
+// channel the flits and packets sent and the stalled time, per HCA its
+// delivered packets' latencies.
+type counting struct {
+	ch   []chanCount
+	hist []LatencyHist // per terminal, by source
+}
+
+// chanCount is one channel's count. A stall runs from `from` (-1: none)
+// until the channel's next grant.
+type chanCount struct {
+	flits, packets, stalled, from int64
+}
+
+func newCounting(chans, hcas int) *counting {
+	c := &counting{ch: make([]chanCount, chans), hist: make([]LatencyHist, hcas)}
+	for i := range c.ch {
+		c.ch[i].from = -1
+	}
+	return c
+}
+
+// stallFrom notes that channel ch is stalled from instant t on, unless it
+// already is.
+func (c *counting) stallFrom(ch int32, t int64) {
+	if cc := &c.ch[ch]; cc.from < 0 {
+		cc.from = t
+	}
+}
+
+// sent counts a packet of n flits granted channel ch at t, which ends its
+// stall (a stall noted from after t was none: the grant came first).
+func (c *counting) sent(ch int32, n int32, t int64) {
+	cc := &c.ch[ch]
+	cc.flits += int64(n)
+	cc.packets++
+	cc.stop(t)
+}
+
+func (cc *chanCount) stop(t int64) {
+	if cc.from >= 0 {
+		cc.stalled += max(0, t-cc.from)
+		cc.from = -1
+	}
+}
+
+// tally closes the stalls still open at the run's last instant end.
+func (s *simulator) tally(end int64) CounterTally {
+	c := s.ctr
+	t := CounterTally{HCAs: make([]HCATally, len(s.hcas)), Links: make([]LinkTally, len(s.chans)), End: end}
+	for i := range c.ch {
+		cc := &c.ch[i]
+		cc.stop(end)
+		ch := &s.chans[i]
+		t.Links[i] = LinkTally{Node: int(ch.from), Port: int(ch.fromPort), Flits: cc.flits, Packets: cc.packets, StalledPs: cc.stalled}
+	}
+	for i := range s.hcas {
+		cc := &c.ch[s.hcas[i].ch]
+		t.HCAs[i] = HCATally{Flits: cc.flits, Packets: cc.packets, StalledPs: cc.stalled, Hist: c.hist[i]}
+	}
+	return t
+}
