@@ -13,7 +13,7 @@ type JobKind string
 
 // The job patterns. Open-loop patterns create their messages at the job's
 // load whatever the network does; dependent ones (halo, ping-pong, ring
-// allreduce, barrier) create a message only once the messages it depends
+// allreduce, barrier, broadcast) create a message only once the messages it depends
 // on have arrived, as an MPI program does.
 const (
 	JobExchange    JobKind = "exchange"    // all-to-all: per iteration every rank sends to every other, shifts ±1, ±2, …
@@ -24,6 +24,7 @@ const (
 	JobPingPong    JobKind = "pingpong"    // ranks 0 and 1: a message and its answer per iteration
 	JobAllreduce   JobKind = "allreduce"   // ring allreduce: 2(n−1) steps of msg/n bytes to the right neighbour, each after the left's
 	JobBarrier     JobKind = "barrier"     // dissemination barrier: ⌈log₂ n⌉ rounds, r → r+2^k after round k−1 arrived
+	JobBroadcast   JobKind = "broadcast"   // binomial-tree broadcast from rank 0 (MPICH's): a rank forwards once it has received
 	JobNoise       JobKind = "noise"       // uniform traffic, bursty when burst_on is set: seeded on/off periods
 )
 
@@ -38,6 +39,7 @@ func JobKinds() []struct{ Kind, Help string } {
 		{string(JobPingPong), "ping-pong between ranks 0 and 1: rank 1 answers each message, rank 0 sends the next on the answer"},
 		{string(JobAllreduce), "ring allreduce: 2(n−1) steps of msg_bytes/n to the right neighbour, each after the left neighbour's previous step arrived"},
 		{string(JobBarrier), "dissemination barrier: ⌈log₂ n⌉ rounds; in round k rank r sends to r+2^k once round k−1's message arrived"},
+		{string(JobBroadcast), "binomial-tree broadcast from rank 0 as MPICH's: rank r receives from r minus its lowest set bit, then sends to r+2^k for every 2^k below that bit, largest first; rank 0 starts each iteration without waiting"},
 		{string(JobNoise), "network noise: uniform random traffic at the job's load, in seeded on/off bursts when burst_on is set"},
 	}
 	sort.Slice(k, func(i, j int) bool { return k[i].Kind < k[j].Kind })
@@ -58,7 +60,7 @@ func ParseJobKind(s string) (JobKind, error) {
 
 // Dependent reports whether the pattern's messages wait for deliveries.
 func (k JobKind) Dependent() bool {
-	return k == JobHalo || k == JobPingPong || k == JobAllreduce || k == JobBarrier
+	return k == JobHalo || k == JobPingPong || k == JobAllreduce || k == JobBarrier || k == JobBroadcast
 }
 
 // DefaultIterations is a pattern's iteration count when a job sets none:
@@ -81,7 +83,7 @@ type JobTraffic struct {
 	// Start is when the job's ranks create their first messages.
 	Start int64 `json:"start_ps,omitempty" param:"start" unit:"ps" range:"[0,1000s]" default:"0" help:"instant the job starts sending"`
 	// Iterations repeats the pattern; 0 is infinite.
-	Iterations int `json:"iterations" param:"iterations" range:"[0,1073741824]" help:"repetitions of the pattern (0: infinite; default 1 for exchange, halo, pingpong, allreduce and barrier, infinite for the streams)"`
+	Iterations int `json:"iterations" param:"iterations" range:"[0,1073741824]" help:"repetitions of the pattern (0: infinite; default 1 for exchange, halo, pingpong, allreduce, barrier and broadcast, infinite for the streams)"`
 	// Load is the offered load per rank of the open-loop patterns.
 	Load float64 `json:"load,omitempty" param:"load" range:"(0,1]" default:"1" help:"offered load per rank of the open-loop patterns, a fraction of the link rate"`
 	// Distance is the shift of JobShift.
@@ -241,7 +243,7 @@ func (j Job) Check() error {
 				return fmt.Errorf("job %s: grid %v holds %d ranks, the job has %d", j.ID, t.Grid, p, n)
 			}
 		}
-	case JobExchange, JobUniform, JobPermutation, JobPingPong, JobAllreduce, JobBarrier, JobNoise:
+	case JobExchange, JobUniform, JobPermutation, JobPingPong, JobAllreduce, JobBarrier, JobBroadcast, JobNoise:
 	default:
 		_, err := ParseJobKind(string(t.Kind))
 		return fmt.Errorf("job %s: %w", j.ID, err)
@@ -310,8 +312,27 @@ func (w *workload) stepsPerIteration(j int, r int) int {
 		return 2 * (n - 1)
 	case JobBarrier:
 		return bits.Len(uint(n - 1))
+	case JobBroadcast:
+		return len(broadcastChildren(r, n))
 	}
 	return 1
+}
+
+// broadcastChildren lists the ranks rank r sends to in a binomial-tree
+// broadcast over n ranks from rank 0 (MPICH's): r+m for every power of two
+// m below r's lowest set bit (every m < n for rank 0), largest first.
+func broadcastChildren(r, n int) []int {
+	low := 1 << bits.Len(uint(n-1)) // rank 0: above every child
+	if r > 0 {
+		low = r & -r
+	}
+	var out []int
+	for m := low >> 1; m > 0; m >>= 1 {
+		if r+m < n {
+			out = append(out, r+m)
+		}
+	}
+	return out
 }
 
 // program returns rank r's step s (counted over iterations) of job j; it
@@ -357,14 +378,19 @@ func (w *workload) program(j, r int, s int64, rng *rand.Rand) step {
 		if s > 0 {
 			st.needTag, st.needCount = s-1, 1
 		}
+	case JobBroadcast:
+		st.dst = broadcastChildren(r, n)[k]
+		if r > 0 && k == 0 {
+			st.needTag, st.needCount = s/per, 1 // this iteration's message from the parent
+		}
 	}
 	return st
 }
 
-// tag is what a message of step s carries: halo iterations match by
-// iteration, the other dependent patterns by step.
+// tag is what a message of step s carries: halo and broadcast iterations
+// match by iteration, the other dependent patterns by step.
 func (w *workload) tag(j, r int, s int64) int64 {
-	if w.jobs[j].Traffic.Kind == JobHalo {
+	if k := w.jobs[j].Traffic.Kind; k == JobHalo || k == JobBroadcast {
 		return s / int64(w.stepsPerIteration(j, r))
 	}
 	return s

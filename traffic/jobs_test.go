@@ -86,7 +86,7 @@ func ranks(from, n int) []int {
 // On an ideal network every dependent pattern ends when its chain of
 // wire times says: a ping-pong of k iterations after 2k messages in turn,
 // a ring allreduce after 2(n−1) chunk steps, a barrier after ⌈log₂ n⌉
-// rounds, a halo iteration after its messages to all neighbours; and
+// rounds, a binomial broadcast after ⌈log₂ n⌉ of its root's sends, a halo iteration after its messages to all neighbours; and
 // every pattern sends exactly the messages JobMessages counts.
 func TestJobsOnIdealNetwork(t *testing.T) {
 	const w = 100 // ps per byte
@@ -104,6 +104,11 @@ func TestJobsOnIdealNetwork(t *testing.T) {
 		{"allreduce-2", JobTraffic{Kind: JobAllreduce, MessageBytes: 50, Iterations: 2}, 5, 16 * 10 * w, 5 * 16, 5},
 		{"barrier-8", JobTraffic{Kind: JobBarrier, MessageBytes: 1, Iterations: 1}, 8, 3 * w, 8 * 3, 24},
 		{"barrier-5", JobTraffic{Kind: JobBarrier, MessageBytes: 1, Iterations: 2}, 5, 6 * w, 5 * 6, 15},
+		// 0→4, 0→2, 0→1 one after the other; 4→6→7, 4→5 and 2→3 meanwhile.
+		{"broadcast-8", JobTraffic{Kind: JobBroadcast, MessageBytes: 1, Iterations: 1}, 8, 3 * w, 7, 7},
+		// Rank 0 starts the second iteration at once (3w): 0→1 arrives at
+		// 6w, and so does 2→3 (2 has it at 5w).
+		{"broadcast-5", JobTraffic{Kind: JobBroadcast, MessageBytes: 1, Iterations: 2}, 5, 6 * w, 8, 4},
 		// 4x3 periodic grid: 4 neighbours each, 3 iterations.
 		{"halo", JobTraffic{Kind: JobHalo, MessageBytes: 10, Iterations: 3, Grid: []int{4, 3}}, 12, 3 * 4 * 10 * w, 12 * 4 * 3, 12 * 4},
 		// 2x2: one neighbour per dimension (±1 coincide).

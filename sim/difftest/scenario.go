@@ -492,6 +492,12 @@ func generate(c chooser) Scenario {
 			}
 		}
 	}
+	// Broadcast jobs (added after the others): half the barrier jobs.
+	for i := range s.Jobs {
+		if s.Jobs[i].Traffic.Kind == traffic.JobBarrier && chance(c, 50) {
+			s.Jobs[i].Traffic.Kind = traffic.JobBroadcast
+		}
+	}
 	return s
 }
 
