@@ -196,6 +196,13 @@ func (h *LatencyHist) Add(v int64) {
 	h.max = max(h.max, v)
 }
 
+// Clone returns a copy of h that shares nothing with it.
+func (h *LatencyHist) Clone() LatencyHist {
+	c := *h
+	c.b = slices.Clone(h.b)
+	return c
+}
+
 // Merge adds o's counts to h.
 func (h *LatencyHist) Merge(o *LatencyHist) {
 	if len(o.b) > len(h.b) {

@@ -233,7 +233,11 @@
 // a stall begins at the first such instant and ends at the channel's next
 // grant (nothing else ends it: the packet stays ready and the cable idle
 // until some packet is granted). Stalls open when the run ends count up
-// to its last instant. An HCA's request flits, packets and stalled time
+// to its last instant (on a deadlock the simulators may end at different
+// instants, and stalled times are not compared then). Counters cover the
+// whole run, warmup included; utilization is flits granted × ft over the
+// run, so the flits granted but still in an output buffer at the end may
+// take it a little above 1 on a short run. An HCA's request flits, packets and stalled time
 // are those of the channel it sends on; its stalls per flit (the paper's
 // s) are its stalled time in flit times ft per request flit. A packet's
 // latency (the paper's L, without the wait at its source) is from its

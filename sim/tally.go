@@ -58,7 +58,7 @@ func (s *simulator) tally(end int64) CounterTally {
 	}
 	for i := range s.hcas {
 		cc := &c.ch[s.hcas[i].ch]
-		t.HCAs[i] = HCATally{Flits: cc.flits, Packets: cc.packets, StalledPs: cc.stalled, Hist: c.hist[i]}
+		t.HCAs[i] = HCATally{Flits: cc.flits, Packets: cc.packets, StalledPs: cc.stalled, Hist: c.hist[i].Clone()}
 	}
 	return t
 }

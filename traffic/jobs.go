@@ -180,7 +180,9 @@ func NewWorkload(jobs []Job, n int, stream func(id string) *rand.Rand, wire Wire
 				return nil, fmt.Errorf("job %s: terminal %d is also in job %s", job.ID, t, jobs[w.state[t].job].ID)
 			}
 			st := rankState{job: int32(j), rank: int32(r), nextT: job.Traffic.Start, onUntil: -1}
-			if job.Traffic.Kind.Dependent() {
+			// A rank that never sends waits for nothing (a broadcast's
+			// leaves): it keeps no count of what it receives.
+			if job.Traffic.Kind.Dependent() && (job.Traffic.Kind != JobBroadcast || broadcastFirst(r, len(job.Ranks)) > 0) {
 				st.recv = map[int64]recvTag{}
 			}
 			w.state[t] = st
@@ -313,26 +315,26 @@ func (w *workload) stepsPerIteration(j int, r int) int {
 	case JobBarrier:
 		return bits.Len(uint(n - 1))
 	case JobBroadcast:
-		return len(broadcastChildren(r, n))
+		return bits.Len(uint(broadcastFirst(r, n)))
 	}
 	return 1
 }
 
-// broadcastChildren lists the ranks rank r sends to in a binomial-tree
-// broadcast over n ranks from rank 0 (MPICH's): r+m for every power of two
-// m below r's lowest set bit (every m < n for rank 0), largest first.
-func broadcastChildren(r, n int) []int {
+// broadcastFirst returns the distance to the first rank rank r sends to in
+// a binomial-tree broadcast over n ranks from rank 0 (MPICH's), 0 when r
+// sends to none: r sends to r+m for every power of two m below r's lowest
+// set bit (every m < n for rank 0) with r+m < n, largest first, so its
+// k-th message goes to r + broadcastFirst(r, n)>>k.
+func broadcastFirst(r, n int) int {
 	low := 1 << bits.Len(uint(n-1)) // rank 0: above every child
 	if r > 0 {
 		low = r & -r
 	}
-	var out []int
-	for m := low >> 1; m > 0; m >>= 1 {
-		if r+m < n {
-			out = append(out, r+m)
-		}
+	room := n - 1 - r
+	if room <= 0 {
+		return 0
 	}
-	return out
+	return min(low>>1, 1<<(bits.Len(uint(room))-1))
 }
 
 // program returns rank r's step s (counted over iterations) of job j; it
@@ -379,7 +381,7 @@ func (w *workload) program(j, r int, s int64, rng *rand.Rand) step {
 			st.needTag, st.needCount = s-1, 1
 		}
 	case JobBroadcast:
-		st.dst = broadcastChildren(r, n)[k]
+		st.dst = r + broadcastFirst(r, n)>>k
 		if r > 0 && k == 0 {
 			st.needTag, st.needCount = s/per, 1 // this iteration's message from the parent
 		}

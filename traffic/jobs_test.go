@@ -1,6 +1,7 @@
 package traffic
 
 import (
+	"math/bits"
 	"math/rand/v2"
 	"testing"
 
@@ -193,4 +194,29 @@ func TestJobCheck(t *testing.T) {
 	b.ID = "y"
 	_, err = NewWorkload([]Job{base(JobExchange, 2), b}, 4, nil, nil)
 	assert.ErrorContains(t, err, "also in job")
+}
+
+// The broadcast tree is MPICH's binomial tree: every rank but the root
+// receives exactly once per iteration, from itself minus its lowest set
+// bit, and a rank sends to its children largest subtree first.
+func TestBroadcastTree(t *testing.T) {
+	for n := 1; n <= 40; n++ {
+		from := make([]int, n)
+		for i := range from {
+			from[i] = -1
+		}
+		for r := range n {
+			first, prev := broadcastFirst(r, n), n
+			for k := range bits.Len(uint(first)) {
+				c := r + first>>k
+				require.Less(t, c, n)
+				require.Less(t, c, prev, "n=%d rank %d: children largest first", n, r)
+				require.Equal(t, -1, from[c], "n=%d: rank %d receives twice", n, c)
+				from[c], prev = r, c
+			}
+		}
+		for c := 1; c < n; c++ {
+			assert.Equal(t, c-(c&-c), from[c], "n=%d: parent of %d", n, c)
+		}
+	}
 }

@@ -36,7 +36,7 @@ type simReport struct {
 }
 
 func simCmd(args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("sim", "sim SPEC|FILE --routing NAME (--traffic KIND [--msg-bytes N] [--load F] [--order O] | --jobs FILE [--jobs-seed S] [--no-slowdown]) [--max-time D] [--traffic-seed S] [--hw key=value,...] [--links P --switches P --fault-seed S] [--counters] [--counters] [--reference] [--json]",
+	fs := newFlags("sim", "sim SPEC|FILE --routing NAME (--traffic KIND [--msg-bytes N] [--load F] [--order O] | --jobs FILE [--jobs-seed S] [--no-slowdown]) [--max-time D] [--traffic-seed S] [--hw key=value,...] [--links P --switches P --fault-seed S] [--counters] [--reference] [--json]",
 		"Routes the network and simulates traffic at flit level: one point of a campaign, typed on the command\n"+
 			"line. Finite traffic (exchange) runs to completion; infinite traffic (uniform, shift, permutation, bitrev,\n"+
 			"hotspot) runs to steady state or --max-time. Verdicts: completed, steady, deadlock, not_converged,\n"+

@@ -56,6 +56,23 @@ func TestSimReference(t *testing.T) {
 	assert.Equal(t, "completed", fast["verdict"])
 }
 
+// --counters reports the NIC counters, per HCA and per channel in JSON,
+// with the totals the run's own counts give, and prints a summary.
+func TestSimCounters(t *testing.T) {
+	args := []string{"mesh:dims=2,hcas=2", "--routing", "minhop", "--traffic", "shift", "--max-time", "30us", "--counters"}
+	got := simJSON(t, args...)
+	c := got["counters"].(map[string]any)
+	assert.Equal(t, got["flits_injected"], c["request_flits"])
+	assert.Len(t, c["hcas"], 2)
+	assert.Len(t, c["links"], 6, "2 HCA cables and 1 switch cable, both directions")
+	lat := c["latency"].(map[string]any)
+	assert.Equal(t, got["packets_delivered"], lat["packets"])
+	code, out, errs := run(append([]string{"sim"}, args...)...)
+	require.Equal(t, 0, code, errs)
+	assert.Contains(t, out, "stalls per flit")
+	assert.NotContains(t, simJSON(t, args[:len(args)-1]...), "counters", "off unless asked")
+}
+
 // --order lays the ranks on the HCAs. On a 4-ary 2-tree with DFSSSP the
 // exchange under the fabric's HCA order (and under round robin) is
 // contention-free, every sink at its host-bus limit; a random order makes
