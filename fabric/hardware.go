@@ -25,6 +25,16 @@ type Hardware struct {
 	// LinkGbps is the data rate per direction after line coding (4X QDR:
 	// 40 Gbit/s signalling, 8b/10b → 32 Gbit/s = 4 GB/s).
 	LinkGbps float64 `json:"link_gbps" param:"link_gbps" unit:"Gbit/s" range:"(0,100000]" default:"32" help:"data rate per link direction after line coding (4X QDR: 32)"`
+	// Rank1Gbps, Rank2Gbps and Rank3Gbps are the rates of a group
+	// topology's cable classes (LinkClass: rank-1 within a chassis, rank-2
+	// between the chassis of a group, rank-3 between groups); 0 is
+	// LinkGbps. Aries (seeds/004 §2.1): electrical rank-1 and rank-2 tiles
+	// 5.25 GB/s = 42 Gbit/s, optical rank-3 tiles 4.7 GB/s = 37.6 Gbit/s.
+	// Cables to HCAs and those of topologies without groups run at
+	// LinkGbps.
+	Rank1Gbps float64 `json:"rank1_gbps,omitempty" param:"rank1_gbps" unit:"Gbit/s" range:"[0,100000]" default:"0" help:"rate of rank-1 cables (within a chassis); 0: link_gbps"`
+	Rank2Gbps float64 `json:"rank2_gbps,omitempty" param:"rank2_gbps" unit:"Gbit/s" range:"[0,100000]" default:"0" help:"rate of rank-2 cables (between the chassis of a group); 0: link_gbps"`
+	Rank3Gbps float64 `json:"rank3_gbps,omitempty" param:"rank3_gbps" unit:"Gbit/s" range:"[0,100000]" default:"0" help:"rate of rank-3 cables (between groups); 0: link_gbps"`
 	// FlitBytes is the credit unit.
 	FlitBytes int `json:"flit_bytes" param:"flit_bytes" unit:"bytes" range:"[1,1048576]" default:"64" help:"flit size, the credit unit"`
 	// MTU is the payload bytes per packet; HeaderBytes the per-packet
@@ -83,6 +93,36 @@ func HardwareParams() []param.Decl { return param.Of(&Hardware{}) }
 func (h Hardware) FlitPs() int64 {
 	return int64(float64(h.FlitBytes*8)*1000/h.LinkGbps + 0.5)
 }
+
+// ClassGbps returns the rate of a cable of class c: its class's rate
+// (Rank1Gbps..Rank3Gbps) if set, else LinkGbps.
+func (h Hardware) ClassGbps(c LinkClass) float64 {
+	r := 0.0
+	switch c {
+	case ClassRank1:
+		r = h.Rank1Gbps
+	case ClassRank2:
+		r = h.Rank2Gbps
+	case ClassRank3:
+		r = h.Rank3Gbps
+	}
+	if r == 0 {
+		return h.LinkGbps
+	}
+	return r
+}
+
+// ClassFlitPs returns the serialization time of one flit on a cable of
+// class c, in ps.
+func (h Hardware) ClassFlitPs(c LinkClass) int64 {
+	return int64(float64(h.FlitBytes*8)*1000/h.ClassGbps(c) + 0.5)
+}
+
+// classRates are the keys of the per-class rates, with their classes.
+var classRates = []struct {
+	key string
+	c   LinkClass
+}{{"rank1_gbps", ClassRank1}, {"rank2_gbps", ClassRank2}, {"rank3_gbps", ClassRank3}}
 
 // PCIeFlitPs returns the time the sink's host bus needs per flit, in ps.
 func (h Hardware) PCIeFlitPs() int64 {
@@ -150,6 +190,15 @@ func (h Hardware) Validate() error {
 	if h.CrossbarGbps < h.LinkGbps {
 		return also(bad("crossbar_gbps", "%g is below link_gbps %g: a cut-through switch needs a crossbar at least as fast as its links",
 			h.CrossbarGbps, h.LinkGbps), "link_gbps")
+	}
+	for _, r := range classRates {
+		switch g := h.ClassGbps(r.c); {
+		case h.ClassFlitPs(r.c) < 1:
+			return also(bad(r.key, "%g Gbit/s moves a %d-byte flit (flit_bytes) in under 1 ps", g, h.FlitBytes), "flit_bytes")
+		case h.CrossbarGbps < g:
+			return also(bad("crossbar_gbps", "%g is below %s %g: a cut-through switch needs a crossbar at least as fast as its links",
+				h.CrossbarGbps, r.key, g), r.key)
+		}
 	}
 	return nil
 }

@@ -72,6 +72,29 @@ func TestDragonflyTheory(t *testing.T) {
 	}
 }
 
+// A rank-3 cable of its own rate r carries the group shift under min
+// routing: r/(a·p) of an HCA's link rate per node, within 10 %, whether
+// the global cables are slower than the HCAs' (packets cut through onto
+// them) or faster (switches store packets before them).
+func TestDragonflyClassRates(t *testing.T) {
+	const a, pp = 4, 2
+	net, tb := setup(t, fmt.Sprintf("dragonfly:a=%d,p=%d,h=2,g=9", a, pp), "min")
+	for _, r := range []float64{16, 64} {
+		p := DefaultParams()
+		p.HW.HiccupPs = 0
+		p.HW.Rank3Gbps = r
+		p.MaxTime = 200 * fabric.Microsecond
+		p.Traffic = traffic.Spec{Kind: traffic.Shift, Distance: a * pp, MessageBytes: p.HW.MTU, Load: 1}
+		res, err := Run(net, tb, p)
+		require.NoError(t, err)
+		hw := p.HW
+		link := hw.LinkGbps / 8 * float64(hw.MTU) / float64(hw.PacketFlits(hw.MTU)*hw.FlitBytes)
+		f := res.ThroughputGBs / float64(net.NumHCAs()) / link
+		t.Logf("rank3_gbps %g: %.3f of a link per node", r, f)
+		assert.InEpsilon(t, r/hw.LinkGbps/(a*pp), f, 0.10, "rank3_gbps %g", r)
+	}
+}
+
 // A job's own mode routes its packets as the engine of that mode would:
 // one job on every node with routing "min" under the ugal engine runs
 // packet for packet as under the min engine, and differently from ugal.

@@ -189,7 +189,7 @@ func (s *simulator) finish() {
 	}
 	if s.ctr != nil {
 		t := s.tally(now)
-		r.Counters = CounterResults(s.net, t, s.ft)
+		r.Counters = CounterResults(s.net, s.p.HW, t)
 		if s.jobs != nil {
 			for j, jc := range JobCounterResults(s.jobs, t, s.ft) {
 				r.Jobs[j].Counters = jc

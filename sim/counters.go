@@ -95,9 +95,11 @@ type CounterTally struct {
 	End   int64       // the run's last instant
 }
 
-// CounterResults computes the counters of a run on net from a tally; ft is
-// the flit time (ps), the unit of stalls per flit.
-func CounterResults(net *fabric.Network, t CounterTally, ft int64) *Counters {
+// CounterResults computes the counters of a run on net with hardware hw
+// from a tally. Stalls per flit count in flit times of an HCA's cable;
+// a channel's utilization counts its flits in its own cable's flit time.
+func CounterResults(net *fabric.Network, hw fabric.Hardware, t CounterTally) *Counters {
+	ft := hw.FlitPs()
 	c := &Counters{HCAs: make([]HCACounters, len(t.HCAs))}
 	var all LatencyHist
 	var stalled int64
@@ -125,14 +127,16 @@ func CounterResults(net *fabric.Network, t CounterTally, ft int64) *Counters {
 		lc := LinkCounters{From: net.Nodes[l.Node].Name, FromPort: l.Port, To: net.Nodes[peer.Node].Name, ToPort: int(peer.Port),
 			Flits: l.Flits, Packets: l.Packets, StalledNs: float64(l.StalledPs) / 1000}
 		if t.End > 0 {
-			lc.Utilization = float64(l.Flits*ft) / float64(t.End)
+			lft := hw.ClassFlitPs(net.LinkClass(net.LinkAt(l.Node, l.Port)))
+			lc.Utilization = float64(l.Flits*lft) / float64(t.End)
 		}
 		c.Links[i] = lc
 	}
 	return c
 }
 
-// JobCounterResults sums the counters of each job's ranks.
+// JobCounterResults sums the counters of each job's ranks; ft is the flit
+// time of an HCA's cable (ps), the unit of stalls per flit.
 func JobCounterResults(jobs []traffic.Job, t CounterTally, ft int64) []*JobCounters {
 	out := make([]*JobCounters, len(jobs))
 	for j, job := range jobs {

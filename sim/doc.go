@@ -15,11 +15,13 @@
 //
 // Time is an integer number of picoseconds. From Params.HW:
 //
-//	ft  = HW.FlitPs()          one flit serialized on a link (16,000 at QDR)
-//	fx  = HW.CrossbarFlitPs()  one flit through a switch crossbar (2,222); fx ≤ ft
-//	pf  = HW.PCIeFlitPs()      one flit consumed by a sink's host bus (16,000)
-//	cab = HW.CablePs()         propagation over one cable, ≥ 1 (42,700)
-//	lat = HW.SwitchLatencyPs   a switch's routing decision on a head flit (0)
+//	ft    = HW.FlitPs()          one flit on an HCA's cable (16,000 at QDR)
+//	ft(c) = HW.ClassFlitPs(k)    one flit on channel c, whose cable has class k:
+//	                             ft, or its rank's own rate (Rank1Gbps…) if set
+//	fx    = HW.CrossbarFlitPs()  one flit through a switch crossbar (2,222); fx ≤ every ft(c)
+//	pf    = HW.PCIeFlitPs()      one flit consumed by a sink's host bus (16,000)
+//	cab   = HW.CablePs()         propagation over one cable, ≥ 1 (42,700)
+//	lat   = HW.SwitchLatencyPs   a switch's routing decision on a head flit (0)
 //
 // Everything happens at instants. At one instant things happen in this
 // order: (1) flits finish arriving, credits arrive, sinks finish consuming
@@ -80,9 +82,11 @@
 // Packets of a message may take different paths and overtake each other:
 // a message is delivered when the last of its packets to arrive is.
 //
-// A packet occupies a link as one uninterrupted train: its flit k starts
-// onto the cable at d₀ + k·ft and has fully arrived at the far end at
-// a_k = d₀ + (k+1)·ft + cab. The packet's head has arrived at a₀.
+// A packet occupies a channel c as one uninterrupted train: its flit k
+// starts onto the cable at d₀ + k·ft(c) and has fully arrived at the far
+// end at a_k = d₀ + (k+1)·ft(c) + cab. The packet's head has arrived at
+// a₀. (Below, ft without a channel is an HCA's cable's; every HCA's cable
+// has it.)
 //
 // # HCAs: the sources
 //
@@ -159,15 +163,21 @@
 //
 // Crossbar. Flit k of a packet granted at g crosses into the output buffer
 // at c₀ = g and c_k = max(c_{k−1} + fx, a_k): no earlier than it has fully
-// arrived (cut-through) and one crossbar flit time after its predecessor.
+// arrived (cut-through; a_k grows by the flit time of the channel it came
+// in on) and one crossbar flit time after its predecessor.
 // Crossing frees its input buffer place; the credit reaches the upstream
 // sender at c_k + cab. The crossbar path of o and the input buffer's read
 // port are busy until c_last + fx: xbar(o) = free(i, v) = c_last + fx.
 //
-// Output buffer and cable. The cable sends the output buffer's flits in the
-// order they crossed, each starting at max(its crossing, the previous flit's
-// start + ft); a flit leaves the output buffer when it starts. Because fx ≤
-// ft and a_k grows by ft, a packet still leaves as one train.
+// Output buffer and cable. The cable of output o sends the output buffer's
+// flits in the order they crossed, each starting at max(its crossing, the
+// previous flit's start + ft(o)); a flit leaves the output buffer when it
+// starts. When ft(o) is at least the flit time ft(i) of the channel the
+// packet came in on, fx ≤ ft(i) and a_k grows by ft(i), so the packet
+// leaves as one train. Onto a faster cable (ft(o) < ft(i)) the switch
+// stores the packet, as InfiniBand switches do between links of different
+// speeds: its head starts no earlier than its last flit has crossed
+// (c_last), so that it too leaves as one train.
 //
 // (Departures from the IB model, docs/model.md: the model limits how many
 // packets one input sends at once (maxBeingSent); here they cross
@@ -226,7 +236,7 @@
 // ranks). A channel's flits and packets count when they are granted it (at
 // an HCA when its injection starts), as FlitHops does. A channel is stalled
 // at instant t when its cable is idle (it has sent every flit granted to
-// it: t ≥ the last one's start + ft) and a packet ready for it lacks the
+// it: t ≥ the last one's start + ft(c)) and a packet ready for it lacks the
 // credits to go: at a switch output, a competing packet that is eligible
 // but for credits(o, w) ≥ flits(p); at an HCA, its next packet whose
 // message is created. Its stalled time is the measure of those instants:
@@ -235,8 +245,8 @@
 // until some packet is granted). Stalls open when the run ends count up
 // to its last instant (on a deadlock the simulators may end at different
 // instants, and stalled times are not compared then). Counters cover the
-// whole run, warmup included; utilization is flits granted × ft over the
-// run, so the flits granted but still in an output buffer at the end may
+// whole run, warmup included; utilization is flits granted × ft(c) over
+// the run, so the flits granted but still in an output buffer at the end may
 // take it a little above 1 on a short run. An HCA's request flits, packets and stalled time
 // are those of the channel it sends on; its stalls per flit (the paper's
 // s) are its stalled time in flit times ft per request flit. A packet's

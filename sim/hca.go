@@ -140,10 +140,10 @@ func (s *simulator) tryInject(h int32) {
 	s.inNetwork++
 	s.res.FlitsInjected += int64(pk.flits)
 	s.res.FlitHops += int64(pk.flits)
-	c.linkFree = now + int64(pk.flits)*s.ft
+	c.linkFree = now + int64(pk.flits)*c.ft
 	s.horizon = max(s.horizon, c.linkFree+s.prop)
 	pk.ch = hc.ch
-	s.k.schedule(event{at: now + s.ft + s.prop, phase: phaseArrive, kind: evHeadArrive, node: c.to, port: c.toPort, vl: pk.vl, ref: pi})
+	s.k.schedule(event{at: now + c.ft + s.prop, phase: phaseArrive, kind: evHeadArrive, node: c.to, port: c.toPort, vl: pk.vl, ref: pi})
 	s.scheduleHCA(h, c.linkFree)
 }
 
@@ -175,7 +175,7 @@ func (s *simulator) serve(hc *hcaDev, t, work int64) int64 {
 }
 
 // consume takes a packet whose head has just arrived at HCA hc: flit k
-// arrives at now + k·ft and is consumed when it has arrived and the bus is
+// arrives at now + k·ft (its channel's) and is consumed when it has arrived and the bus is
 // free; each consumed flit's credit reaches the sender one cable later.
 // The packet is delivered when its last flit is done.
 //
@@ -187,11 +187,12 @@ func (s *simulator) consume(hc *hcaDev, pi int32) {
 	invariants.Checkf(pk.dst == hc.node, "packet %d for %d delivered to %d", pk.seq, pk.dst, hc.node)
 	l := s.lane(pk.ch, pk.vl)
 	pf, P, H := s.pcieFt, s.p.HW.HiccupPeriodPs, s.p.HW.HiccupPs
+	ft := s.chans[pk.ch].ft
 	done := hc.sinkFree
 	nextH := int64(-1)    // the next hiccup starts here, none since nextH−P+H; -1 unknown
 	var runT0, runN int64 // credits arriving at runT0, runT0+pf, …
 	first := int64(-1)    // the first of them
-	for k, arr := int64(0), s.k.now; k < int64(pk.flits); k, arr = k+1, arr+s.ft {
+	for k, arr := int64(0), s.k.now; k < int64(pk.flits); k, arr = k+1, arr+ft {
 		t := max(arr, done)
 		if H == 0 || (t+pf <= nextH && t >= nextH-P+H) {
 			done = t + pf

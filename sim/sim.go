@@ -68,6 +68,8 @@ type msgKey struct {
 type channel struct {
 	from, to         int32
 	fromPort, toPort int16
+	// ft is a flit's time on this channel's cable (its class's rate).
+	ft int64
 	// linkFree is when the cable has sent every flit granted to it; the
 	// output buffer holds the flits not yet started.
 	linkFree int64
@@ -118,9 +120,9 @@ type simulator struct {
 	jobs  []traffic.Job
 	jobOf []int32
 	nVL   int
-	// Times in ps: flit on a link, cable, flit on the host bus, switch
-	// latency, flit through a crossbar; output buffer size in flits; wire
-	// time of one message.
+	// Times in ps: flit on an HCA's cable (LinkGbps; a channel's own is
+	// channel.ft), cable, flit on the host bus, switch latency, flit
+	// through a crossbar; output buffer size in flits.
 	ft, prop, pcieFt, lat, fx, obuf int64
 
 	voq      bool      // HW.VOQ: input buffers keep a queue per output
@@ -318,6 +320,7 @@ func (s *simulator) wireChannels(chs *fabric.Channels) {
 	for i := range s.chans {
 		from, to := chs.From(int32(i)), chs.To(int32(i))
 		s.chans[i] = channel{from: from.Node, fromPort: from.Port, to: to.Node, toPort: to.Port,
+			ft:      s.p.HW.ClassFlitPs(net.LinkClass(chs.Link(int32(i)))),
 			reqHead: -1, tryAt: never, lastVL: uint8(s.nVL - 1)}
 	}
 	s.portBase = make([]int32, len(net.Nodes)+1)

@@ -303,9 +303,11 @@ func (r *ranker) better(s *simulator, ovl uint8, pi int32) bool {
 // buffer of out has room for n flits. The crossbar has finished filling it
 // (now ≥ xbarFree), and a flit leaves it when it starts onto the cable, so
 // what it holds leaves back to back and the cable's last flit starts at
-// linkFree−ft: at instant t it holds ⌈(linkFree−t)/ft⌉−1 flits.
+// linkFree−ft: at instant t it holds ⌈(linkFree−t)/ft⌉−1 flits (ft the
+// channel's).
 func (s *simulator) roomAt(out int32, n int32) int64 {
-	return max(s.k.now, s.chans[out].linkFree-(s.obuf-int64(n)+1)*s.ft)
+	c := &s.chans[out]
+	return max(s.k.now, c.linkFree-(s.obuf-int64(n)+1)*c.ft)
 }
 
 // grant moves the head packet of input lane in through output out on VL
@@ -353,9 +355,10 @@ func (s *simulator) grantVOQ(out int32, pi int32, ovl uint8) {
 // move sends packet pi from input lane in through output out on VL ovl,
 // starting now, and returns the instant its last flit crosses. Flit k
 // crosses into the output buffer when it has arrived (cut-through:
-// head + k·ft) and the crossbar has moved its predecessor (now + k·fx); it
-// leaves the input buffer then, and its credit goes upstream. The earlier
-// flits are crossbar-bound, the later ones arrival-bound.
+// head + k·fi, fi the input channel's flit time) and the crossbar has
+// moved its predecessor (now + k·fx); it leaves the input buffer then, and
+// its credit goes upstream. The earlier flits are crossbar-bound, the
+// later ones arrival-bound.
 func (s *simulator) move(out int32, in int, pi int32, ovl uint8) int64 {
 	c := &s.chans[out]
 	pk := &s.pkts[pi]
@@ -367,22 +370,27 @@ func (s *simulator) move(out int32, in int, pi int32, ovl uint8) int64 {
 	if s.ctr != nil {
 		s.ctr.sent(out, pk.flits, s.k.now)
 	}
-	g, h, n := s.k.now, pk.headAt, int64(pk.flits)
+	g, h, n, fi := s.k.now, pk.headAt, int64(pk.flits), s.chans[pk.ch].ft
 	k1 := n
-	if s.fx < s.ft {
-		k1 = min(n, (g-h)/(s.ft-s.fx)+1)
+	if s.fx < fi {
+		k1 = min(n, (g-h)/(fi-s.fx)+1)
 	}
 	s.cr.release(in, g+s.prop, s.fx, int32(k1))
-	s.cr.release(in, h+k1*s.ft+s.prop, s.ft, int32(n-k1))
-	last := max(g+(n-1)*s.fx, h+(n-1)*s.ft)
+	s.cr.release(in, h+k1*fi+s.prop, fi, int32(n-k1))
+	last := max(g+(n-1)*s.fx, h+(n-1)*fi)
 	c.xbarFree = last + s.fx
 	// The cable sends the output buffer back to back: the packet starts when
 	// the cable has sent what is ahead of it, as one train (its flits reach
-	// the buffer no later than the cable needs them).
+	// the buffer no later than the cable needs them). Onto a faster cable
+	// than it came in on the switch stores the packet: it starts when its
+	// last flit has crossed.
 	d0 := max(g, c.linkFree)
-	c.linkFree = d0 + n*s.ft
+	if c.ft < fi {
+		d0 = max(d0, last)
+	}
+	c.linkFree = d0 + n*c.ft
 	s.horizon = max(s.horizon, c.linkFree+s.prop, last+s.prop)
 	pk.ch, pk.vl, pk.next = out, ovl, -1
-	s.k.schedule(event{at: d0 + s.ft + s.prop, phase: phaseArrive, kind: evHeadArrive, node: c.to, port: c.toPort, vl: ovl, ref: pi})
+	s.k.schedule(event{at: d0 + c.ft + s.prop, phase: phaseArrive, kind: evHeadArrive, node: c.to, port: c.toPort, vl: ovl, ref: pi})
 	return last
 }

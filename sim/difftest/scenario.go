@@ -124,6 +124,9 @@ func hwDiff(h fabric.Hardware) string {
 		}
 	}
 	add("link_gbps", h.LinkGbps, d.LinkGbps)
+	add("rank1_gbps", h.Rank1Gbps, d.Rank1Gbps)
+	add("rank2_gbps", h.Rank2Gbps, d.Rank2Gbps)
+	add("rank3_gbps", h.Rank3Gbps, d.Rank3Gbps)
 	add("mtu", h.MTU, d.MTU)
 	add("cable_m", h.CableMeters, d.CableMeters)
 	add("input_buffer_flits", h.InputBufferFlits, d.InputBufferFlits)
@@ -496,6 +499,17 @@ func generate(c chooser) Scenario {
 	for i := range s.Jobs {
 		if s.Jobs[i].Traffic.Kind == traffic.JobBarrier && chance(c, 50) {
 			s.Jobs[i].Traffic.Kind = traffic.JobBroadcast
+		}
+	}
+	// A rate per cable class on the group topologies (after the broadcast
+	// jobs): slower and faster cables than the HCAs', so that packets go
+	// cut-through onto slower ones and store-and-forward onto faster ones.
+	if (strings.HasPrefix(topo, "dragonfly:") || strings.HasPrefix(topo, "cascade:")) && chance(c, 50) {
+		for _, r := range []*float64{&hw.Rank1Gbps, &hw.Rank2Gbps, &hw.Rank3Gbps} {
+			if chance(c, 70) {
+				*r = pick(c, 8.0, 12.0, 24.0, 37.6, 42.0, 56.0, 100.0)
+				hw.CrossbarGbps = max(hw.CrossbarGbps, *r)
+			}
 		}
 	}
 	return s

@@ -47,7 +47,7 @@ func (s *simulator) noteStall(o *port) {
 		if o.credits[h.outVL] < f {
 			idle := o.cableFree
 			if len(o.queue) > 0 {
-				idle = max(o.cableFree, o.queue[0].ready) + int64(len(o.queue))*s.ft
+				idle = max(o.cableFree, o.queue[0].ready) + int64(len(o.queue))*o.ft
 			}
 			o.stallAt(max(t, idle))
 			return

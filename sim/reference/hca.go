@@ -116,7 +116,7 @@ func (s *simulator) decideHCA(h *hca) {
 	s.flitHops += int64(p.flits)
 	s.inFlight++
 	s.lastActive = s.now
-	h.linkFree = s.now + int64(p.flits)*s.ft
+	h.linkFree = s.now + int64(p.flits)*o.ft
 
 	// The packet leaves as a train: its flits queue for the cable now and
 	// start ft apart, the first at once.

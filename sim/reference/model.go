@@ -119,10 +119,12 @@ type port struct {
 	credits  []int
 	capacity int
 
-	// The output queue and the cable.
+	// The output queue and the cable; ft is a flit's time on the cable
+	// (its class's rate, the same at both ends).
 	queue        []qflit
 	startPending bool  // a cable-start event for the queue's head is scheduled
 	cableFree    int64 // previous flit's start + ft
+	ft           int64
 
 	// Switch outputs only.
 	held      int      // flits crossed into the output buffer, not yet started

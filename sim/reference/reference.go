@@ -78,7 +78,7 @@ type simulator struct {
 	// jobModes are the jobs' own modes (nil: the engine's).
 	jobModes []*routing.Mode
 
-	ft, fx, pf, cab, lat int64 // flit, crossbar flit, bus flit, cable, switch latency (ps)
+	ft, fx, pf, cab, lat int64 // flit on an HCA's cable, crossbar flit, bus flit, cable, switch latency (ps)
 	vls                  int   // HW.VLs
 	obuf                 int   // HW.OutputBufferFlits
 	voq                  bool  // HW.VOQ
@@ -210,7 +210,7 @@ func newSimulator(net *fabric.Network, t *routing.Tables, p sim.Params) (*simula
 				continue
 			}
 			pt := &port{node: i, num: pn, isSwitch: net.IsSwitch(i), xbar: 0, lastCross: -1,
-				lastVL: s.vls - 1, decideAt: -1}
+				lastVL: s.vls - 1, decideAt: -1, ft: p.HW.ClassFlitPs(net.LinkClass(net.LinkAt(i, pn)))}
 			size := p.HW.HCABufferFlits
 			if pt.isSwitch {
 				size = p.HW.InputBufferFlits
@@ -453,7 +453,9 @@ func (s *simulator) frozen() bool {
 }
 
 // checkConservation checks at the end that every injected flit is consumed
-// or still in the network: in an output queue, on a cable or in a buffer.
+// or still in the network: in an HCA's output queue, a switch's output
+// buffer (queued for the cable, or stored until its packet has crossed),
+// on a cable or in an input buffer.
 func (s *simulator) checkConservation() error {
 	var inNet int64
 	for _, ports := range s.ports {
@@ -461,7 +463,11 @@ func (s *simulator) checkConservation() error {
 			if pt == nil {
 				continue
 			}
-			inNet += int64(len(pt.queue))
+			if pt.isSwitch {
+				inNet += int64(pt.held)
+			} else {
+				inNet += int64(len(pt.queue))
+			}
 			for _, b := range pt.in {
 				inNet += int64(b.occ)
 			}
@@ -556,7 +562,7 @@ func (s *simulator) result() *sim.Result {
 	}
 	if s.p.Counters {
 		t := s.tally()
-		r.Counters = sim.CounterResults(s.net, t, s.ft)
+		r.Counters = sim.CounterResults(s.net, s.p.HW, t)
 		if s.jobs != nil {
 			for j, jc := range sim.JobCounterResults(s.jobs, t, s.ft) {
 				r.Jobs[j].Counters = jc

@@ -121,6 +121,53 @@ func TestZeroLoadLatency(t *testing.T) {
 	}
 }
 
+// Cables of a class with its own rate (dragonfly:a=1,p=1,h=1,g=2: HCA,
+// switch, rank-3 cable, switch, HCA). Onto a cable as fast or slower than
+// the one it came in on a switch cuts through: the packet leaves as a train
+// at the outgoing rate once its head is in. Onto a faster cable the switch
+// stores the packet: it starts when its last flit has crossed. With f3 the
+// rank-3 flit time, flit k of a train started at d reaches the next
+// switch at d + (k+1)·f + cab, and the sink is done with the last flit
+// ft after it arrives. Both simulators agree to the picosecond.
+func TestZeroLoadClassRates(t *testing.T) {
+	net, tab := build(t, "dragonfly:a=1,p=1,h=1,g=2", "minhop")
+	var classes []fabric.LinkClass
+	for l := range net.Links {
+		classes = append(classes, net.LinkClass(l))
+	}
+	require.ElementsMatch(t, []fabric.LinkClass{fabric.ClassHCA, fabric.ClassHCA, fabric.ClassRank3}, classes)
+	const n = mtu
+	for _, tc := range []struct {
+		name     string
+		gbps, f3 int64
+		d0, d1   int64 // the packet's start at the first and second switch
+	}{
+		{"one rate", 0, ft, ft + cab, 2*ft + 2*cab},
+		// Slower global cable: cut through onto it, stored at the second
+		// switch until the last flit is in (n·f3 after the train began).
+		{"slower rank-3", 16, 2 * ft, ft + cab, ft + cab + n*2*ft + cab},
+		// Faster global cable: stored at the first switch until the last
+		// flit from the HCA is in, cut through at the second.
+		{"faster rank-3", 64, ft / 2, n*ft + cab, n*ft + cab + ft/2 + cab},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := noHiccups(params(traffic.Exchange))
+			p.HW.Rank3Gbps = float64(tc.gbps)
+			require.Equal(t, tc.f3, p.HW.ClassFlitPs(fabric.ClassRank3))
+			done := tc.d1 + n*ft + cab + ft
+			fast, err := sim.Run(net, tab, p)
+			require.NoError(t, err)
+			for name, r := range map[string]*sim.Result{"reference": run(t, net, tab, p), "fast": fast} {
+				assert.Equal(t, sim.Completed, r.Verdict, name)
+				require.Len(t, r.Deliveries, 2, name)
+				for _, d := range r.Deliveries {
+					assert.Equal(t, done, d.DonePs, name)
+				}
+			}
+		})
+	}
+}
+
 // Nothing after MaxTime happens, and the counters cover exactly what
 // happened until then. In the scenario above, by 500 ns both packets have
 // been injected (66 flits) and granted at all three switches (at 58.7,

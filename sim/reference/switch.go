@@ -274,8 +274,18 @@ func (s *simulator) cross(h *hop, k int) {
 		s.failf("output buffer of %s holds %d flits, more than its %d", s.portName(o), o.held, s.obuf)
 		return
 	}
-	o.queue = append(o.queue, qflit{h: h, k: k, ready: s.now})
-	s.kickCable(o)
+	switch {
+	case o.ft >= b.at.ft:
+		o.queue = append(o.queue, qflit{h: h, k: k, ready: s.now})
+		s.kickCable(o)
+	case h.crossed == h.p.flits:
+		// Onto a faster cable than it came in on the switch stores the
+		// packet: its flits queue for the cable once the last has crossed.
+		for j := range h.p.flits {
+			o.queue = append(o.queue, qflit{h: h, k: j, ready: s.now})
+		}
+		s.kickCable(o)
+	}
 
 	if h.crossed == h.p.flits && s.voq {
 		// The crossbar path is free fx later; the input buffer has no
@@ -316,7 +326,7 @@ func (s *simulator) kickCable(o *port) {
 }
 
 // cableStart: port o starts the head flit of its output queue onto the
-// cable; it fully arrives at the far end ft + cab later.
+// cable; it fully arrives at the far end ft + cab later (ft the cable's).
 func (s *simulator) cableStart(o *port) {
 	f := o.queue[0]
 	o.queue[0] = qflit{}
@@ -327,20 +337,20 @@ func (s *simulator) cableStart(o *port) {
 	case s.now < f.ready:
 		s.failf("flit %d of packet %d/%d starts on %s before it entered the output buffer", f.k, h.p.srcNode, h.p.seq, s.portName(o))
 	case s.now < o.cableFree:
-		s.failf("cable of %s starts a flit %d ps after the previous one, less than %d", s.portName(o), s.now-(o.cableFree-s.ft), s.ft)
-	case f.k > 0 && s.now != h.d0+int64(f.k)*s.ft:
+		s.failf("cable of %s starts a flit %d ps after the previous one, less than %d", s.portName(o), s.now-(o.cableFree-o.ft), o.ft)
+	case f.k > 0 && s.now != h.d0+int64(f.k)*o.ft:
 		s.failf("packet %d/%d does not leave %s as one train: flit %d starts at %d, its head at %d", h.p.srcNode, h.p.seq, s.portName(o), f.k, s.now, h.d0)
 	}
 	if s.err != nil {
 		return
 	}
-	o.cableFree = s.now + s.ft
+	o.cableFree = s.now + o.ft
 	s.lastActive = s.now
 	if f.k == 0 {
 		h.d0 = s.now
 		h.next = &hop{p: h.p, buf: o.peer.in[h.outVL], arr: make([]int64, h.p.flits)}
 	}
-	s.post(event{t: s.now + s.ft + s.cab, kind: evArrive, h: h.next, k: f.k})
+	s.post(event{t: s.now + o.ft + s.cab, kind: evArrive, h: h.next, k: f.k})
 	s.kickCable(o)
 	if o.isSwitch {
 		o.held--
