@@ -69,6 +69,14 @@ type Hardware struct {
 	HiccupPs       int64 `json:"hiccup_ps" param:"hiccup" unit:"ps" range:"[0,1s]" default:"10ns" help:"how long each stall lasts (0: none)"`
 	// SwitchLatencyPs is the crossbar traversal time of a head flit.
 	SwitchLatencyPs int64 `json:"switch_latency_ps" param:"switch_latency" unit:"ps" range:"[0,1s]" default:"0" help:"routing decision on a head flit"`
+	// NICWindow is how many request packets an HCA keeps outstanding:
+	// with a window every delivered packet is answered by a one-flit
+	// response (a header, no payload) to its source, and a source injects
+	// a packet only while fewer than NICWindow of its packets await their
+	// responses. Aries NICs keep 1,024 packets of 64 bytes outstanding
+	// (seeds/004 §2.4). 0: no window and no responses, the thesis' open
+	// loop.
+	NICWindow int `json:"nic_window,omitempty" param:"nic_window" unit:"packets" range:"[0,16777216]" default:"0" help:"request packets an HCA keeps outstanding until their one-flit responses return (0: open loop, no responses)"`
 	// VOQ organises each switch input buffer (one per port and VL) as one
 	// queue per output port sharing the VL's credits, as the Mellanox IB
 	// model does (ibuf.cc: Q[outPort][vl]): a packet waiting for one output

@@ -113,6 +113,21 @@
 // takes those credits and sends the packet as a train (d₀ = t). The packet's
 // injection time is t.
 //
+// NIC window (HW.NICWindow = W > 0; seeds/004 §2.4). Every packet of a
+// message, when delivered at HCA d at instant t, makes d create a response
+// at t: a packet of HW.PacketFlits(0) flits (headers, no payload) to the
+// packet's source HCA, routed like any packet (SL = tables.SL(d's switch,
+// source's LID); with adaptive routing its candidates are drawn at t from
+// d's stream fabric.Stream(seed, "route/resp/<d>") and its mode is that of
+// d's job). An HCA's next packet is then its oldest response if it has
+// one, else its next packet of a message, which must also find fewer than
+// W of the HCA's injected packets awaiting their responses; (a) reads
+// "the response has been created" for a response. A response delivered
+// frees its place in the window at once. Responses count in FlitsInjected,
+// FlitsConsumed and FlitHops and in the channel counters (and so in an
+// HCA's), and in nothing else: not in Packets, Messages, payload,
+// throughput, Deliveries or latencies. With W = 0 there are none.
+//
 // # HCAs: the sinks
 //
 // A sink consumes the flits arriving on its port in arrival order (packets
@@ -187,7 +202,8 @@
 // # Controllers
 //
 // Completion (finite traffic): the run ends at the instant the last flit of
-// the last message is consumed. Runtime is from the first injection to that
+// the last message is consumed, after everything else of that instant
+// (other deliveries, responses, decisions). Runtime is from the first injection to that
 // instant; throughput = messages × message bytes / runtime (eq. 4.2), and
 // each HCA's bandwidth is the payload it sends over the runtime. A finite
 // run that does not complete (deadlock, time limit) has no runtime: its

@@ -15,8 +15,13 @@ type hcaDev struct {
 	idx  int32 // terminal index in the traffic pattern
 	ch   int32 // channel HCA → switch
 	rng  *rand.Rand
-	// routeRng draws the adaptive routes' candidates (nil: tables).
-	routeRng *rand.Rand
+	// routeRng draws the adaptive routes' candidates (nil: tables), and
+	// respRng those of its responses.
+	routeRng, respRng *rand.Rand
+	// With a NIC window: the responses waiting to be sent, oldest first,
+	// and the request packets injected whose responses have not arrived.
+	resp        []int32
+	outstanding int32
 	// source
 	msgT    int64 // creation instant of the current message
 	msgLeft int32 // payload bytes of the current message not yet in packets
@@ -83,14 +88,8 @@ func (s *simulator) nextPacket(hc *hcaDev) int32 {
 	if s.ad != nil {
 		// Its candidates are drawn now, from the HCA's own route stream:
 		// when and in which order the switches decide cannot change them.
-		ap := &s.apk[i]
-		*ap = adaptivePacket{srcSw: s.chans[hc.ch].to, dstSw: s.hcaSw[s.hcaOf[hc.msgDst]], job: -1, msgSeq: hc.msgSeq, msgPkts: hc.msgPkts}
-		if s.jobOf != nil {
-			ap.job = s.jobOf[hc.idx]
-		}
-		if ap.srcSw != ap.dstSw {
-			ap.ncand = uint8(len(s.ad.Candidates(int(ap.srcSw), int(ap.dstSw), hc.routeRng, ap.cands[:0])))
-		}
+		s.drawRoute(i, hc, hc.msgDst, hc.routeRng)
+		s.apk[i].msgSeq, s.apk[i].msgPkts = hc.msgSeq, hc.msgPkts
 	}
 	hc.pending = i
 	return i
@@ -106,13 +105,21 @@ func (s *simulator) tryInject(h int32) {
 	if now < c.linkFree {
 		return // a try is already queued for when the link frees
 	}
-	pi := s.nextPacket(hc)
-	if pi < 0 {
-		return
-	}
-	if hc.msgT > now { // the message is not created yet
-		s.scheduleHCA(h, hc.msgT)
-		return
+	var pi int32
+	resp := len(hc.resp) > 0
+	if resp {
+		pi = hc.resp[0] // responses go first, oldest first
+	} else {
+		if w := s.p.HW.NICWindow; w > 0 && int(hc.outstanding) >= w {
+			return // a response's delivery wakes it
+		}
+		if pi = s.nextPacket(hc); pi < 0 {
+			return
+		}
+		if hc.msgT > now { // the message is not created yet
+			s.scheduleHCA(h, hc.msgT)
+			return
+		}
 	}
 	pk := &s.pkts[pi]
 	l := s.lane(hc.ch, pk.vl)
@@ -132,7 +139,14 @@ func (s *simulator) tryInject(h int32) {
 	if s.ctr != nil {
 		s.ctr.sent(hc.ch, pk.flits, now)
 	}
-	hc.pending = -1
+	if resp {
+		hc.resp = hc.resp[1:]
+	} else {
+		hc.pending = -1
+		if s.p.HW.NICWindow > 0 {
+			hc.outstanding++
+		}
+	}
 	pk.injected = now
 	if s.firstInject < 0 {
 		s.firstInject = now
@@ -221,6 +235,37 @@ func (s *simulator) consume(hc *hcaDev, pi int32) {
 	s.wakeSender(l, first)
 }
 
+// respond queues HCA hc's response to the packet from node src it has just
+// received: a packet of PacketFlits(0) flits, routed like any other, its
+// adaptive candidates drawn now from hc's response stream.
+func (s *simulator) respond(hc *hcaDev, src int32) {
+	i := s.newPacket()
+	dn := &s.net.Nodes[src]
+	sl := s.t.SL(int(s.chans[hc.ch].to), dn.LID)
+	s.pkts[i] = packet{src: hc.node, dst: src, dstLID: dn.LID, sl: sl, vl: s.t.InjectVL(sl),
+		flits: int32(s.p.HW.PacketFlits(0)), last: true, resp: true, next: -1}
+	if s.ad != nil {
+		s.drawRoute(i, hc, src, hc.respRng)
+		s.apk[i].msgPkts = 1
+	}
+	hc.resp = append(hc.resp, i)
+	s.scheduleHCA(hc.idx, s.k.now)
+}
+
+// drawRoute sets the adaptive state of packet i, which HCA hc sends to
+// node dst: its source and destination switches, its job, and its
+// candidates drawn from rng.
+func (s *simulator) drawRoute(i int32, hc *hcaDev, dst int32, rng *rand.Rand) {
+	ap := &s.apk[i]
+	*ap = adaptivePacket{srcSw: s.chans[hc.ch].to, dstSw: s.hcaSw[s.hcaOf[dst]], job: -1}
+	if s.jobOf != nil {
+		ap.job = s.jobOf[hc.idx]
+	}
+	if ap.srcSw != ap.dstSw {
+		ap.ncand = uint8(len(s.ad.Candidates(int(ap.srcSw), int(ap.dstSw), rng, ap.cands[:0])))
+	}
+}
+
 // messageDone reports whether packet pk, delivered now, completes its
 // message. Packets of one message take one path in order unless routed
 // adaptively; then they may overtake each other, and the message is done
@@ -246,6 +291,18 @@ func (s *simulator) delivered(hc *hcaDev, pi int32) {
 	pk := &s.pkts[pi]
 	now := s.k.now
 	s.inNetwork--
+	if pk.resp {
+		// A response frees a place in the window; it is no message.
+		s.res.FlitsConsumed += int64(pk.flits)
+		hc.outstanding--
+		s.freePacket(pi)
+		s.scheduleHCA(hc.idx, now)
+		return
+	}
+	if s.p.HW.NICWindow > 0 {
+		s.respond(hc, pk.src)
+		pk = &s.pkts[pi] // respond may have grown pkts
+	}
 	s.payload += int64(pk.payload)
 	hc.payload += int64(pk.payload)
 	s.res.Packets++
@@ -277,12 +334,8 @@ func (s *simulator) delivered(hc *hcaDev, pi int32) {
 	}
 	s.freePacket(pi)
 	if s.counted > 0 && s.countedDone == s.counted {
-		if s.infinite {
-			// Infinite jobs beside: what else happens at this instant
-			// still counts, whatever order the instant's events take.
-			s.k.endAt = now
-		} else {
-			s.k.stop = true
-		}
+		// What else happens at this instant still counts (infinite jobs
+		// beside, responses), whatever order the instant's events take.
+		s.k.endAt = now
 	}
 }

@@ -32,6 +32,7 @@ type packet struct {
 	flits    int32
 	payload  int32
 	last     bool  // last packet of its message
+	resp     bool  // a response (HW.NICWindow), not part of a message
 	outVL    uint8 // VL on the link it leaves the current switch by
 	tag      int64 // its message's tag (traffic.Msg.Tag)
 	ch       int32 // channel it arrived on (its current input buffer)
@@ -286,6 +287,9 @@ func (s *simulator) setAdaptive() error {
 	}
 	for i := range s.hcas {
 		s.hcas[i].routeRng = fabric.Stream(s.p.Seed, "route/hca/"+strconv.Itoa(i))
+		if s.p.HW.NICWindow > 0 {
+			s.hcas[i].respRng = fabric.Stream(s.p.Seed, "route/resp/"+strconv.Itoa(i))
+		}
 	}
 	if s.jobs != nil {
 		s.jobMode = make([]int8, len(s.jobs))

@@ -75,6 +75,11 @@ var regressions = []regression{
 		generated(146111)},
 	{"adaptive: a Valiant detour through the source switch", "a packet between two switches of one group, sent through the only other group, came back through its source switch, which chose its route again and reset its hop count: its VL went from 1 back to 0 and both simulators deadlocked on a dependency cycle; a route is now chosen only before the first hop",
 		generated(148071)},
+	// Found by make difftest when NIC windows came (generated seeds 226590 and 226201).
+	{"window: responses delivered at the completion instant", "the last message and two responses were delivered at one instant; the fast simulator stopped after the completing delivery, the reference after another order of that instant's events (flits consumed 1,008 against 1,010); every completed run now ends after its whole last instant",
+		generated(226590)},
+	{"window: responses at the completion instant, fat tree", "as above on a 4-ary 3-tree with a window of 8 (40,235 against 40,237)",
+		generated(226201)},
 	// The battery of the former TestFastMatchesReference.
 	{"contention fat tree", "", scenario("kary-ntree:k=4,n=2", "minhop", traffic.Exchange, 4096, 1, 0, nil)},
 	{"hiccups, short messages", "", scenario("kary-ntree:k=4,n=2", "sssp", traffic.Exchange, 700, 1, 0, nil)},

@@ -139,6 +139,7 @@ func hwDiff(h fabric.Hardware) string {
 	add("hiccup_ps", h.HiccupPs, d.HiccupPs)
 	add("switch_latency_ps", h.SwitchLatencyPs, d.SwitchLatencyPs)
 	add("voq", h.VOQ, d.VOQ)
+	add("nic_window", h.NICWindow, d.NICWindow)
 	return strings.Join(out, ",")
 }
 
@@ -511,6 +512,10 @@ func generate(c chooser) Scenario {
 				hw.CrossbarGbps = max(hw.CrossbarGbps, *r)
 			}
 		}
+	}
+	// A NIC window with responses, drawn last of all.
+	if chance(c, 30) {
+		hw.NICWindow = pick(c, 1, 2, 3, 8, 64)
 	}
 	return s
 }

@@ -58,13 +58,36 @@ func (s *simulator) nextPacket(h *hca) {
 // injectVL is the VL a packet leaves its HCA on.
 func (s *simulator) injectVL(p *packet) int { return int(s.tab.InjectVL(p.sl)) }
 
+// next returns the packet h sends next: its oldest response if it has one,
+// else its next packet of a message while the NIC window has room (nil if
+// neither).
+func (s *simulator) next(h *hca) *packet {
+	if len(h.resp) > 0 {
+		return h.resp[0]
+	}
+	if w := s.p.HW.NICWindow; w > 0 && h.outstanding >= w {
+		return nil
+	}
+	return h.cur
+}
+
+// created returns when packet p came to be: its message's creation, or a
+// response's.
+func (p *packet) createdAt() int64 {
+	if p.resp {
+		return p.created
+	}
+	return p.msg.created
+}
+
 // postDecideHCA schedules h's decision for the first instant ≥ t at which
-// its next packet's message exists and its link is free.
+// its next packet exists and its link is free.
 func (s *simulator) postDecideHCA(h *hca, t int64) {
-	if h.cur == nil {
+	p := s.next(h)
+	if p == nil {
 		return
 	}
-	t = max(t, h.linkFree, h.cur.msg.created, s.now)
+	t = max(t, h.linkFree, p.createdAt(), s.now)
 	if h.decideAt == t {
 		return
 	}
@@ -72,12 +95,12 @@ func (s *simulator) postDecideHCA(h *hca, t int64) {
 	s.post(event{t: t, kind: evDecide, port: h.port})
 }
 
-// canInject: h can start its next packet at t when the message has been
-// created, the link has sent the previous packet and the HCA holds credits
-// for the whole packet. It changes nothing.
+// canInject: h can start its next packet at t when it exists (its message
+// or it has been created), the link has sent the previous packet and the
+// HCA holds credits for the whole packet. It changes nothing.
 func (s *simulator) canInject(h *hca, t int64) bool {
-	p := h.cur
-	return p != nil && p.msg.created <= t && t >= h.linkFree && h.port.credits[s.injectVL(p)] >= p.flits
+	p := s.next(h)
+	return p != nil && p.createdAt() <= t && t >= h.linkFree && h.port.credits[s.injectVL(p)] >= p.flits
 }
 
 // decideHCA: h decides whether to inject its next packet now.
@@ -86,12 +109,12 @@ func (s *simulator) decideHCA(h *hca) {
 		h.decideAt = -1
 	}
 	if !s.canInject(h, s.now) {
-		if p := h.cur; s.p.Counters && p != nil && p.msg.created <= s.now && s.now >= h.linkFree {
+		if p := s.next(h); s.p.Counters && p != nil && p.createdAt() <= s.now && s.now >= h.linkFree {
 			h.port.stallAt(s.now) // ready, its link idle, short of credits
 		}
 		return
 	}
-	p := h.cur
+	p := s.next(h)
 	vl := s.injectVL(p)
 	if vl >= s.vls {
 		s.failf("SL %d is injected on VL %d, beyond the %d VLs", p.sl, vl, s.vls)
@@ -126,7 +149,14 @@ func (s *simulator) decideHCA(h *hca) {
 	}
 	s.kickCable(o)
 
-	s.nextPacket(h)
+	if p.resp {
+		h.resp = h.resp[1:]
+	} else {
+		if s.p.HW.NICWindow > 0 {
+			h.outstanding++
+		}
+		s.nextPacket(h)
+	}
 	s.postDecideHCA(h, h.linkFree)
 }
 
@@ -190,11 +220,20 @@ func (s *simulator) consumed(h *hca) {
 	s.busStart(h)
 }
 
-// deliver counts a delivered packet at sink h.
+// deliver counts a delivered packet at sink h. With a NIC window h
+// answers it; a response frees a place in h's window.
 func (s *simulator) deliver(h *hca, p *packet) {
-	s.packets++
 	s.flitsDelivered += int64(p.flits)
 	s.inFlight--
+	if p.resp {
+		h.outstanding--
+		s.postDecideHCA(h, s.now)
+		return
+	}
+	if s.p.HW.NICWindow > 0 {
+		s.respond(h, p)
+	}
+	s.packets++
 	s.hcas[p.msg.src].latency.Add(s.now - p.injected)
 	p.msg.delivered++
 	if p.msg.delivered == p.msg.packets {
@@ -222,13 +261,32 @@ func (s *simulator) deliver(h *hca, p *packet) {
 			Seq: p.seq, InjectedPs: p.injected, DonePs: s.now})
 	}
 	if s.finite && s.countedDone == s.totalMessages {
-		if s.infinite {
-			// Infinite jobs beside: the run ends after this instant.
-			s.endAt = s.now
-		} else {
-			s.finish(sim.Completed, s.now)
+		// The run ends after this instant: what else happens in it
+		// (infinite jobs beside, responses) still counts.
+		s.endAt = s.now
+	}
+}
+
+// respond queues h's response to packet p: a packet of PacketFlits(0)
+// flits back to p's source, created now, routed like any other; its
+// adaptive candidates are drawn now from h's response stream.
+func (s *simulator) respond(h *hca, p *packet) {
+	lid := s.net.Nodes[p.srcNode].LID
+	r := &packet{resp: true, created: s.now, srcNode: h.node, dstNode: p.srcNode, dstLID: lid,
+		sl: s.tab.SL(h.sw, lid), flits: s.p.HW.PacketFlits(0), injected: -1}
+	if s.ad != nil {
+		r.srcSw, r.dstSw, r.mode = h.sw, s.hcaAt(p.srcNode).sw, s.ad.Mode
+		if s.jobs != nil {
+			if j := traffic.JobOf(s.src, h.term); j >= 0 && s.jobModes[j] != nil {
+				r.mode = *s.jobModes[j]
+			}
+		}
+		if r.srcSw != r.dstSw {
+			r.cands = s.ad.Candidates(r.srcSw, r.dstSw, h.respRng, nil)
 		}
 	}
+	h.resp = append(h.resp, r)
+	s.postDecideHCA(h, s.now)
 }
 
 // sample: at (w+1)·W every sink closes window w. Windows ending at or before

@@ -23,7 +23,9 @@ type message struct {
 
 // packet is one packet, from its creation at the source to its delivery.
 type packet struct {
-	msg      *message
+	msg      *message // nil for a response
+	resp     bool     // a response (HW.NICWindow) to a packet its destination sent
+	created  int64    // a response's creation instant
 	srcNode  int
 	dstNode  int
 	dstLID   uint16
@@ -158,8 +160,13 @@ type hca struct {
 	port *port // lowest cabled port, the one it sends through
 	sw   int   // the switch that port is cabled to
 	rng  *rand.Rand
-	// routeRng draws adaptive routes' candidates (nil: routed by tables).
-	routeRng *rand.Rand
+	// routeRng draws adaptive routes' candidates (nil: routed by tables),
+	// respRng those of its responses.
+	routeRng, respRng *rand.Rand
+	// With a NIC window: responses to send, oldest first, and the packets
+	// it injected whose responses have not arrived.
+	resp        []*packet
+	outstanding int
 
 	// Source.
 	msg      *message // the message being cut into packets

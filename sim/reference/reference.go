@@ -289,6 +289,7 @@ func (s *simulator) setAdaptive() error {
 	s.bias = routing.Bias{Low: s.p.UGALBiasLow, High: s.p.UGALBiasHigh, Step: s.p.UGALBiasStep}
 	for _, h := range s.hcas {
 		h.routeRng = fabric.Stream(s.p.Seed, fmt.Sprintf("route/hca/%d", h.term))
+		h.respRng = fabric.Stream(s.p.Seed, fmt.Sprintf("route/resp/%d", h.term))
 	}
 	return nil
 }

@@ -1,6 +1,7 @@
 package reference
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -163,6 +164,47 @@ func TestZeroLoadClassRates(t *testing.T) {
 				for _, d := range r.Deliveries {
 					assert.Equal(t, done, d.DonePs, name)
 				}
+			}
+		})
+	}
+}
+
+// A NIC window on the scenario of TestZeroLoadLatency, each HCA sending
+// the other one 3-MTU message (three 33-flit packets). A packet is
+// delivered D = 4(ft+cab) + 33·ft after its injection; its one-flit
+// response, sent at once if the link is free, reaches its source
+// Rt = 4(ft+cab) + ft later. Window 1: each packet waits for the previous
+// one's response, so the last is delivered at 3D + 2Rt. Window 2: packet 3
+// waits for packet 1's response, which the far HCA sends when its own
+// packet 2 has left (66·ft), so packet 3 leaves at 66·ft + Rt. Window 3:
+// nothing waits but packet 3 itself, behind the far HCA's response to
+// packet 1 (responses go first: one ft). No window: back to back.
+func TestNICWindow(t *testing.T) {
+	net, tab := build(t, "mesh:dims=4,hcas=2", "minhop")
+	const (
+		D  = 4*(ft+cab) + mtu*ft
+		Rt = 4*(ft+cab) + ft
+	)
+	for _, tc := range []struct {
+		window int
+		done   int64
+	}{
+		{0, 4*(ft+cab) + 3*mtu*ft},
+		{1, 3*D + 2*Rt},
+		{2, 2*mtu*ft + Rt + D},
+		{3, 2*mtu*ft + ft + D},
+	} {
+		t.Run(fmt.Sprintf("window %d", tc.window), func(t *testing.T) {
+			p := noHiccups(params(traffic.Exchange))
+			p.Traffic.MessageBytes = 3 * p.HW.MTU
+			p.HW.NICWindow = tc.window
+			fast, err := sim.Run(net, tab, p)
+			require.NoError(t, err)
+			for name, r := range map[string]*sim.Result{"reference": run(t, net, tab, p), "fast": fast} {
+				assert.Equal(t, sim.Completed, r.Verdict, name)
+				assert.Equal(t, float64(tc.done)/1000, r.RuntimeNs, name)
+				assert.Equal(t, int64(6), r.Packets, name, "responses are no packets of messages")
+				require.Len(t, r.Deliveries, 6, name)
 			}
 		})
 	}
