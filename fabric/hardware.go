@@ -153,6 +153,12 @@ func (h Hardware) PacketFlits(payload int) int {
 	return (payload + h.HeaderBytes + h.FlitBytes - 1) / h.FlitBytes
 }
 
+// ResponseFlits returns the flits of a response (NICWindow): its headers,
+// at least one flit.
+func (h Hardware) ResponseFlits() int {
+	return max(1, h.PacketFlits(0))
+}
+
 // Validate reports impossible parameters and combinations, each as a
 // *param.Error naming the key to blame: every knob within its declared range
 // (HardwareParams), then what only combinations rule out.

@@ -106,7 +106,7 @@ func (s *simulator) frozen() bool {
 	}
 	for h := range s.hcas {
 		hc := &s.hcas[h]
-		if pi := s.nextPacket(hc); pi >= 0 {
+		if pi, _ := s.nextToSend(hc); pi >= 0 {
 			pk := &s.pkts[pi]
 			if s.cr.has(s.lane(hc.ch, pk.vl), pk.flits, s.k.now) {
 				return false

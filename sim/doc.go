@@ -115,18 +115,19 @@
 //
 // NIC window (HW.NICWindow = W > 0; seeds/004 §2.4). Every packet of a
 // message, when delivered at HCA d at instant t, makes d create a response
-// at t: a packet of HW.PacketFlits(0) flits (headers, no payload) to the
-// packet's source HCA, routed like any packet (SL = tables.SL(d's switch,
-// source's LID); with adaptive routing its candidates are drawn at t from
-// d's stream fabric.Stream(seed, "route/resp/<d>") and its mode is that of
-// d's job). An HCA's next packet is then its oldest response if it has
-// one, else its next packet of a message, which must also find fewer than
-// W of the HCA's injected packets awaiting their responses; (a) reads
-// "the response has been created" for a response. A response delivered
-// frees its place in the window at once. Responses count in FlitsInjected,
-// FlitsConsumed and FlitHops and in the channel counters (and so in an
-// HCA's), and in nothing else: not in Packets, Messages, payload,
-// throughput, Deliveries or latencies. With W = 0 there are none.
+// at t: a packet of HW.ResponseFlits() flits (its headers, at least one
+// flit; no payload) to the packet's source HCA, routed like any packet
+// (SL = tables.SL(d's switch, source's LID); with adaptive routing its
+// candidates are drawn at t from d's stream fabric.Stream(seed,
+// "route/resp/<d>") and its mode is that of d's job). An HCA's next
+// packet is then its oldest response if it has one, else its next packet
+// of a message, which must also find fewer than W of the HCA's injected
+// packets awaiting their responses; (a) reads "the response has been
+// created" for a response. A response delivered frees its place in the
+// window at once. Responses count in FlitsInjected, FlitsConsumed and
+// FlitHops and in the channel counters (and so in an HCA's), and in
+// nothing else: not in Packets, Messages, payload, throughput, Deliveries
+// or latencies. With W = 0 there are none.
 //
 // # HCAs: the sinks
 //
@@ -254,8 +255,8 @@
 // at instant t when its cable is idle (it has sent every flit granted to
 // it: t ≥ the last one's start + ft(c)) and a packet ready for it lacks the
 // credits to go: at a switch output, a competing packet that is eligible
-// but for credits(o, w) ≥ flits(p); at an HCA, its next packet whose
-// message is created. Its stalled time is the measure of those instants:
+// but for credits(o, w) ≥ flits(p); at an HCA, its next packet (as the
+// NIC window chooses it) once created. Its stalled time is the measure of those instants:
 // a stall begins at the first such instant and ends at the channel's next
 // grant (nothing else ends it: the packet stays ready and the cable idle
 // until some packet is granted). Stalls open when the run ends count up
@@ -263,11 +264,13 @@
 // instants, and stalled times are not compared then). Counters cover the
 // whole run, warmup included; utilization is flits granted × ft(c) over
 // the run, so the flits granted but still in an output buffer at the end may
-// take it a little above 1 on a short run. An HCA's request flits, packets and stalled time
-// are those of the channel it sends on; its stalls per flit (the paper's
+// take it a little above 1 on a short run. An HCA's request flits,
+// packets and stalled time are those of the channel it sends on (with a
+// NIC window, its responses included); its stalls per flit (the paper's
 // s) are its stalled time in flit times ft per request flit. A packet's
-// latency (the paper's L, without the wait at its source) is from its
-// injection to its delivery, counted for its source HCA when it is
-// delivered; the 99th percentile is the upper end of its bucket in a
-// histogram with 16 buckets per octave (sim.LatencyHist).
+// latency (the paper's L, without the wait at its source, one way: not
+// to its response) is from its injection to its delivery, counted for its
+// source HCA when it is delivered; the 99th percentile is the upper end
+// of its bucket in a histogram with 16 buckets per octave
+// (sim.LatencyHist).
 package sim

@@ -8,7 +8,7 @@ import (
 )
 
 // hcaDev is one HCA: an open-loop message source that injects packets in
-// order under credits, and a sink that consumes flits through a host bus
+// order under credits (and a NIC window, with responses), and a sink that consumes flits through a host bus
 // with PCIe hiccups.
 type hcaDev struct {
 	node int32 // node index
@@ -18,9 +18,11 @@ type hcaDev struct {
 	// routeRng draws the adaptive routes' candidates (nil: tables), and
 	// respRng those of its responses.
 	routeRng, respRng *rand.Rand
-	// With a NIC window: the responses waiting to be sent, oldest first,
-	// and the request packets injected whose responses have not arrived.
+	// With a NIC window: the responses waiting to be sent, oldest first
+	// (resp[respHead:]), and the packets of messages injected whose
+	// responses have not arrived.
 	resp        []int32
+	respHead    int
 	outstanding int32
 	// source
 	msgT    int64 // creation instant of the current message
@@ -95,6 +97,19 @@ func (s *simulator) nextPacket(hc *hcaDev) int32 {
 	return i
 }
 
+// nextToSend returns the packet HCA hc sends next and whether it is a
+// response: its oldest response if it has one, else, while the NIC window
+// has room, its next packet of a message (nextPacket); -1 if neither.
+func (s *simulator) nextToSend(hc *hcaDev) (int32, bool) {
+	if hc.respHead < len(hc.resp) {
+		return hc.resp[hc.respHead], true
+	}
+	if w := s.p.HW.NICWindow; w > 0 && int(hc.outstanding) >= w {
+		return -1, false
+	}
+	return s.nextPacket(hc), false
+}
+
 // tryInject starts the HCA's next packet if its message exists, the link
 // is free and the switch has room for the whole packet; otherwise it
 // arranges to try again when that can change.
@@ -105,21 +120,13 @@ func (s *simulator) tryInject(h int32) {
 	if now < c.linkFree {
 		return // a try is already queued for when the link frees
 	}
-	var pi int32
-	resp := len(hc.resp) > 0
-	if resp {
-		pi = hc.resp[0] // responses go first, oldest first
-	} else {
-		if w := s.p.HW.NICWindow; w > 0 && int(hc.outstanding) >= w {
-			return // a response's delivery wakes it
-		}
-		if pi = s.nextPacket(hc); pi < 0 {
-			return
-		}
-		if hc.msgT > now { // the message is not created yet
-			s.scheduleHCA(h, hc.msgT)
-			return
-		}
+	pi, resp := s.nextToSend(hc)
+	if pi < 0 {
+		return // a delivery or a response wakes it
+	}
+	if !resp && hc.msgT > now { // the message is not created yet
+		s.scheduleHCA(h, hc.msgT)
+		return
 	}
 	pk := &s.pkts[pi]
 	l := s.lane(hc.ch, pk.vl)
@@ -140,7 +147,9 @@ func (s *simulator) tryInject(h int32) {
 		s.ctr.sent(hc.ch, pk.flits, now)
 	}
 	if resp {
-		hc.resp = hc.resp[1:]
+		if hc.respHead++; hc.respHead == len(hc.resp) {
+			hc.resp, hc.respHead = hc.resp[:0], 0 // reuse the queue's storage
+		}
 	} else {
 		hc.pending = -1
 		if s.p.HW.NICWindow > 0 {
@@ -236,14 +245,14 @@ func (s *simulator) consume(hc *hcaDev, pi int32) {
 }
 
 // respond queues HCA hc's response to the packet from node src it has just
-// received: a packet of PacketFlits(0) flits, routed like any other, its
+// received: a packet of HW.ResponseFlits() flits, routed like any other, its
 // adaptive candidates drawn now from hc's response stream.
 func (s *simulator) respond(hc *hcaDev, src int32) {
 	i := s.newPacket()
 	dn := &s.net.Nodes[src]
 	sl := s.t.SL(int(s.chans[hc.ch].to), dn.LID)
 	s.pkts[i] = packet{src: hc.node, dst: src, dstLID: dn.LID, sl: sl, vl: s.t.InjectVL(sl),
-		flits: int32(s.p.HW.PacketFlits(0)), last: true, resp: true, next: -1}
+		flits: int32(s.p.HW.ResponseFlits()), last: true, resp: true, next: -1}
 	if s.ad != nil {
 		s.drawRoute(i, hc, src, hc.respRng)
 		s.apk[i].msgPkts = 1

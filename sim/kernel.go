@@ -115,7 +115,9 @@ func (s *simulator) loop() {
 		case evSample:
 			s.sample()
 		}
-		if k.modelEvents == 0 && s.inNetwork > 0 {
+		// A completed run (endAt set) ends after its instant whatever
+		// is left in the network (responses, infinite jobs beside).
+		if k.modelEvents == 0 && s.inNetwork > 0 && k.endAt == never {
 			s.deadlocked()
 			break
 		}

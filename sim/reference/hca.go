@@ -71,7 +71,7 @@ func (s *simulator) next(h *hca) *packet {
 	return h.cur
 }
 
-// created returns when packet p came to be: its message's creation, or a
+// createdAt returns when packet p came to be: its message's creation, or a
 // response's.
 func (p *packet) createdAt() int64 {
 	if p.resp {
@@ -150,6 +150,7 @@ func (s *simulator) decideHCA(h *hca) {
 	s.kickCable(o)
 
 	if p.resp {
+		h.resp[0] = nil
 		h.resp = h.resp[1:]
 	} else {
 		if s.p.HW.NICWindow > 0 {
@@ -267,13 +268,13 @@ func (s *simulator) deliver(h *hca, p *packet) {
 	}
 }
 
-// respond queues h's response to packet p: a packet of PacketFlits(0)
+// respond queues h's response to packet p: a packet of ResponseFlits()
 // flits back to p's source, created now, routed like any other; its
 // adaptive candidates are drawn now from h's response stream.
 func (s *simulator) respond(h *hca, p *packet) {
 	lid := s.net.Nodes[p.srcNode].LID
 	r := &packet{resp: true, created: s.now, srcNode: h.node, dstNode: p.srcNode, dstLID: lid,
-		sl: s.tab.SL(h.sw, lid), flits: s.p.HW.PacketFlits(0), injected: -1}
+		sl: s.tab.SL(h.sw, lid), flits: s.p.HW.ResponseFlits(), injected: -1}
 	if s.ad != nil {
 		r.srcSw, r.dstSw, r.mode = h.sw, s.hcaAt(p.srcNode).sw, s.ad.Mode
 		if s.jobs != nil {

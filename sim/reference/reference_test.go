@@ -208,6 +208,16 @@ func TestNICWindow(t *testing.T) {
 			}
 		})
 	}
+	// Without headers a response is still one flit (and a packet 32).
+	p := noHiccups(params(traffic.Exchange))
+	p.Traffic.MessageBytes = 3 * p.HW.MTU
+	p.HW.NICWindow, p.HW.HeaderBytes = 1, 0
+	fast, err := sim.Run(net, tab, p)
+	require.NoError(t, err)
+	const d0 = 4*(ft+cab) + 32*ft
+	for name, r := range map[string]*sim.Result{"reference": run(t, net, tab, p), "fast": fast} {
+		assert.Equal(t, float64(3*d0+2*Rt)/1000, r.RuntimeNs, name)
+	}
 }
 
 // Nothing after MaxTime happens, and the counters cover exactly what
