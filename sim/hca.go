@@ -22,7 +22,7 @@ type hcaDev struct {
 	// (resp[respHead:]), and the packets of messages injected whose
 	// responses have not arrived.
 	resp        []int32
-	respHead    int
+	respHead    int32
 	outstanding int32
 	// source
 	msgT    int64 // creation instant of the current message
@@ -101,7 +101,7 @@ func (s *simulator) nextPacket(hc *hcaDev) int32 {
 // response: its oldest response if it has one, else, while the NIC window
 // has room, its next packet of a message (nextPacket); -1 if neither.
 func (s *simulator) nextToSend(hc *hcaDev) (int32, bool) {
-	if hc.respHead < len(hc.resp) {
+	if int(hc.respHead) < len(hc.resp) {
 		return hc.resp[hc.respHead], true
 	}
 	if w := s.p.HW.NICWindow; w > 0 && int(hc.outstanding) >= w {
@@ -147,7 +147,7 @@ func (s *simulator) tryInject(h int32) {
 		s.ctr.sent(hc.ch, pk.flits, now)
 	}
 	if resp {
-		if hc.respHead++; hc.respHead == len(hc.resp) {
+		if hc.respHead++; int(hc.respHead) == len(hc.resp) {
 			hc.resp, hc.respHead = hc.resp[:0], 0 // reuse the queue's storage
 		}
 	} else {
