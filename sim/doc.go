@@ -264,10 +264,10 @@
 // instants, and stalled times are not compared then). Counters cover the
 // whole run, warmup included; utilization is flits granted × ft(c) over
 // the run, so the flits granted but still in an output buffer at the end may
-// take it a little above 1 on a short run. An HCA's request flits,
-// packets and stalled time are those of the channel it sends on (with a
-// NIC window, its responses included); its stalls per flit (the paper's
-// s) are its stalled time in flit times ft per request flit. A packet's
+// take it a little above 1 on a short run. An HCA's request flits and
+// packets are those of the channel it sends on less its responses (NIC
+// window), its stalled time the channel's; its stalls per flit (the
+// paper's s) are its stalled time in flit times ft per request flit. A packet's
 // latency (the paper's L, without the wait at its source, one way: not
 // to its response) is from its injection to its delivery, counted for its
 // source HCA when it is delivered; the 99th percentile is the upper end

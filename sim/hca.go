@@ -145,6 +145,9 @@ func (s *simulator) tryInject(h int32) {
 	s.cr.take(l, pk.flits)
 	if s.ctr != nil {
 		s.ctr.sent(hc.ch, pk.flits, now)
+		if resp {
+			s.ctr.respFlits[h] += int64(pk.flits)
+		}
 	}
 	if resp {
 		if hc.respHead++; int(hc.respHead) == len(hc.resp) {

@@ -6,6 +6,10 @@ package sim
 type counting struct {
 	ch   []chanCount
 	hist []LatencyHist // per terminal, by source
+	// respFlits counts the flits of the responses each terminal sent (NIC
+	// window): its channel carries them, its request counts do not. Every
+	// response has HW.ResponseFlits() flits, so their packets follow.
+	respFlits []int64
 }
 
 // chanCount is one channel's count. A stall runs from `from` (-1: none)
@@ -15,7 +19,7 @@ type chanCount struct {
 }
 
 func newCounting(chans, hcas int) *counting {
-	c := &counting{ch: make([]chanCount, chans), hist: make([]LatencyHist, hcas)}
+	c := &counting{ch: make([]chanCount, chans), hist: make([]LatencyHist, hcas), respFlits: make([]int64, hcas)}
 	for i := range c.ch {
 		c.ch[i].from = -1
 	}
@@ -58,7 +62,8 @@ func (s *simulator) tally(end int64) CounterTally {
 	}
 	for i := range s.hcas {
 		cc := &c.ch[s.hcas[i].ch]
-		t.HCAs[i] = HCATally{Flits: cc.flits, Packets: cc.packets, StalledPs: cc.stalled, Hist: c.hist[i].Clone()}
+		t.HCAs[i] = HCATally{Flits: cc.flits - c.respFlits[i], Packets: cc.packets - c.respFlits[i]/int64(s.p.HW.ResponseFlits()),
+			StalledPs: cc.stalled, Hist: c.hist[i].Clone()}
 	}
 	return t
 }

@@ -69,7 +69,7 @@ func (s *simulator) tally() sim.CounterTally {
 	}
 	for i, h := range s.hcas {
 		o := h.port
-		t.HCAs[i] = sim.HCATally{Flits: o.sentFlits, Packets: o.sentPackets, StalledPs: o.stalled, Hist: h.latency.Clone()}
+		t.HCAs[i] = sim.HCATally{Flits: o.sentFlits - o.respFlits, Packets: o.sentPackets - o.respPackets, StalledPs: o.stalled, Hist: h.latency.Clone()}
 	}
 	return t
 }

@@ -132,6 +132,10 @@ func (s *simulator) decideHCA(h *hca) {
 	}
 	p.injected = s.now
 	o.sent(p.flits, s.now)
+	if p.resp {
+		o.respFlits += int64(p.flits)
+		o.respPackets++
+	}
 	if s.firstInject < 0 {
 		s.firstInject = s.now
 	}

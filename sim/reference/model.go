@@ -142,8 +142,11 @@ type port struct {
 	// Counters (Params.Counters): flits and packets sent, time stalled,
 	// and whether a stall is open since stallFrom.
 	sentFlits, sentPackets, stalled int64
-	stalling                        bool
-	stallFrom                       int64
+	// respFlits and respPackets: the responses an HCA's port sent (NIC
+	// window), which its request counts leave out.
+	respFlits, respPackets int64
+	stalling               bool
+	stallFrom              int64
 }
 
 // busFlit is a flit that has arrived at a sink and waits for its host bus.

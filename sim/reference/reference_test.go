@@ -198,13 +198,23 @@ func TestNICWindow(t *testing.T) {
 			p := noHiccups(params(traffic.Exchange))
 			p.Traffic.MessageBytes = 3 * p.HW.MTU
 			p.HW.NICWindow = tc.window
+			p.Counters = true
 			fast, err := sim.Run(net, tab, p)
 			require.NoError(t, err)
+			// Every packet is answered, the last two at the final instant,
+			// which the run includes.
+			responses := int64(0)
+			if tc.window > 0 {
+				responses = 6
+			}
 			for name, r := range map[string]*sim.Result{"reference": run(t, net, tab, p), "fast": fast} {
 				assert.Equal(t, sim.Completed, r.Verdict, name)
 				assert.Equal(t, float64(tc.done)/1000, r.RuntimeNs, name)
 				assert.Equal(t, int64(6), r.Packets, name, "responses are no packets of messages")
 				require.Len(t, r.Deliveries, 6, name)
+				assert.Equal(t, 6*mtu+responses, r.FlitsInjected, name)
+				assert.Equal(t, int64(6*mtu), r.Counters.RequestFlits, name, "request counts leave responses out")
+				assert.Equal(t, int64(6), r.Counters.RequestPackets, name)
 			}
 		})
 	}
