@@ -35,7 +35,7 @@ func TestSimHardwareOverrides(t *testing.T) {
 	assert.Equal(t, 0.0, hw["hiccup_ps"])
 	assert.Greater(t, slow["runtime_ns"].(float64), def["runtime_ns"].(float64)+1000, "longer cables and switch latency slow the exchange")
 
-	for _, bad := range []string{"nosuch=1", "crossbar_gbps=8", "mtu", "switch_latency=soon", "vls=x"} {
+	for _, bad := range []string{"nosuch=1", "crossbar_gbps=8", "mtu", "switch_latency=soon", "vls=x", "rank3_gbps=16"} {
 		code, _, errs := run(append(append([]string{"sim"}, base...), "--hw", bad)...)
 		assert.Equal(t, 2, code, "--hw %s: %s", bad, errs)
 		assert.Contains(t, errs, "--hw", bad)
