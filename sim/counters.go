@@ -15,7 +15,8 @@ import (
 
 // Counters are the NIC and link counters of a run.
 type Counters struct {
-	// RequestFlits and RequestPackets are what all HCAs sent.
+	// RequestFlits and RequestPackets are what all HCAs sent, responses
+	// (NIC window) aside.
 	RequestFlits   int64 `json:"request_flits"`
 	RequestPackets int64 `json:"request_packets"`
 	// StallsPerFlit is the paper's s: flit times an HCA had a flit ready
@@ -40,8 +41,8 @@ type Latency struct {
 	MaxNs   float64 `json:"max_ns"`
 }
 
-// HCACounters are one HCA's NIC counters: what it sent, how long its next
-// flit waited for credits, and the latency of its packets delivered.
+// HCACounters are one HCA's NIC counters: what it sent (responses aside),
+// how long its next flit waited for credits, and the latency of its packets delivered.
 type HCACounters struct {
 	HCA            string  `json:"hca"`
 	RequestFlits   int64   `json:"request_flits"`

@@ -125,9 +125,10 @@
 // packets awaiting their responses; (a) reads "the response has been
 // created" for a response. A response delivered frees its place in the
 // window at once. Responses count in FlitsInjected, FlitsConsumed and
-// FlitHops and in the channel counters (and so in an HCA's), and in
-// nothing else: not in Packets, Messages, payload, throughput, Deliveries
-// or latencies. With W = 0 there are none.
+// FlitHops, in the channel counters and in an HCA's stalled time, and in
+// nothing else: not in Packets, Messages, payload, throughput, Deliveries,
+// latencies or an HCA's request flits and packets. With W = 0 there are
+// none.
 //
 // # HCAs: the sinks
 //
@@ -255,22 +256,22 @@
 // at instant t when its cable is idle (it has sent every flit granted to
 // it: t ≥ the last one's start + ft(c)) and a packet ready for it lacks the
 // credits to go: at a switch output, a competing packet that is eligible
-// but for credits(o, w) ≥ flits(p); at an HCA, its next packet (as the
-// NIC window chooses it) once created. Its stalled time is the measure of those instants:
-// a stall begins at the first such instant and ends at the channel's next
-// grant (nothing else ends it: the packet stays ready and the cable idle
-// until some packet is granted). Stalls open when the run ends count up
-// to its last instant (on a deadlock the simulators may end at different
-// instants, and stalled times are not compared then). Counters cover the
-// whole run, warmup included; utilization is flits granted × ft(c) over
-// the run, so the flits granted but still in an output buffer at the end may
-// take it a little above 1 on a short run. An HCA's request flits and
-// packets are those of the channel it sends on less its responses (NIC
-// window), its stalled time the channel's; its stalls per flit (the
-// paper's s) are its stalled time in flit times ft per request flit. A packet's
-// latency (the paper's L, without the wait at its source, one way: not
-// to its response) is from its injection to its delivery, counted for its
-// source HCA when it is delivered; the 99th percentile is the upper end
-// of its bucket in a histogram with 16 buckets per octave
-// (sim.LatencyHist).
+// but for credits(o, w) ≥ flits(p); at an HCA, its next packet (as the NIC
+// window chooses it) once created. Its stalled time is the measure of those
+// instants: a stall begins at the first such instant and ends at the
+// channel's next grant (nothing else ends it: the packet stays ready and
+// the cable idle until some packet is granted). Stalls open when the run
+// ends count up to its last instant (on a deadlock the simulators may end
+// at different instants, and stalled times are not compared then). Counters
+// cover the whole run, warmup included; utilization is flits granted ×
+// ft(c) over the run, so the flits granted but still in an output buffer at
+// the end may take it a little above 1 on a short run. An HCA's request
+// flits and packets are those of the channel it sends on less its responses
+// (NIC window), its stalled time the channel's; its stalls per flit (the
+// paper's s) are its stalled time (its responses' waits included) in flit
+// times ft per request flit. A packet's latency (the paper's L, without the
+// wait at its source, one way: not to its response) is from its injection
+// to its delivery, counted for its source HCA when it is delivered; the
+// 99th percentile is the upper end of its bucket in a histogram with 16
+// buckets per octave (sim.LatencyHist).
 package sim

@@ -8,8 +8,8 @@ import (
 )
 
 // hcaDev is one HCA: an open-loop message source that injects packets in
-// order under credits (and a NIC window, with responses), and a sink that consumes flits through a host bus
-// with PCIe hiccups.
+// order under credits (and a NIC window, with responses), and a sink that
+// consumes flits through a host bus with PCIe hiccups.
 type hcaDev struct {
 	node int32 // node index
 	idx  int32 // terminal index in the traffic pattern
@@ -110,9 +110,10 @@ func (s *simulator) nextToSend(hc *hcaDev) (int32, bool) {
 	return s.nextPacket(hc), false
 }
 
-// tryInject starts the HCA's next packet if its message exists, the link
-// is free and the switch has room for the whole packet; otherwise it
-// arranges to try again when that can change.
+// tryInject starts the HCA's next packet (nextToSend) if it exists (its
+// message or it has been created), the link is free and the switch has
+// room for the whole packet; otherwise it arranges to try again when that
+// can change.
 func (s *simulator) tryInject(h int32) {
 	hc := &s.hcas[h]
 	now := s.k.now
@@ -259,6 +260,12 @@ func (s *simulator) respond(hc *hcaDev, src int32) {
 	if s.ad != nil {
 		s.drawRoute(i, hc, src, hc.respRng)
 		s.apk[i].msgPkts = 1
+	}
+	if hc.respHead > 0 && len(hc.resp) == cap(hc.resp) {
+		// Drop the sent ones before growing: a queue that never drains
+		// keeps at most twice what it holds.
+		n := copy(hc.resp, hc.resp[hc.respHead:])
+		hc.resp, hc.respHead = hc.resp[:n], 0
 	}
 	hc.resp = append(hc.resp, i)
 	s.scheduleHCA(hc.idx, s.k.now)

@@ -69,20 +69,20 @@ type msgKey struct {
 type channel struct {
 	from, to         int32
 	fromPort, toPort int16
-	// The output port's arbiter: the requests (lanes whose head packet
-	// routes here, linked by lane.reqNext; with VOQ, packets that are the
-	// oldest for this port in their lane, linked by packet.reqNext), when
-	// the crossbar path is free, the pending arbitration and the VL
-	// granted last.
+	// reqHead heads the output port's requests: lanes whose head packet
+	// routes here, linked by lane.reqNext (with VOQ, packets that are the
+	// oldest for this port in their lane, linked by packet.reqNext).
 	reqHead int32
 	// linkFree is when the cable has sent every flit granted to it; the
 	// output buffer holds the flits not yet started.
 	linkFree int64
+	// ft is a flit's time on this channel's cable (its class's rate).
+	ft int64
+	// The rest of the arbiter: when the crossbar path is free, the pending
+	// arbitration and the VL granted last.
 	xbarFree int64
 	tryAt    int64
-	// ft is a flit's time on this channel's cable (its class's rate).
-	ft     int64
-	lastVL uint8
+	lastVL   uint8
 }
 
 // lane is one VL of a channel: the receiver's input buffer (a FIFO of

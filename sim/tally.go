@@ -2,7 +2,7 @@ package sim
 
 // counting is the fast simulator's own count for Params.Counters: per
 // channel the flits and packets sent and the stalled time, per HCA its
-// delivered packets' latencies.
+// delivered packets' latencies and the flits of its responses.
 type counting struct {
 	ch   []chanCount
 	hist []LatencyHist // per terminal, by source
