@@ -128,6 +128,7 @@ func hwDiff(h fabric.Hardware) string {
 	add("rank2_gbps", h.Rank2Gbps, d.Rank2Gbps)
 	add("rank3_gbps", h.Rank3Gbps, d.Rank3Gbps)
 	add("mtu", h.MTU, d.MTU)
+	add("header_bytes", h.HeaderBytes, d.HeaderBytes)
 	add("cable_m", h.CableMeters, d.CableMeters)
 	add("input_buffer_flits", h.InputBufferFlits, d.InputBufferFlits)
 	add("output_buffer_flits", h.OutputBufferFlits, d.OutputBufferFlits)
@@ -516,6 +517,10 @@ func generate(c chooser) Scenario {
 	// A NIC window with responses, drawn last of all.
 	if chance(c, 30) {
 		hw.NICWindow = pick(c, 1, 2, 3, 8, 64)
+	}
+	// Packets without headers (one-flit responses, payload-only flits).
+	if chance(c, 5) {
+		hw.HeaderBytes = 0
 	}
 	return s
 }
