@@ -128,18 +128,16 @@ func simCmd(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	rep := simReport{Topology: spec, Routing: *engine, Traffic: string(p.Traffic.Kind), Simulator: "fast", Hardware: p.HW}
-	if p.HW.Rank1Gbps != 0 || p.HW.Rank2Gbps != 0 || p.HW.Rank3Gbps != 0 {
+	net, err := nets.Get(spec)
+	if err != nil {
+		return err
+	}
+	if net.Groups == 0 && (p.HW.Rank1Gbps != 0 || p.HW.Rank2Gbps != 0 || p.HW.Rank3Gbps != 0) {
 		// A rate per class would change nothing on a network without
 		// groups: say so rather than run as if it did.
-		if net, err := nets.Get(spec); err == nil && net.Groups == 0 {
-			return badInput("--hw: rank1_gbps, rank2_gbps and rank3_gbps rate the cable classes of group topologies (dragonfly, cascade, aries); %s has no groups", spec)
-		}
+		return badInput("--hw: rank1_gbps, rank2_gbps and rank3_gbps rate the cable classes of group topologies (dragonfly, cascade, aries); %s has no groups", spec)
 	}
 	if wl != nil {
-		net, err := nets.Get(spec)
-		if err != nil {
-			return err
-		}
 		if pt.Params.Jobs, err = wl.Place(net, *jobsSeed, p.HW.MTU); err != nil {
 			return asInput(err)
 		}

@@ -1,6 +1,8 @@
 package reference
 
 import (
+	"math/rand/v2"
+
 	"flitsim/sim"
 	"flitsim/traffic"
 )
@@ -42,16 +44,22 @@ func (s *simulator) nextPacket(h *hca) {
 	h.cur = &packet{msg: h.msg, srcNode: h.node, dstNode: dst, dstLID: lid,
 		sl: s.tab.SL(h.sw, lid), payload: bytes, flits: s.p.HW.PacketFlits(bytes), seq: h.seq, injected: -1}
 	if s.ad != nil {
-		p := h.cur
-		p.srcSw, p.dstSw, p.mode = h.sw, s.hcas[h.msg.dst].sw, s.ad.Mode
-		if s.jobs != nil {
-			if j := traffic.JobOf(s.src, h.term); j >= 0 && s.jobModes[j] != nil {
-				p.mode = *s.jobModes[j]
-			}
+		s.drawRoute(h, h.cur, s.hcas[h.msg.dst].sw, h.routeRng)
+	}
+}
+
+// drawRoute sets the adaptive routing of packet p, which h sends to an HCA
+// on switch dstSw: h's job's mode (else the engine's) and its candidates,
+// drawn from rng.
+func (s *simulator) drawRoute(h *hca, p *packet, dstSw int, rng *rand.Rand) {
+	p.srcSw, p.dstSw, p.mode = h.sw, dstSw, s.ad.Mode
+	if s.jobs != nil {
+		if j := traffic.JobOf(s.src, h.term); j >= 0 && s.jobModes[j] != nil {
+			p.mode = *s.jobModes[j]
 		}
-		if p.srcSw != p.dstSw {
-			p.cands = s.ad.Candidates(p.srcSw, p.dstSw, h.routeRng, nil)
-		}
+	}
+	if p.srcSw != p.dstSw {
+		p.cands = s.ad.Candidates(p.srcSw, p.dstSw, rng, nil)
 	}
 }
 
@@ -280,15 +288,7 @@ func (s *simulator) respond(h *hca, p *packet) {
 	r := &packet{resp: true, created: s.now, srcNode: h.node, dstNode: p.srcNode, dstLID: lid,
 		sl: s.tab.SL(h.sw, lid), flits: s.p.HW.ResponseFlits(), injected: -1}
 	if s.ad != nil {
-		r.srcSw, r.dstSw, r.mode = h.sw, s.hcaAt(p.srcNode).sw, s.ad.Mode
-		if s.jobs != nil {
-			if j := traffic.JobOf(s.src, h.term); j >= 0 && s.jobModes[j] != nil {
-				r.mode = *s.jobModes[j]
-			}
-		}
-		if r.srcSw != r.dstSw {
-			r.cands = s.ad.Candidates(r.srcSw, r.dstSw, h.respRng, nil)
-		}
+		s.drawRoute(h, r, s.hcaAt(p.srcNode).sw, h.respRng)
 	}
 	h.resp = append(h.resp, r)
 	s.postDecideHCA(h, s.now)
