@@ -196,3 +196,26 @@ func TestFaultyTori(t *testing.T) {
 		assert.LessOrEqual(t, len(sssp.Unrouted()), len(dor.Unrouted()), "seed %d: first and last steps route at least what direction order does", seed)
 	}
 }
+
+// §4.2's genetic algorithm on the Desmos torus: legal routes, seeded, and
+// within 10 % of Table 2's 32-node row (max γ 27, σ(4) 6.274).
+func TestGeneticDesmos(t *testing.T) {
+	tor := torus(t, "4x2x2x2")
+	o := DefaultGenetic()
+	o.Seed = 1
+	r := Genetic(tor, o)
+	require.Empty(t, r.Unrouted())
+	require.NoError(t, r.Verify(tor.Augment(UsableTurns)))
+	require.NoError(t, r.RingCycles())
+	m := r.Measure()
+	t.Logf("Genetic, 32 nodes: %v (paper: max γ 27, min γ 8, σ(4) 6.274, max D 5)", m)
+	assert.Equal(t, 5, m.MaxHops)
+	assert.InEpsilon(t, 27, m.MaxLoad, 0.10)
+	assert.InEpsilon(t, 6.274, m.Sigma4, 0.10)
+	again := Genetic(tor, o)
+	for s := 0; s < tor.N; s++ {
+		for w := 0; w < tor.N; w++ {
+			require.Equal(t, r.Header(s, w), again.Header(s, w))
+		}
+	}
+}
