@@ -1,7 +1,6 @@
 package angara
 
 import (
-	"math"
 	"slices"
 	"sort"
 
@@ -132,25 +131,7 @@ func Genetic(t *Torus, o GeneticOptions) *Routes {
 				load[c]++
 			}
 		}
-		sum, n := 0, 0
-		for _, l := range load {
-			if l > 0 {
-				sum += l
-				n++
-			}
-		}
-		if n == 0 {
-			return 0
-		}
-		perfect := float64(sum) / float64(n)
-		acc := 0.0
-		for _, l := range load {
-			if l > 0 {
-				d := perfect - float64(l)
-				acc += d * d * d * d
-			}
-		}
-		return math.Pow(acc/float64(n), 0.25)
+		return sigma(load, 4)
 	}
 	type chromosome struct {
 		genes []uint8

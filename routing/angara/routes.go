@@ -142,8 +142,11 @@ func (r *Routes) Loads() []int {
 }
 
 // Sigma returns σ(k, R) over the channels that carry a route.
-func (r *Routes) Sigma(k float64) float64 {
-	loads := r.Loads()
+func (r *Routes) Sigma(k float64) float64 { return sigma(r.Loads(), k) }
+
+// sigma returns σ(k) of channel loads over the loaded channels: the k-th
+// root of the mean k-th power of their distance from the perfect load.
+func sigma(loads []int, k float64) float64 {
 	sum, c := 0, 0
 	for _, l := range loads {
 		if l > 0 {
