@@ -154,18 +154,14 @@ func (x *search) hop(s, s2, st2 int) Dir {
 type Options struct {
 	// Turns selects the out-of-order turns (default UsableTurns).
 	Turns TurnSet
-	// Nodes restricts routing to pairs of these switches (nil: all).
+	// Nodes restricts routing to pairs of these switches (nil: all;
+	// indices outside the torus are ignored).
 	Nodes []int
-	// Spellings searches the paper's routing graph, in which a first or
-	// last step taken in order spells a route a second way, instead of
-	// the graph with one path per route (BFS only: it changes which of
-	// equal routes the search meets first).
-	Spellings bool
 }
 
 func (o Options) nodes(t *Torus) []int {
 	if o.Nodes != nil {
-		n := slices.Clone(o.Nodes)
+		n := slices.DeleteFunc(slices.Clone(o.Nodes), func(v int) bool { return v < 0 || v >= t.N })
 		slices.Sort(n)
 		return slices.Compact(n)
 	}
@@ -182,6 +178,7 @@ func (o Options) nodes(t *Torus) []int {
 // way round an even ring) goes the positive way.
 func DOR(t *Torus, o Options) *Routes {
 	g := NewGraph(t, t.Augment(NoTurns), true)
+	g.NoSteps = true
 	return routeEach(g, o.nodes(t), func(x *search, s int) { x.bfs(s, nil) })
 }
 
@@ -221,9 +218,12 @@ func (r *Routes) record(x *search, s int, weight []int64, hops []Dir) []Dir {
 // graph whose levels are visited in ascending order of their vertices'
 // outgoing edge weights; every channel of a chosen route gains weight 1.
 func BFS(t *Torus, o Options) *Routes {
-	g := NewGraph(t, t.Augment(o.Turns), !o.Spellings)
+	g := NewGraph(t, t.Augment(o.Turns), false)
 	nodes := o.nodes(t)
 	r := newRoutes(t, nodes)
+	if len(nodes) == 0 {
+		return r
+	}
 	x := newSearch(g)
 	weight := make([]int64, len(t.nb))
 	done := make([]bool, t.N)
@@ -269,33 +269,33 @@ func addWeight(t *Torus, weight []int64, s int, hops []Dir) {
 // shortest paths on channel weights |N|² + routes carried, the paths of a
 // group that share no channel applied together before the next search.
 func SSSP(t *Torus, o Options) *Routes {
-	g := NewGraph(t, t.Augment(o.Turns), true)
+	x := t.Augment(o.Turns)
+	g := NewGraph(t, x, false)
 	nodes := o.nodes(t)
 	r := newRoutes(t, nodes)
 	weight := make([]int64, len(t.nb))
-	x := newSearch(g)
-	c := NewCounter(g)
+	search := newSearch(g)
+	c := NewCounter(NewGraph(t, x, true)) // counts each minimal route once
 	type pair struct{ turns, hops, src, dst int }
 	var rest []pair
 	var hops []Dir
 	for _, s := range nodes {
 		c.From(s)
-		x.bfs(s, nil)
+		search.bfs(s, nil)
 		for _, w := range nodes {
 			if w == s {
 				continue
 			}
-			h, p := c.Paths(w)
-			switch {
-			case h < 0:
-			case p == 1:
-				var fs, ls bool
-				hops, fs, ls, _ = x.path(w, hops)
+			var fs, ls, ok bool
+			if hops, fs, ls, ok = search.path(w, hops); !ok {
+				continue
+			}
+			if h, p := c.Paths(w); h == len(hops) && p == 1 {
 				r.set(s, w, hops, fs, ls)
 				addWeight(t, weight, s, hops)
-			default:
-				rest = append(rest, pair{turns: t.turns(s, w), hops: h, src: s, dst: w})
+				continue
 			}
+			rest = append(rest, pair{turns: t.turns(s, w), hops: len(hops), src: s, dst: w})
 		}
 	}
 	sort.SliceStable(rest, func(i, j int) bool {
@@ -321,13 +321,13 @@ func SSSP(t *Torus, o Options) *Routes {
 			left = append(left, p.dst)
 		}
 		for len(left) > 0 {
-			x.sssp(s, weight, base)
+			search.sssp(s, weight, base)
 			clear(used)
 			var applied [][]Dir
 			kept := left[:0]
 			for _, w := range left {
 				var fs, ls bool
-				hops, fs, ls, _ = x.path(w, hops)
+				hops, fs, ls, _ = search.path(w, hops)
 				if crosses(t, used, s, hops) {
 					kept = append(kept, w)
 					continue

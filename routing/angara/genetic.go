@@ -7,7 +7,8 @@ import (
 	"flitsim/fabric"
 )
 
-// GeneticOptions are the parameters of §4.2's genetic algorithm.
+// GeneticOptions are the parameters of §4.2's genetic algorithm (zero
+// values take the paper's).
 type GeneticOptions struct {
 	Options
 	// Seed selects the random stream ("angara/genetic").
@@ -37,7 +38,8 @@ type variant struct {
 }
 
 // variants returns the distinct minimal routes of every pair of nodes
-// (at most max per pair), pairs in source-major order.
+// (at most max per pair), pairs in source-major order: the minimal paths
+// of the paper's graph g, a route spelt twice kept once.
 func variants(g *Graph, nodes []int, maxPer int) (pairs [][2]int, vars [][]variant) {
 	t := g.T
 	c := NewCounter(g)
@@ -53,13 +55,15 @@ func variants(g *Graph, nodes []int, maxPer int) (pairs [][2]int, vars [][]varia
 				continue
 			}
 			var vs []variant
+			seen := map[string]bool{}
 			var walk func(u, st int, first int)
 			walk = func(u, st, first int) {
 				if len(vs) >= maxPer {
 					return
 				}
 				if len(hops) == h {
-					if u == w && g.endsAt(st) {
+					if u == w && g.endsAt(st) && !seen[string(hops)] {
+						seen[string(hops)] = true
 						ls := st >= t.n+g.p3 && st < g.End()
 						vs = append(vs, variant{hops: slices.Clone(hops), fs: first >= 1 && first <= t.n, ls: ls})
 					}
@@ -97,9 +101,17 @@ func variants(g *Graph, nodes []int, maxPer int) (pairs [][2]int, vars [][]varia
 // fitness σ(4, R); it stops after Patience generations without a better
 // best. Seeded: the same options give the same routes.
 func Genetic(t *Torus, o GeneticOptions) *Routes {
-	if o.Population < 2 {
-		o.Population = 2
+	def := DefaultGenetic()
+	if o.Population == 0 {
+		o.Population = def.Population
 	}
+	if o.Mutation == 0 {
+		o.Mutation = def.Mutation
+	}
+	if o.Patience == 0 {
+		o.Patience = def.Patience
+	}
+	o.Population = max(o.Population, 2)
 	if o.MaxGenerations == 0 {
 		o.MaxGenerations = 10000
 	}
@@ -107,7 +119,7 @@ func Genetic(t *Torus, o GeneticOptions) *Routes {
 		o.MaxVariants = 64
 	}
 	o.MaxVariants = min(o.MaxVariants, 255) // a gene is a uint8
-	g := NewGraph(t, t.Augment(o.Turns), true)
+	g := NewGraph(t, t.Augment(o.Turns), false)
 	nodes := o.nodes(t)
 	pairs, vars := variants(g, nodes, o.MaxVariants)
 	rng := fabric.Stream(o.Seed, "angara/genetic")

@@ -15,15 +15,21 @@ type Graph struct {
 	Turns *Turns
 	// States is the number of vertices per switch, 3ⁿ + 2n + 1.
 	States int
-	// Distinct drops the edges that only spell an existing route a second
-	// way: a first step in order (FS_k → dirbit of a later direction, or
-	// FS_k → end) is the same route as its dirbit path, and so is a last
-	// step in order. With Distinct set, paths and routes correspond one
-	// to one; without it the graph is the paper's.
+	// Distinct drops the edges that spell a route a second way when the
+	// route is minimal on a torus without failures: a first step in order
+	// (FS_k → dirbit of a later direction, or FS_k → end) is then the same
+	// route as its dirbit path, and so is a last step in order. With
+	// Distinct set, minimal paths and minimal routes of an intact torus
+	// correspond one to one (what §4.3 counts); it loses routes that turn
+	// back after a first step, which detour around failures, so the
+	// engines search the paper's graph.
 	Distinct bool
-	p3       int
-	last     []Dir     // [v] the last (greatest) direction of dirbit_v
-	with     [][]int32 // [v][d] dirbit value after a step d, -1 if the direction bit rule forbids it
+	// NoSteps drops every first and last step: direction order with
+	// direction bits alone.
+	NoSteps bool
+	p3      int
+	last    []Dir     // [v] the last (greatest) direction of dirbit_v
+	with    [][]int32 // [v][d] dirbit value after a step d, -1 if the direction bit rule forbids it
 }
 
 // NewGraph returns the routing graph of t with turns x.
@@ -97,7 +103,7 @@ func (g *Graph) Succ(s, st int, f func(s2, st2 int, d Dir)) {
 	switch {
 	case st == 0: // begin
 		for d := Dir(0); int(d) < 2*n; d++ {
-			if t.Positive(d) {
+			if t.Positive(d) && !g.NoSteps {
 				step(d, g.fs(int(d)))
 			}
 			step(d, g.dirbit(int(g.with[0][d])))
@@ -132,7 +138,7 @@ func (g *Graph) Succ(s, st int, f func(s2, st2 int, d Dir)) {
 					step(b, g.dirbit(int(w)))
 				}
 			}
-			if t.Positive(b) || b == a {
+			if t.Positive(b) || b == a || g.NoSteps {
 				continue
 			}
 			// In order, a last step spells a dirbit route again

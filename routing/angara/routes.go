@@ -15,8 +15,8 @@ type Routes struct {
 	// Nodes are the switches routed between (all when the engine was
 	// given no subset), in increasing order.
 	Nodes []int
-	off   []int32 // [src*N+dst] start of the route in dirs; routes run to off[i+1]… see spans
-	end   []int32
+	off   []int32 // [src*N+dst] start of the route in dirs
+	end   []int32 // [src*N+dst] its end
 	dirs  []Dir
 	flags []uint8 // [src*N+dst]
 }
@@ -64,8 +64,8 @@ func (r *Routes) Hops(s, w int) ([]Dir, bool) {
 }
 
 // Header returns the route from s to w as the Angara header writes it:
-// "FS+Y +X+Z LS-X" (first step, direction list, last step; each part only
-// when present, hops of one direction written once per hop).
+// "FS+Y +X +Z LS-X" (first step, the ordered hops, last step; the steps
+// only when present, every hop written).
 func (r *Routes) Header(s, w int) string {
 	h, ok := r.Hops(s, w)
 	if !ok {
