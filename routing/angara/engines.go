@@ -1,6 +1,7 @@
 package angara
 
 import (
+	"cmp"
 	"slices"
 	"sort"
 )
@@ -14,6 +15,13 @@ type search struct {
 	cost   []int64
 	queue  []int32
 	next   []int32
+	keyed  []keyedVertex // bfs: a level with its sort keys
+}
+
+// keyedVertex is a vertex and the weight of its outgoing channels.
+type keyedVertex struct {
+	key int64
+	v   int32
 }
 
 func newSearch(g *Graph) *search {
@@ -51,17 +59,16 @@ func (x *search) bfs(src int, weight []int64) {
 	}
 	for len(x.queue) > 0 {
 		if weight != nil {
-			keys := make(map[int32]int64, len(x.queue))
+			x.keyed = x.keyed[:0]
 			for _, v := range x.queue {
-				keys[v] = key(v)
+				x.keyed = append(x.keyed, keyedVertex{key(v), v})
 			}
-			sort.SliceStable(x.queue, func(i, j int) bool {
-				a, b := x.queue[i], x.queue[j]
-				if keys[a] != keys[b] {
-					return keys[a] < keys[b]
-				}
-				return a < b
+			slices.SortFunc(x.keyed, func(a, b keyedVertex) int {
+				return cmp.Or(cmp.Compare(a.key, b.key), cmp.Compare(a.v, b.v))
 			})
+			for i, k := range x.keyed {
+				x.queue[i] = k.v
+			}
 		}
 		x.next = x.next[:0]
 		for _, u := range x.queue {
