@@ -2,6 +2,7 @@ package fabric
 
 import (
 	"fmt"
+	"math/bits"
 
 	"flitsim/fabric/param"
 )
@@ -83,7 +84,18 @@ type Hardware struct {
 	// does not block a packet for another. Without it the buffer is one
 	// FIFO whose head alone competes.
 	VOQ bool `json:"voq" param:"voq" default:"true" help:"switch input buffers keep a queue per output port (false: one FIFO)"`
+	// BubbleVLs enables bubble flow control (seeds/003 §1, Angara) on the
+	// VLs whose bit is set: on those a packet entering a torus ring (from
+	// an HCA's cable, a line, or a ring of another direction) is granted
+	// only with credits for itself plus one full packet, so that a ring is
+	// never filled and its cyclic dependencies cannot deadlock; along a
+	// ring it needs credits for itself. It needs input buffers of at least
+	// two full packets.
+	BubbleVLs int `json:"bubble_vls,omitempty" param:"bubble_vls" range:"[0,32767]" default:"0" help:"bit v on: bubble flow control on VL v, a packet entering a torus ring needs room for itself plus one full packet (1: VL 0; 0: none)"`
 }
+
+// Bubble reports whether VL vl has bubble flow control.
+func (h Hardware) Bubble(vl int) bool { return h.BubbleVLs>>vl&1 != 0 }
 
 // DefaultHardware returns the thesis' parameters (the declared defaults).
 func DefaultHardware() Hardware {
@@ -194,6 +206,13 @@ func (h Hardware) Validate() error {
 	full := fmt.Sprintf("a full packet (mtu %d + header_bytes %d in %d-byte flits, flit_bytes) is %d flits", h.MTU, h.HeaderBytes, h.FlitBytes, pf)
 	if h.InputBufferFlits < pf {
 		return also(bad("input_buffer_flits", "%d flits, but %s: credits for a whole packet could never be granted", h.InputBufferFlits, full), packet...)
+	}
+	if h.BubbleVLs != 0 && h.InputBufferFlits < 2*pf {
+		return also(bad("bubble_vls", "bubble flow control needs switch input buffers of two full packets (%d flits), input_buffer_flits is %d; %s",
+			2*pf, h.InputBufferFlits, full), append([]string{"input_buffer_flits"}, packet...)...)
+	}
+	if h.BubbleVLs>>h.VLs != 0 {
+		return also(bad("bubble_vls", "%d sets VL %d, but the hardware has %d VLs (vls)", h.BubbleVLs, bits.Len(uint(h.BubbleVLs))-1, h.VLs), "vls")
 	}
 	if h.HCABufferFlits < pf {
 		return also(bad("hca_buffer_flits", "%d flits, but %s: credits for a whole packet could never be granted", h.HCABufferFlits, full), packet...)

@@ -38,6 +38,9 @@ func (e Engine) Route(net *fabric.Network, o Options) (*Tables, error) {
 	if o.VLs == 0 {
 		o.VLs = DefaultOptions().VLs
 	}
+	if o.Seed == 0 {
+		o.Seed = 1
+	}
 	if o.VLs < 1 || o.VLs > MaxVLs {
 		return nil, fmt.Errorf("%s: vls=%d outside 1..%d", e.Name, o.VLs, MaxVLs)
 	}
@@ -49,6 +52,11 @@ func (e Engine) Route(net *fabric.Network, o Options) (*Tables, error) {
 		return nil, err
 	}
 	t.Engine = e.Name
+	if invariants.Enabled && e.RingCycles {
+		// Whatever it routes, its dependency cycles stay within rings.
+		v, err := Verify(net, t)
+		invariants.Checkf(err == nil && v.LoopFree && (v.DeadlockFree || v.RingCyclesOnly), "%s on %s: a dependency cycle leaves its ring (%v, %v)", e.Name, net.Name, err, v.Cycle)
+	}
 	if invariants.Enabled && e.DeadlockFree {
 		// An engine that promises deadlock-freedom keeps it on every
 		// network a test routes: complete tables, no loop, every VL's

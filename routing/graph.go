@@ -71,6 +71,15 @@ func newGraph(net *fabric.Network) *graph {
 // numHCAs returns how many HCAs hang on switch s.
 func (g *graph) numHCAs(s int) int { return len(g.hcas[s]) }
 
+// sources returns how many HCAs on switch s send to one HCA on switch dst:
+// all of them, but for the destination itself when s is dst.
+func (g *graph) sources(s, dst int) int {
+	if s == dst {
+		return len(g.hcas[s]) - 1
+	}
+	return len(g.hcas[s])
+}
+
 // ejection returns the channel from the switch of destination i (an index
 // into dests) to its HCA.
 func (g *graph) ejection(i int) int32 {

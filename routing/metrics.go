@@ -126,6 +126,9 @@ func ChannelLoads(net *fabric.Network, t *Tables) ([]int64, error) {
 
 // loads returns per-channel loads, the sum and the max of HCA path lengths.
 func (g *graph) loads(t *Tables) (load []int64, lenSum int64, lenMax int) {
+	if t.Source != nil {
+		return g.sourceLoads(t)
+	}
 	load = make([]int64, g.chans.Len())
 	T := int64(len(g.dests))
 	var tr destTree
@@ -203,30 +206,128 @@ func Measure(net *fabric.Network, t *Tables) (Metrics, error) {
 	m.EFIMean = sum / float64(n)
 	m.EFISdv = math.Sqrt(max(0, sq/float64(n)-m.EFIMean*m.EFIMean))
 	// Perfect load: every pair on a minimal path, spread evenly.
+	m.Sigma4 = g.sigma(load, g.minimalHops()/float64(n), n, 4)
+	return m, nil
+}
+
+// sigma is σ(k, R) of seeds/003 §1.1: the k-norm of the n inter-switch
+// channels' deviation from the perfect load.
+func (g *graph) sigma(load []int64, perfect float64, n int, k float64) float64 {
+	var sum float64
+	for ch := range load {
+		if g.isSwitchChannel(int32(ch)) {
+			sum += math.Pow(math.Abs(perfect-float64(load[ch])), k)
+		}
+	}
+	return math.Pow(sum/float64(n), 1/k)
+}
+
+// Sigma returns σ(k, R) of seeds/003 §1.1 for tables on net and any k ≥ 1:
+// the k-norm of the inter-switch channels' loads' deviation from the
+// perfect load (every HCA pair on a minimal path, spread evenly over the
+// channels). Metrics.Sigma4 is Sigma with k = 4.
+func Sigma(net *fabric.Network, t *Tables, k float64) (float64, error) {
+	if err := t.check(net); err != nil {
+		return 0, err
+	}
+	if !(k >= 1) || math.IsInf(k, 0) {
+		return 0, fmt.Errorf("σ(k): k = %g, want a finite k ≥ 1", k)
+	}
+	g := newGraph(net)
+	load, _, _ := g.loads(t)
+	n := 0
+	for ch := range load {
+		if g.isSwitchChannel(int32(ch)) {
+			n++
+		}
+	}
+	if n == 0 {
+		return 0, nil
+	}
+	return g.sigma(load, g.minimalHops()/float64(n), n, k), nil
+}
+
+// minimalHops sums the inter-switch hops of minimal paths over all HCA
+// pairs.
+func (g *graph) minimalHops() float64 {
 	dist := g.hopDistances()
 	var minimal float64
 	for i := range g.dests {
 		dst := int(g.destSwitch[i])
 		for s := 0; s < g.S; s++ {
-			k := g.numHCAs(s)
-			if s == dst {
-				k--
-			}
+			k := g.sources(s, dst)
 			if k > 0 && dist[dst][s] > 0 {
 				minimal += float64(k) * float64(dist[dst][s])
 			}
 		}
 	}
-	perfect := minimal / float64(n)
-	var s4 float64
-	for ch := range load {
-		if g.isSwitchChannel(int32(ch)) {
-			d := perfect - float64(load[ch])
-			s4 += d * d * d * d
+	return minimal
+}
+
+// sourceLoads is loads for source-routed tables: every pair of switches
+// with HCAs walks its route once, weighted by its HCA pairs.
+func (g *graph) sourceLoads(t *Tables) (load []int64, lenSum int64, lenMax int) {
+	load = make([]int64, g.chans.Len())
+	T := int64(len(g.dests))
+	rep := make([]int, g.S) // a destination index per switch with HCAs
+	for i := range rep {
+		rep[i] = -1
+	}
+	for i := range g.dests {
+		if d := g.destSwitch[i]; d >= 0 && rep[d] < 0 {
+			rep[d] = i
 		}
 	}
-	m.Sigma4 = math.Pow(s4/float64(n), 0.25)
-	return m, nil
+	for i := range g.dests {
+		h := int(g.destNode[i])
+		if p := g.net.HCAPort(h); p > 0 {
+			load[g.chans.At(h, p)] += T - 1
+		}
+	}
+	for a := 0; a < g.S; a++ {
+		ka := int64(g.numHCAs(a))
+		if ka == 0 {
+			continue
+		}
+		for b := 0; b < g.S; b++ {
+			kb := int64(g.numHCAs(b))
+			if kb == 0 || rep[a] < 0 || rep[b] < 0 {
+				continue
+			}
+			pairs := ka * kb
+			if a == b {
+				pairs = ka * (ka - 1)
+			}
+			if pairs == 0 {
+				continue
+			}
+			path, ok := g.hcaPath(t, rep[a], rep[b])
+			if !ok {
+				continue
+			}
+			// The path's switch hops, then the ejection cables: each
+			// destination HCA on b receives from every source on a.
+			for _, ch := range path[1 : len(path)-1] {
+				load[ch] += pairs
+			}
+			lenSum += pairs * int64(len(path))
+			lenMax = max(lenMax, len(path))
+		}
+	}
+	for i := range g.dests {
+		// Ejection cables: every delivered path to the HCA.
+		d := int(g.destSwitch[i])
+		var n int64
+		for a := 0; a < g.S; a++ {
+			if ka := int64(g.sources(a, d)); ka > 0 && rep[a] >= 0 {
+				if _, ok := g.hcaPath(t, rep[a], i); ok {
+					n += ka
+				}
+			}
+		}
+		load[g.ejection(i)] += n
+	}
+	return load, lenSum, lenMax
 }
 
 // EffectiveBisection estimates the effective bisection bandwidth
@@ -300,9 +401,18 @@ func (g *graph) hcaPath(t *Tables, a, b int) ([]int32, bool) {
 	dn := int(g.destNode[b])
 	path := []int32{g.chans.At(src, g.net.HCAPort(src))}
 	u := int(g.hcaSwitch[src-g.S])
+	s, d := u, int(g.destSwitch[b])
+	if s < 0 || d < 0 {
+		return nil, false
+	}
+	limit := g.S
+	if t.Source != nil {
+		r, _ := t.Source.Route(s, d)
+		limit += len(r)
+	}
 	for steps := 0; ; steps++ {
-		p := t.Port(u, lid)
-		if p == NoPath || p == 0 || steps > g.S {
+		p := t.Forward(s, d, steps, u, lid)
+		if p == NoPath || p == 0 || steps > limit {
 			return nil, false
 		}
 		ch := g.chans.At(u, int(p))
@@ -351,10 +461,7 @@ func BrokenPaths(net *fabric.Network, t *Tables, failed []bool) (broken, total i
 			bad[u] = failed[g.chans.Link(tr.next[u])] || bad[to]
 		}
 		for s := 0; s < g.S; s++ {
-			k := g.numHCAs(s)
-			if s == dst {
-				k--
-			}
+			k := g.sources(s, dst)
 			if k <= 0 {
 				continue
 			}

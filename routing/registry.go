@@ -22,6 +22,9 @@ type Options struct {
 	// simulated with has no SL-to-VL tables: a packet's VL is chosen at its
 	// source and kept (docs/ib-model-reading.md §6).
 	PathVLs bool
+	// Seed seeds the engines that draw random numbers (angara-genetic);
+	// 0 is read as 1.
+	Seed uint64
 	// Jobs is the job-to-HCA map the scheduling-aware engine (sar) routes
 	// for: each job's HCAs by ordinal (0..NumHCAs−1, HCAs in node order,
 	// as traffic numbers terminals). Other engines ignore it.
@@ -45,7 +48,11 @@ type Engine struct {
 	// DeadlockFree says whether the engine guarantees acyclic per-VL CDGs
 	// when it succeeds (verification checks either way).
 	DeadlockFree bool
-	route        func(g *graph, o Options) (*Tables, error)
+	// RingCycles says whether the engine's dependency cycles always lie
+	// within torus rings, so that bubble flow control (hardware
+	// bubble_vls) makes its routes deadlock-free (the Angara engines).
+	RingCycles bool
+	route      func(g *graph, o Options) (*Tables, error)
 }
 
 var (
@@ -88,6 +95,9 @@ func Engines() []Engine {
 	}
 	for _, m := range []Mode{ModeMin, ModeValiant, ModeUGAL, ModeUGALImb, ModeUGALLow, ModeUGALHigh} {
 		e = append(e, Engine{Name: m.String(), Help: adaptiveHelp[m], Params: []Param{paramVLs}, DeadlockFree: true, route: routeAdaptive(m)})
+	}
+	for i, a := range angaraEngines {
+		e = append(e, Engine{Name: a.name, Help: a.help, Params: a.params, RingCycles: true, route: routeAngara(i)})
 	}
 	sort.Slice(e, func(i, j int) bool { return e[i].Name < e[j].Name })
 	return e

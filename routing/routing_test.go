@@ -67,6 +67,16 @@ func TestEngineProperties(t *testing.T) {
 			ok++
 			v, err := Verify(net, tb)
 			require.NoError(t, err)
+			if e.RingCycles {
+				// Angara's rules may leave pairs of a faulty torus
+				// unrouted; the engine says so. Its cycles stay in rings.
+				require.True(t, v.DeadlockFree || v.RingCyclesOnly, "%s on %s: a cycle leaves its ring: %v", e.Name, net.Name, v.Cycle)
+				if !v.Complete {
+					require.NotEmpty(t, tb.Notes, "%s on %s: unrouted pairs not reported (%s)", e.Name, net.Name, v.Problem)
+					assert.Contains(t, tb.Notes[len(tb.Notes)-1], "no route under Angara's rules")
+					continue
+				}
+			}
 			require.True(t, v.Complete, "%s on %s: %s", e.Name, net.Name, v.Problem)
 			require.True(t, v.LoopFree, "%s on %s", e.Name, net.Name)
 			if e.DeadlockFree {

@@ -66,6 +66,10 @@ type Tables struct {
 	// engines on group topologies); the forwarding entries then hold each
 	// pair's first minimal route.
 	Adaptive *Adaptive
+	// Source, when set, routes every packet by its source route (the
+	// Angara engines); the forwarding entries then hold only each
+	// switch's own HCAs' ports, where a finished route ejects.
+	Source *SourceRoutes
 }
 
 // NewTables returns empty tables for net: every entry NoPath except each
@@ -217,6 +221,9 @@ func (t *Tables) check(net *fabric.Network) error {
 	if t.switches != net.NumSwitches || t.NumLIDs != int(net.MaxLID())+1 {
 		return fmt.Errorf("tables for %d switches and %d LIDs do not fit a network with %d switches and max LID %d",
 			t.switches, t.NumLIDs, net.NumSwitches, net.MaxLID())
+	}
+	if t.Source != nil {
+		return t.Source.check(net.NumSwitches)
 	}
 	return nil
 }

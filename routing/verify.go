@@ -36,6 +36,12 @@ type Verdict struct {
 	// acyclic; otherwise Cycle is one cycle of it.
 	DeadlockFree bool  `json:"deadlock_free"`
 	Cycle        []Hop `json:"cycle,omitempty"`
+	// RingCyclesOnly: the graph has cycles, but every one lies within one
+	// torus ring (its channels one direction along one line, on one VL),
+	// so that bubble flow control on RingVLs (a bit per VL) makes the
+	// routing deadlock-free (seeds/003). Cycle is then one such ring.
+	RingCyclesOnly bool `json:"ring_cycles_only,omitempty"`
+	RingVLs        int  `json:"ring_vls,omitempty"`
 	// VLsUsed counts the VLs the HCA paths use.
 	VLsUsed int `json:"vls_used"`
 	// Problem describes the first defect found ("" when OK).
@@ -45,6 +51,14 @@ type Verdict struct {
 // OK reports whether the tables are a usable routing (complete and loop
 // free); deadlock-freedom is reported separately.
 func (v Verdict) OK() bool { return v.Complete && v.LoopFree }
+
+// DeadlockFreeWith reports whether the routing cannot deadlock on hardware
+// with bubble flow control on the VLs of bubbleVLs (fabric.Hardware's
+// BubbleVLs): an acyclic dependency graph, or cycles only within rings on
+// VLs with bubbles.
+func (v Verdict) DeadlockFreeWith(bubbleVLs int) bool {
+	return v.DeadlockFree || v.RingCyclesOnly && v.RingVLs&^bubbleVLs == 0
+}
 
 // Verify checks tables on net: reachability and loop-freedom of every HCA
 // pair, and acyclicity of the channel dependency graph (Definition 3.7)
@@ -57,10 +71,14 @@ func Verify(net *fabric.Network, t *Tables) (Verdict, error) {
 		return Verdict{}, err
 	}
 	vf := newVerifier(newGraph(net), t)
-	for i := range vf.g.dests {
-		vf.resolve(i)
-		vf.countUndelivered(i)
-		vf.addDependencies(i)
+	if t.Source != nil {
+		vf.verifySource()
+	} else {
+		for i := range vf.g.dests {
+			vf.resolve(i)
+			vf.countUndelivered(i)
+			vf.addDependencies(i)
+		}
 	}
 	for _, u := range vf.vlUsed {
 		if u {
@@ -171,10 +189,7 @@ func (vf *verifier) countUndelivered(i int) {
 	g, v := vf.g, &vf.v
 	dst := int(g.destSwitch[i])
 	for s := 0; s < g.S; s++ {
-		k := g.numHCAs(s)
-		if s == dst {
-			k--
-		}
+		k := g.sources(s, dst)
 		if k <= 0 || vf.state[s] == fateDelivers {
 			continue
 		}
@@ -253,6 +268,13 @@ func (vf *verifier) findCycle() {
 		return
 	}
 	vf.v.DeadlockFree = false
+	if len(g.net.Dims) > 0 {
+		only, vls, other := g.ringCycles(deps)
+		vf.v.RingCyclesOnly, vf.v.RingVLs = only, vls
+		if !only {
+			cyc = other
+		}
+	}
 	for _, node := range cyc {
 		ch, vl := node/MaxVLs, int(node%MaxVLs)
 		from, to := g.chans.From(ch), g.chans.To(ch)

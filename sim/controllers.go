@@ -243,7 +243,7 @@ func (s *simulator) waitCycle() []Buffer {
 			pk := &s.pkts[pi]
 			if pk.out >= 0 && s.hcaOf[s.chans[pk.out].to] < 0 && (!s.voq || s.oldestFor(s.lanes[l].head, pk.out) == pi) {
 				ol := s.lane(pk.out, pk.outVL)
-				if !s.cr.has(ol, pk.flits, s.k.now) {
+				if !s.cr.has(ol, s.need(pk.out, pi, pk.outVL), s.k.now) {
 					next = append(next, ol)
 				}
 			}

@@ -54,6 +54,14 @@
 // tables.VL(s', i, o, SL). A switch forwards by tables.Port(s', dstLID); a
 // packet whose switch has no port for it (NoPath or 0) never moves on.
 //
+// Source routing. When the tables carry source routes (tables.Source,
+// the Angara engines of seeds/003), a packet follows the route its source
+// wrote into its header: from an HCA on switch a to an HCA on switch b, it
+// leaves the k-th switch it is routed at (a is the first) by port
+// Source.Route(a, b)[k] while the route lasts, and then by tables.Port,
+// the destination HCA's port at b; a pair without a route never moves
+// on. SL and VL are as with forwarding tables.
+//
 // Adaptive routing. When the tables are an adaptive engine's
 // (tables.Adaptive, routing.Dragonfly; engines min, valiant, ugal,
 // ugal-imb, ugal-low, ugal-high), packets are routed per hop instead, and
@@ -164,12 +172,18 @@
 //	t ≥ a₀(p) + lat             its head has arrived and been routed,
 //	t ≥ free(i, v)              without VOQ: the buffer's previous packet has crossed,
 //	t ≥ xbar(o)                 the crossbar path of o is free,
-//	credits(o, w) ≥ flits(p)    the next hop has room for the whole packet,
+//	credits(o, w) ≥ need(p)     the next hop has room for the whole packet,
 //	held(o) + flits(p) ≤ obuf   the output buffer has room for the whole packet,
 //
 // where credits are those arrived at or before t and held(o) counts flits
 // that have crossed into o's output buffer and not yet started onto the
-// cable. At every instant at which output o has an eligible packet, o
+// cable. need(p) is flits(p), plus HW.PacketFlits(HW.MTU) (a bubble: one
+// full packet) when w has bubble flow control (HW.Bubble(w)) and p enters
+// a ring at o: o's channel runs along a torus ring
+// (fabric.Network.RingDir ≥ 0) in another direction than the channel p
+// arrived on (an HCA's cable and a line have none). A packet going on along
+// its ring needs only its flits. An HCA injects without a bubble (its
+// cable is no ring). At every instant at which output o has an eligible packet, o
 // grants one: the eligible packet whose VL w comes first after the VL o last
 // granted (cyclically over HW.VLs lanes; VL 0 first), and among those on
 // that VL the one whose input port comes first after the input port o last
@@ -256,7 +270,7 @@
 // at instant t when its cable is idle (it has sent every flit granted to
 // it: t ≥ the last one's start + ft(c)) and a packet ready for it lacks the
 // credits to go: at a switch output, a competing packet that is eligible
-// but for credits(o, w) ≥ flits(p); at an HCA, its next packet (as the NIC
+// but for credits(o, w) ≥ need(p); at an HCA, its next packet (as the NIC
 // window chooses it) once created. Its stalled time is the measure of those
 // instants: a stall begins at the first such instant and ends at the
 // channel's next grant (nothing else ends it: the packet stays ready and

@@ -28,7 +28,8 @@ type packet struct {
 	seq      int64 // sequence number at its source HCA, from 1
 	src, dst int32 // HCA node indices
 	dstLID   uint16
-	sl, vl   uint8 // service level; VL on the current link
+	sl, vl   uint8  // service level; VL on the current link
+	hop      uint16 // switch-to-switch hops taken (source routes)
 	flits    int32
 	payload  int32
 	last     bool  // last packet of its message
@@ -78,6 +79,9 @@ type channel struct {
 	linkFree int64
 	// ft is a flit's time on this channel's cable (its class's rate).
 	ft int64
+	// ring is the channel's torus direction (fabric.Network.RingDir), -1
+	// off the rings: a packet entering it from another needs a bubble.
+	ring int8
 	// The rest of the arbiter: when the crossbar path is free, the pending
 	// arbitration and the VL granted last.
 	xbarFree int64
@@ -127,6 +131,8 @@ type simulator struct {
 	ft, prop, pcieFt, lat, fx, obuf int64
 
 	voq      bool      // HW.VOQ: input buffers keep a queue per output
+	bubble   uint32    // HW.BubbleVLs: a bit per VL with bubble flow control
+	bubbleN  int32     // a bubble's credits: one full packet's flits
 	chans    []channel // numbered as fabric.Channels numbers them
 	lanes    []lane
 	capacity []int32 // input buffer flits per lane
@@ -186,7 +192,8 @@ func newSimulator(net *fabric.Network, t *routing.Tables, p Params) (*simulator,
 	if err := p.Normalize(); err != nil {
 		return nil, err
 	}
-	if t.NumSwitches() != net.NumSwitches || t.NumLIDs != int(net.MaxLID())+1 {
+	if t.NumSwitches() != net.NumSwitches || t.NumLIDs != int(net.MaxLID())+1 ||
+		t.Source != nil && t.Source.Switches() != net.NumSwitches {
 		return nil, fmt.Errorf("routing tables do not belong to this network")
 	}
 	if net.NumHCAs() < 2 {
@@ -195,7 +202,7 @@ func newSimulator(net *fabric.Network, t *routing.Tables, p Params) (*simulator,
 	hw := p.HW
 	s := &simulator{p: p, net: net, t: t, nVL: hw.VLs, ft: hw.FlitPs(), prop: hw.CablePs(),
 		pcieFt: hw.PCIeFlitPs(), lat: hw.SwitchLatencyPs, fx: hw.CrossbarFlitPs(),
-		obuf: int64(hw.OutputBufferFlits), voq: hw.VOQ, free: -1, firstInject: -1, k: kernel{endAt: never}}
+		obuf: int64(hw.OutputBufferFlits), voq: hw.VOQ, bubble: uint32(hw.BubbleVLs), bubbleN: int32(hw.PacketFlits(hw.MTU)), free: -1, firstInject: -1, k: kernel{endAt: never}}
 	s.wireChannels(fabric.NewChannels(net))
 	s.lanes = make([]lane, len(s.chans)*s.nVL)
 	s.capacity = make([]int32, len(s.lanes))
@@ -278,6 +285,9 @@ func (s *simulator) setAdaptive() error {
 	if s.t.Adaptive == nil {
 		return nil
 	}
+	if s.t.Source != nil {
+		return fmt.Errorf("routing %s: tables with both adaptive and source routes", s.t.Engine)
+	}
 	s.ad = s.t.Adaptive
 	s.msgArrived = map[msgKey]int32{}
 	s.occ = func(port int) int64 { return s.occupancy(s.portCh[s.portBase[s.occSw]+int32(port)-1]) }
@@ -325,7 +335,7 @@ func (s *simulator) wireChannels(chs *fabric.Channels) {
 		from, to := chs.From(int32(i)), chs.To(int32(i))
 		s.chans[i] = channel{from: from.Node, fromPort: from.Port, to: to.Node, toPort: to.Port,
 			ft:      s.p.HW.ClassFlitPs(net.LinkClass(chs.Link(int32(i)))),
-			reqHead: -1, tryAt: never, lastVL: uint8(s.nVL - 1)}
+			reqHead: -1, tryAt: never, lastVL: uint8(s.nVL - 1), ring: int8(net.RingDir(int(from.Node), int(from.Port)))}
 	}
 	s.portBase = make([]int32, len(net.Nodes)+1)
 	for i := range net.Nodes {

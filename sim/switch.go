@@ -69,7 +69,13 @@ func (s *simulator) route(sw int32, pi int32) {
 	pk := &s.pkts[pi]
 	if s.ad == nil {
 		in := &s.chans[pk.ch]
-		p := s.t.Port(int(sw), pk.dstLID)
+		var p uint8
+		if s.t.Source == nil {
+			p = s.t.Port(int(sw), pk.dstLID)
+		} else {
+			p = s.t.Forward(int(s.switchOf(pk.src)), int(s.switchOf(pk.dst)), int(pk.hop), int(sw), pk.dstLID)
+			pk.hop++
+		}
 		if p == routing.NoPath || p == 0 {
 			pk.out = -1
 			return
@@ -91,6 +97,24 @@ func (s *simulator) route(sw int32, pi int32) {
 	}
 	pk.out = s.portCh[s.portBase[sw]+int32(p)-1]
 	pk.outVL = uint8(vl)
+}
+
+// switchOf returns the switch HCA node h is cabled to.
+func (s *simulator) switchOf(h int32) int32 { return s.chans[s.hcas[s.hcaOf[h]].ch].to }
+
+// need is the credits packet pi needs to be granted output out on VL ovl:
+// its flits, and with bubble flow control on ovl one full packet more
+// when out is a ring the packet enters (it arrived on another channel
+// direction, or from an HCA).
+func (s *simulator) need(out int32, pi int32, ovl uint8) int32 {
+	pk := &s.pkts[pi]
+	n := pk.flits
+	if s.bubble>>ovl&1 != 0 {
+		if r := s.chans[out].ring; r >= 0 && r != s.chans[pk.ch].ring {
+			n += s.bubbleN
+		}
+	}
+	return n
 }
 
 // occupancy is what the sender of channel ch has in the next hop's input
@@ -260,9 +284,9 @@ func (s *simulator) eligible(out int32, pi int32, sc *arbScratch) (uint8, bool) 
 		s.cr.settle(ol, s.k.now)
 		sc.settled |= 1 << ovl
 	}
-	if s.cr.avail[ol] < pk.flits {
+	if n := s.need(out, pi, ovl); s.cr.avail[ol] < n {
 		sc.creditsShort = true
-		if t := s.creditsAt(ol, pk.flits); t != never {
+		if t := s.creditsAt(ol, n); t != never {
 			sc.wake = min(sc.wake, t)
 		}
 		return 0, false

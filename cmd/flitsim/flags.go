@@ -100,6 +100,13 @@ func (r *routeFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&r.pathVLs, "path-vls", false, "torus-2qos: packets keep VL = SL over the whole path, as the thesis' simulator had no SL-to-VL tables (routing.path_vls)")
 }
 
+// given reports whether flag name was set on the command line.
+func (r *routeFlags) given(name string) bool {
+	set := false
+	r.fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
+}
+
 // options checks the flags against every engine named (an engine must
 // read each option given, roots must be switches of net, a dump must
 // load) and returns the options.

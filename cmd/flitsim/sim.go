@@ -207,6 +207,9 @@ func simPoint(spec, engine string, ff *faultFlags, rf *routeFlags, p sim.Params)
 	if err != nil {
 		return pt, nil, err
 	}
+	if !rf.given("vls") {
+		opts.VLs = p.HW.VLs // the engine may use every VL the hardware has
+	}
 	if opts.VLs > p.HW.VLs {
 		return pt, nil, badInput("--vls %d: the hardware has %d VLs (--hw vls=N)", opts.VLs, p.HW.VLs)
 	}

@@ -141,6 +141,7 @@ func hwDiff(h fabric.Hardware) string {
 	add("switch_latency_ps", h.SwitchLatencyPs, d.SwitchLatencyPs)
 	add("voq", h.VOQ, d.VOQ)
 	add("nic_window", h.NICWindow, d.NICWindow)
+	add("bubble_vls", h.BubbleVLs, d.BubbleVLs)
 	return strings.Join(out, ",")
 }
 
@@ -150,7 +151,8 @@ type Built struct {
 	Tables *routing.Tables
 	Params sim.Params
 	// DeadlockFree reports whether every VL's channel dependency graph
-	// of the tables is acyclic.
+	// of the tables is acyclic, or has cycles only within torus rings on
+	// VLs with bubble flow control.
 	DeadlockFree bool
 }
 
@@ -179,7 +181,7 @@ func (s Scenario) Build() (*Built, error) {
 	if !v.OK() {
 		return nil, fmt.Errorf("routing %s: %s", s.Engine, v.Problem)
 	}
-	b := &Built{Net: net, Tables: tb, Params: s.Params, DeadlockFree: v.DeadlockFree}
+	b := &Built{Net: net, Tables: tb, Params: s.Params, DeadlockFree: v.DeadlockFreeWith(s.Params.HW.BubbleVLs)}
 	if s.Jobs != nil {
 		b.Params.Jobs = placeJobs(s.Jobs, s.JobSeed, net.NumHCAs())
 	}
@@ -521,6 +523,23 @@ func generate(c chooser) Scenario {
 	// Packets without headers (one-flit responses, payload-only flits).
 	if chance(c, 5) {
 		hw.HeaderBytes = 0
+	}
+	// Source routes on meshes and tori (the Angara engines) and bubble flow
+	// control, drawn after everything else for the same reason: bubbles on
+	// some VLs with input buffers of two to three full packets (any
+	// topology; only torus rings are affected).
+	if (strings.HasPrefix(topo, "torus:") || strings.HasPrefix(topo, "mesh:")) && chance(c, 50) {
+		s.Engine = pick(c, "angara-dor", "angara-bfs", "angara-sssp", "angara-genetic")
+		for i := range s.Jobs {
+			s.Jobs[i].Routing = ""
+		}
+	}
+	if chance(c, 30) || strings.HasPrefix(s.Engine, "angara-") && chance(c, 60) {
+		hw.BubbleVLs = pick(c, 1, 1, 3, 0xff, between(c, 1, 255))
+		pf := hw.PacketFlits(hw.MTU)
+		if hw.InputBufferFlits < 2*pf || chance(c, 50) {
+			hw.InputBufferFlits = between(c, 2*pf, 3*pf+7)
+		}
 	}
 	return s
 }

@@ -44,7 +44,7 @@ func (s *simulator) noteStall(o *port) {
 		if t < h.arr[0]+s.lat || (!s.voq && t < b.free) || o.held+f > s.obuf {
 			continue
 		}
-		if o.credits[h.outVL] < f {
+		if o.credits[h.outVL] < s.creditsNeeded(h) {
 			idle := o.cableFree
 			if len(o.queue) > 0 {
 				idle = max(o.cableFree, o.queue[0].ready) + int64(len(o.queue))*o.ft

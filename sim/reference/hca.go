@@ -42,7 +42,8 @@ func (s *simulator) nextPacket(h *hca) {
 	dst := s.net.NumSwitches + h.msg.dst
 	lid := s.net.Nodes[dst].LID
 	h.cur = &packet{msg: h.msg, srcNode: h.node, dstNode: dst, dstLID: lid,
-		sl: s.tab.SL(h.sw, lid), payload: bytes, flits: s.p.HW.PacketFlits(bytes), seq: h.seq, injected: -1}
+		sl: s.tab.SL(h.sw, lid), payload: bytes, flits: s.p.HW.PacketFlits(bytes), seq: h.seq, injected: -1,
+		srcSw: h.sw, dstSw: s.hcas[h.msg.dst].sw}
 	if s.ad != nil {
 		s.drawRoute(h, h.cur, s.hcas[h.msg.dst].sw, h.routeRng)
 	}
@@ -286,7 +287,7 @@ func (s *simulator) deliver(h *hca, p *packet) {
 func (s *simulator) respond(h *hca, p *packet) {
 	lid := s.net.Nodes[p.srcNode].LID
 	r := &packet{resp: true, created: s.now, srcNode: h.node, dstNode: p.srcNode, dstLID: lid,
-		sl: s.tab.SL(h.sw, lid), flits: s.p.HW.ResponseFlits(), injected: -1}
+		sl: s.tab.SL(h.sw, lid), flits: s.p.HW.ResponseFlits(), injected: -1, srcSw: h.sw, dstSw: s.hcaAt(p.srcNode).sw}
 	if s.ad != nil {
 		s.drawRoute(h, r, s.hcaAt(p.srcNode).sw, h.respRng)
 	}
@@ -406,7 +407,7 @@ func (s *simulator) waitsFor(b *inBuf) []*inBuf {
 			continue
 		}
 		seen[h.out] = true
-		if h.out.credits[h.outVL] < h.p.flits {
+		if h.out.credits[h.outVL] < s.creditsNeeded(h) {
 			out = append(out, h.out.peer.in[h.outVL])
 		}
 	}

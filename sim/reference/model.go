@@ -34,12 +34,15 @@ type packet struct {
 	flits    int
 	seq      int64 // at its source, from 1
 	injected int64 // the instant its injection started
-	// Adaptive routing: the switches of its source and destination, the
-	// candidates drawn at its creation, the route it takes, its mode.
+	// The switches of its source and destination HCAs.
 	srcSw, dstSw int
-	cands        []routing.Route
-	route        routing.Route
-	mode         routing.Mode
+	// Source routing: the switch-to-switch hops it has taken.
+	hops int
+	// Adaptive routing: the candidates drawn at its creation, the route
+	// it takes, its mode.
+	cands []routing.Route
+	route routing.Route
+	mode  routing.Mode
 }
 
 // hop is a packet's passage through one node: its stay in an input buffer
@@ -120,6 +123,10 @@ type port struct {
 	// side knows of; capacity is that buffer's size.
 	credits  []int
 	capacity int
+
+	// ring is the torus direction of the channel leaving here
+	// (fabric.Network.RingDir), -1 off the rings.
+	ring int
 
 	// The output queue and the cable; ft is a flit's time on the cable
 	// (its class's rate, the same at both ends).

@@ -210,7 +210,7 @@ func newSimulator(net *fabric.Network, t *routing.Tables, p sim.Params) (*simula
 				continue
 			}
 			pt := &port{node: i, num: pn, isSwitch: net.IsSwitch(i), xbar: 0, lastCross: -1,
-				lastVL: s.vls - 1, decideAt: -1, ft: p.HW.ClassFlitPs(net.LinkClass(net.LinkAt(i, pn)))}
+				lastVL: s.vls - 1, decideAt: -1, ft: p.HW.ClassFlitPs(net.LinkClass(net.LinkAt(i, pn))), ring: net.RingDir(i, pn)}
 			size := p.HW.HCABufferFlits
 			if pt.isSwitch {
 				size = p.HW.InputBufferFlits

@@ -97,6 +97,18 @@ func (s *simulator) routeAdaptive(h *hop) {
 func (s *simulator) route(h *hop) {
 	sw, in := h.buf.at.node, h.buf.at.num
 	o := s.tab.Port(sw, h.p.dstLID)
+	if s.tab.Source != nil {
+		// The header's route while it lasts, then the forwarding entry
+		// of the destination's switch.
+		route, ok := s.tab.Source.Route(h.p.srcSw, h.p.dstSw)
+		if !ok {
+			return
+		}
+		if h.p.hops < len(route) {
+			o = route[h.p.hops]
+		}
+		h.p.hops++
+	}
 	if o == routing.NoPath || o == 0 || int(o) >= len(s.ports[sw]) || s.ports[sw][o] == nil {
 		return
 	}
@@ -181,7 +193,7 @@ func (s *simulator) pick(o *port, t int64) *inBuf {
 	for _, b := range o.cand {
 		h := s.candHop(b, o)
 		f := h.p.flits
-		if t < h.arr[0]+s.lat || o.credits[h.outVL] < f || o.held+f > s.obuf {
+		if t < h.arr[0]+s.lat || o.credits[h.outVL] < s.creditsNeeded(h) || o.held+f > s.obuf {
 			continue
 		}
 		if !s.voq && t < b.free {
@@ -194,6 +206,20 @@ func (s *simulator) pick(o *port, t int64) *inBuf {
 		}
 	}
 	return best
+}
+
+// creditsNeeded is how many credits hop h needs to be granted its output:
+// its packet's flits, and with bubble flow control on its output VL one
+// full packet more when it enters a ring there: the output's channel runs
+// along a torus ring and the channel it came in on does not run along the
+// same one (another direction, a line, an HCA's cable).
+func (s *simulator) creditsNeeded(h *hop) int {
+	f := h.p.flits
+	o, from := h.out, h.buf.at.peer
+	if s.p.HW.Bubble(h.outVL) && o.ring >= 0 && o.ring != from.ring {
+		f += s.p.HW.PacketFlits(s.p.HW.MTU)
+	}
+	return f
 }
 
 func mod(a, n int) int { return ((a % n) + n) % n }

@@ -24,7 +24,7 @@ func (d *Driver) cmdRoute(t *testing.T, td *datadriven.TestData, b *strings.Buil
 		if d.tables == nil {
 			td.Fatalf(t, "route keep: nothing routed yet")
 		}
-		if d.tables.Adaptive != nil {
+		if d.tables.Adaptive != nil || d.tables.Source != nil {
 			td.Fatalf(t, "route keep: %s routes every packet on the network it was built for; route again", d.tables.Engine)
 		}
 		d.tables, d.tablesNet = carry(d.tablesNet, d.tables, d.net), d.net
@@ -111,7 +111,11 @@ func (d *Driver) report(t *testing.T, td *datadriven.TestData, b *strings.Builde
 	if v.DeadlockFree {
 		fmt.Fprintf(b, ", deadlock-free\n")
 	} else {
-		fmt.Fprintf(b, ", not deadlock-free: a CDG cycle of %d channels\n  %s\n", len(v.Cycle), hops(v.Cycle))
+		ring := ""
+		if v.RingCyclesOnly {
+			ring = fmt.Sprintf(" (every cycle within one ring: deadlock-free with bubble_vls=%d)", v.RingVLs)
+		}
+		fmt.Fprintf(b, ", not deadlock-free: a CDG cycle of %d channels%s\n  %s\n", len(v.Cycle), ring, hops(v.Cycle))
 		for i, h := range v.Cycle {
 			if next := v.Cycle[(i+1)%len(v.Cycle)]; h.To != next.From {
 				t.Errorf("%s: the cycle breaks between %s and %s", td.Pos, h, next)
@@ -155,10 +159,20 @@ func walk(net *fabric.Network, tb *routing.Tables, src, dst int) ([]routing.Hop,
 	}
 	lid := net.Nodes[dst].LID
 	sl := tb.SL(int(at.Node), lid)
+	srcSw, dstSw := int(at.Node), -1
+	if ds, _ := net.HCASwitch(dst); ds >= 0 {
+		dstSw = ds
+	}
 	path := []routing.Hop{{From: net.Nodes[src].Name, FromPort: p, To: name(at.Node), ToPort: int(at.Port), VL: int(tb.InjectVL(sl))}}
-	for len(path) <= net.NumSwitches+1 {
+	for hop := 0; len(path) <= 2*net.NumSwitches+1; hop++ {
 		s, in := int(at.Node), int(at.Port)
 		out := int(tb.Port(s, lid))
+		if tb.Source != nil {
+			if dstSw < 0 {
+				return path, fmt.Errorf("%s is not cabled to a switch", net.Nodes[dst].Name)
+			}
+			out = int(tb.Forward(srcSw, dstSw, hop, s, lid))
+		}
 		if out == int(routing.NoPath) || out == 0 {
 			return path, fmt.Errorf("no route at %s", name(at.Node))
 		}
@@ -229,6 +243,14 @@ func (d *Driver) cmdPath(t *testing.T, td *datadriven.TestData, b *strings.Build
 	tb := d.routed(t, td)
 	src, dst := hca(t, td, d.net, "src"), hca(t, td, d.net, "dst")
 	path, err := walk(d.net, tb, src, dst)
+	if tb.Source != nil {
+		a, _ := d.net.HCASwitch(src)
+		if z, _ := d.net.HCASwitch(dst); a >= 0 && z >= 0 {
+			if h := tb.Source.Header(a, z); h != "" {
+				fmt.Fprintf(b, "header %s\n", h)
+			}
+		}
+	}
 	fmt.Fprintf(b, "%s\n", hops(path))
 	if err != nil {
 		fmt.Fprintf(b, "error: %v\n", err)
