@@ -113,6 +113,9 @@ type RoutingEntry struct {
 	// PathVLs keeps packets on VL = SL over the whole path (torus-2qos;
 	// routing.Options.PathVLs).
 	PathVLs *bool `toml:"path_vls" json:"path_vls,omitempty"`
+	// Seed seeds an engine that draws random numbers (angara-genetic;
+	// routing.Options.Seed, default 1).
+	Seed *uint64 `toml:"seed" json:"seed,omitempty"`
 	// Label distinguishes several entries of one engine (default: engine,
 	// plus the VLs when given, plus "path-vls" when path_vls is true).
 	Label string `toml:"label" json:"label,omitempty"`
@@ -594,7 +597,7 @@ func (c *Campaign) validateRouting(i int, labels map[string]bool) error {
 	for _, p := range []struct {
 		key string
 		set bool
-	}{{"vls", r.VLs != nil}, {"roots", r.Roots != nil}, {"file", r.File != ""}, {"path_vls", r.PathVLs != nil}} {
+	}{{"vls", r.VLs != nil}, {"roots", r.Roots != nil}, {"file", r.File != ""}, {"path_vls", r.PathVLs != nil}, {"seed", r.Seed != nil}} {
 		if err := e.Takes(p.key); p.set && err != nil {
 			return c.errAtKey("routing."+p.key, i, "%v", err)
 		}
@@ -623,6 +626,9 @@ func (c *Campaign) validateRouting(i int, labels map[string]bool) error {
 		}
 		if r.PathVLs != nil && *r.PathVLs {
 			r.Label += "-path-vls"
+		}
+		if r.Seed != nil {
+			r.Label += fmt.Sprintf("-seed%d", *r.Seed)
 		}
 	}
 	if labels[r.Label] {

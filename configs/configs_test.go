@@ -365,3 +365,27 @@ func TestRoutingPathVLs(t *testing.T) {
 	}
 	assert.Equal(t, map[string]bool{"torus-2qos": false, "torus-2qos-path-vls": true}, byLabel)
 }
+
+// A routing seed reaches angara-genetic's options and names its entry; an
+// engine that draws nothing refuses it.
+func TestRoutingSeed(t *testing.T) {
+	text := strings.Replace(severalFaults, `engine = "dfsssp"`, "engine = \"angara-genetic\"\n\n[[routing]]\nengine = \"angara-genetic\"\nseed = 3", 1)
+	c, err := Parse([]byte(text), "t.toml", ".")
+	require.NoError(t, err)
+	require.Len(t, c.Routings, 2)
+	assert.Equal(t, []string{"angara-genetic", "angara-genetic-seed3"}, []string{c.Routings[0].Label, c.Routings[1].Label})
+	pts, err := c.Points()
+	require.NoError(t, err)
+	seeds := map[string]uint64{}
+	for _, p := range pts {
+		seeds[p.Routing.Label] = p.Options.Seed
+	}
+	assert.Equal(t, map[string]uint64{"angara-genetic": 1, "angara-genetic-seed3": 3}, seeds)
+
+	bad := strings.Replace(severalFaults, `engine = "dfsssp"`, "engine = \"angara-sssp\"\nseed = 3", 1)
+	_, err = Parse([]byte(bad), "t.toml", ".")
+	var ce *Error
+	require.True(t, errors.As(err, &ce), "%T %v", err, err)
+	assert.Equal(t, "routing.seed", ce.Key)
+	assert.Contains(t, err.Error(), "reads no seed")
+}

@@ -104,7 +104,7 @@ func (c *Campaign) point(index int, topo TopologyEntry, ti int, f FaultsEntry, p
 		FaultSeed:    fs.Seed,
 		Faults:       fs,
 		Routing:      r,
-		Options:      routing.Options{VLs: vls, Roots: r.Roots, File: r.File, PathVLs: r.PathVLs != nil && *r.PathVLs},
+		Options:      routing.Options{VLs: vls, Roots: r.Roots, File: r.File, PathVLs: r.PathVLs != nil && *r.PathVLs, Seed: seedOr1(r.Seed)},
 		Params:       params,
 	}
 	if tr.Kind == JobsKind {
@@ -124,4 +124,12 @@ func (c *Campaign) jobsSeed(tseed int64) int64 {
 		return *c.Workload.Seed
 	}
 	return tseed
+}
+
+// seedOr1 is an engine's seed: the campaign's, else 1.
+func seedOr1(s *uint64) uint64 {
+	if s == nil || *s == 0 {
+		return 1
+	}
+	return *s
 }

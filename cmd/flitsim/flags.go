@@ -89,6 +89,7 @@ type routeFlags struct {
 	roots   string
 	lfts    string
 	pathVLs bool
+	seed    uint64
 	fs      *flag.FlagSet
 }
 
@@ -97,6 +98,7 @@ func (r *routeFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&r.vls, "vls", fabric.DefaultHardware().VLs, "virtual lanes the engine may use (routing.vls)")
 	fs.StringVar(&r.roots, "roots", "", "root switches, comma separated names or 0x GUIDs (routing.roots; engines that read roots)")
 	fs.StringVar(&r.lfts, "lfts", "", "LFT dump `file` for --routing file (routing.file)")
+	fs.Uint64Var(&r.seed, "routing-seed", 1, "seed of an engine that draws random numbers: angara-genetic (routing.seed)")
 	fs.BoolVar(&r.pathVLs, "path-vls", false, "torus-2qos: packets keep VL = SL over the whole path, as the thesis' simulator had no SL-to-VL tables (routing.path_vls)")
 }
 
@@ -111,7 +113,7 @@ func (r *routeFlags) given(name string) bool {
 // read each option given, roots must be switches of net, a dump must
 // load) and returns the options.
 func (r *routeFlags) options(net *fabric.Network, names []string) (routing.Options, error) {
-	opts := routing.Options{VLs: r.vls, File: r.lfts, PathVLs: r.pathVLs}
+	opts := routing.Options{VLs: r.vls, File: r.lfts, PathVLs: r.pathVLs, Seed: r.seed}
 	if r.roots != "" {
 		opts.Roots = strings.Split(r.roots, ",")
 	}
@@ -131,7 +133,7 @@ func (r *routeFlags) options(net *fabric.Network, names []string) (routing.Optio
 			return opts, badInput("--routing file needs the LFT dump to load: --lfts FILE")
 		}
 	}
-	for _, p := range []struct{ flag, param string }{{"vls", "vls"}, {"roots", "roots"}, {"lfts", "file"}, {"path-vls", "path_vls"}} {
+	for _, p := range []struct{ flag, param string }{{"vls", "vls"}, {"roots", "roots"}, {"lfts", "file"}, {"path-vls", "path_vls"}, {"routing-seed", "seed"}} {
 		if !given[p.flag] {
 			continue
 		}

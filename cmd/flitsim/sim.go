@@ -235,7 +235,7 @@ func printSim(stdout io.Writer, o *pipeline.Outcome, rep simReport, p sim.Params
 	case !o.Routed.OK():
 		return fmt.Errorf("routing %s failed: %s", rep.Routing, o.Routed.Problem())
 	}
-	rep.Topology, rep.DeadlockFreeTables, rep.Result = o.Net.Name, o.Routed.Verdict.DeadlockFree, o.Result
+	rep.Topology, rep.DeadlockFreeTables, rep.Result = o.Net.Name, o.Routed.Verdict.DeadlockFreeWith(p.HW.BubbleVLs), o.Result
 	if asJSON {
 		return writeJSON(stdout, rep)
 	}

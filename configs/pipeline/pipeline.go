@@ -194,7 +194,7 @@ func Run(p configs.Point, hash string, nets *Networks, simulate Simulator) *Outc
 	if o.Routed, err = Route(o.Net, p.Routing.Engine, p.Options); err != nil {
 		return o.fail(err)
 	}
-	o.recordRouting()
+	o.recordRouting(p.Params.HW.BubbleVLs)
 	if !o.Routed.OK() {
 		return o
 	}
@@ -281,15 +281,17 @@ func newRecord(p configs.Point, hash string) results.Record {
 	return r
 }
 
-// recordRouting copies the routing outcome into the record.
-func (o *Outcome) recordRouting() {
+// recordRouting copies the routing outcome into the record; routes whose
+// dependency cycles lie within torus rings are deadlock-free when the
+// hardware has bubble flow control on their VLs (bubbleVLs).
+func (o *Outcome) recordRouting(bubbleVLs int) {
 	r, rt := &o.Record, o.Routed
 	var f *routing.Failure
 	if errors.As(rt.Failure, &f) {
 		r.VLsNeeded = f.VLsNeeded
 	}
 	if rt.Tables != nil {
-		r.VLsNeeded, r.VLsUsed, r.DeadlockFree = rt.Tables.VLsNeeded, rt.Verdict.VLsUsed, rt.Verdict.DeadlockFree
+		r.VLsNeeded, r.VLsUsed, r.DeadlockFree = rt.Tables.VLsNeeded, rt.Verdict.VLsUsed, rt.Verdict.DeadlockFreeWith(bubbleVLs)
 	}
 	if !rt.OK() {
 		r.Verdict, r.RoutingError = results.RoutingFailed, rt.Problem()
