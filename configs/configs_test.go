@@ -213,7 +213,7 @@ func expands(t *testing.T, nameOrPath string) []Point {
 // Every embedded campaign loads, validates and expands.
 func TestEmbeddedCampaigns(t *testing.T) {
 	names := Embedded()
-	for _, want := range []string{"quickstart", "usability", "small", "large", "tsubame2", "deimos"} {
+	for _, want := range []string{"quickstart", "usability", "small", "large", "tsubame2", "deimos", "angara"} {
 		assert.Contains(t, names, want)
 	}
 	for _, n := range names {

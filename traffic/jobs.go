@@ -25,6 +25,7 @@ const (
 	JobAllreduce   JobKind = "allreduce"   // ring allreduce: 2(n−1) steps of msg/n bytes to the right neighbour, each after the left's
 	JobBarrier     JobKind = "barrier"     // dissemination barrier: ⌈log₂ n⌉ rounds, r → r+2^k after round k−1 arrived
 	JobBroadcast   JobKind = "broadcast"   // binomial-tree broadcast from rank 0 (MPICH's): a rank forwards once it has received
+	JobAlltoall    JobKind = "alltoall"    // pairwise all-to-all (MPI's for large messages): step k to r+k+1 once step k−1's message arrived
 	JobNoise       JobKind = "noise"       // uniform traffic, bursty when burst_on is set: seeded on/off periods
 )
 
@@ -40,6 +41,7 @@ func JobKinds() []struct{ Kind, Help string } {
 		{string(JobAllreduce), "ring allreduce: 2(n−1) steps of msg_bytes/n to the right neighbour, each after the left neighbour's previous step arrived"},
 		{string(JobBarrier), "dissemination barrier: ⌈log₂ n⌉ rounds; in round k rank r sends to r+2^k once round k−1's message arrived"},
 		{string(JobBroadcast), "binomial-tree broadcast from rank 0 as MPICH's: rank r receives from r minus its lowest set bit, then sends to r+2^k for every 2^k below that bit, largest first; rank 0 starts each iteration without waiting"},
+		{string(JobAlltoall), "pairwise all-to-all as MPI libraries run MPI_Alltoall on large messages (osu_alltoall, seeds/003 Fig. 6): n−1 steps; in step k rank r sends to r+k+1 and starts step k+1 once step k's message from r−k−1 has arrived"},
 		{string(JobNoise), "network noise: uniform random traffic at the job's load, in seeded on/off bursts when burst_on is set"},
 	}
 	sort.Slice(k, func(i, j int) bool { return k[i].Kind < k[j].Kind })
@@ -60,7 +62,7 @@ func ParseJobKind(s string) (JobKind, error) {
 
 // Dependent reports whether the pattern's messages wait for deliveries.
 func (k JobKind) Dependent() bool {
-	return k == JobHalo || k == JobPingPong || k == JobAllreduce || k == JobBarrier || k == JobBroadcast
+	return k == JobHalo || k == JobPingPong || k == JobAllreduce || k == JobBarrier || k == JobBroadcast || k == JobAlltoall
 }
 
 // DefaultIterations is a pattern's iteration count when a job sets none:
@@ -245,7 +247,7 @@ func (j Job) Check() error {
 				return fmt.Errorf("job %s: grid %v holds %d ranks, the job has %d", j.ID, t.Grid, p, n)
 			}
 		}
-	case JobExchange, JobUniform, JobPermutation, JobPingPong, JobAllreduce, JobBarrier, JobBroadcast, JobNoise:
+	case JobExchange, JobUniform, JobPermutation, JobPingPong, JobAllreduce, JobBarrier, JobBroadcast, JobNoise, JobAlltoall:
 	default:
 		_, err := ParseJobKind(string(t.Kind))
 		return fmt.Errorf("job %s: %w", j.ID, err)
@@ -301,7 +303,7 @@ func (w *workload) stepsPerIteration(j int, r int) int {
 	job := &w.jobs[j]
 	n := len(job.Ranks)
 	switch job.Traffic.Kind {
-	case JobExchange:
+	case JobExchange, JobAlltoall:
 		return n - 1
 	case JobHalo:
 		return len(w.nbrs[j][r])
@@ -372,6 +374,11 @@ func (w *workload) program(j, r int, s int64, rng *rand.Rand) step {
 	case JobAllreduce:
 		st.dst = (r + 1) % n
 		st.bytes = (t.MessageBytes + n - 1) / n
+		if s > 0 {
+			st.needTag, st.needCount = s-1, 1
+		}
+	case JobAlltoall:
+		st.dst = (r + k + 1) % n
 		if s > 0 {
 			st.needTag, st.needCount = s-1, 1
 		}

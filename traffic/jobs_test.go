@@ -115,6 +115,10 @@ func TestJobsOnIdealNetwork(t *testing.T) {
 		// 2x2: one neighbour per dimension (±1 coincide).
 		{"halo-2x2", JobTraffic{Kind: JobHalo, MessageBytes: 10, Iterations: 1}, 4, 2 * 10 * w, 4 * 2, 8},
 		{"exchange", JobTraffic{Kind: JobExchange, MessageBytes: 10, Iterations: 2}, 6, 10 * 10 * w, 6 * 5 * 2, 30},
+		// Pairwise: 5 steps each one wire time after the last one's
+		// message arrived; every rank sends to every other once.
+		{"alltoall", JobTraffic{Kind: JobAlltoall, MessageBytes: 10, Iterations: 1}, 6, 5 * 10 * w, 6 * 5, 30},
+		{"alltoall-2", JobTraffic{Kind: JobAlltoall, MessageBytes: 10, Iterations: 2}, 6, 10 * 10 * w, 6 * 5 * 2, 30},
 		{"shift", JobTraffic{Kind: JobShift, MessageBytes: 10, Iterations: 4, Distance: -1}, 6, 4 * 10 * w, 24, 6},
 		{"permutation", JobTraffic{Kind: JobPermutation, MessageBytes: 10, Iterations: 1}, 7, 10 * w, 7, 7},
 	} {

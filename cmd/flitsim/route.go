@@ -35,7 +35,10 @@ type routeReport struct {
 	routing.Metrics
 	// JobMetrics (with --jobs): the metrics of the thesis' §5.1.
 	*routing.JobMetrics
-	EBB     *float64        `json:"ebb,omitempty"`
+	EBB *float64 `json:"ebb,omitempty"`
+	// SigmaK is σ(K, R) (--sigma-k).
+	SigmaK  *float64        `json:"sigma_k,omitempty"`
+	K       float64         `json:"k,omitempty"`
 	RouteMS float64         `json:"route_ms"`
 	Notes   []string        `json:"notes,omitempty"`
 	Verdict routing.Verdict `json:"-"`
@@ -56,6 +59,7 @@ func routeCmd(args []string, stdout, stderr io.Writer) error {
 	list := fs.Bool("list", false, "list the engines and their parameters")
 	dump := fs.String("dump-lfts", "", "write the tables as an OpenSM opensm-lfts.dump to this `file` (one engine only)")
 	ebb := fs.Int("ebb", 0, "also estimate the effective bisection bandwidth over this many random matchings")
+	sigmaK := fs.Float64("sigma-k", 0, "also report σ(k, R) of seeds/003 §1.1 for this k ≥ 1 (σ4 is always shown)")
 	jobsFile := fs.String("jobs", "", "jobs `file` ([[job]] tables, [fragmentation]): route for these jobs (sar) and measure the effective EFI, dark fiber and links per job of §5.1")
 	mixes := fs.Int("mixes", 0, "with --jobs: draw this many job mixes (workload seeds from --mix-seed on), route the job-aware engines per mix and report SAR's improvement as Tables 5.1/5.2")
 	mixSeed := fs.Int64("mix-seed", -1, "with --jobs: the workload seed (default: the file's seed, else 1)")
@@ -88,6 +92,9 @@ func routeCmd(args []string, stdout, stderr io.Writer) error {
 	}
 	if *ebb < 0 {
 		return badInput("--ebb %d: want a number of random matchings ≥ 0", *ebb)
+	}
+	if *sigmaK != 0 && !(*sigmaK >= 1 && *sigmaK <= 1e6) {
+		return badInput("--sigma-k %g: want a k in [1, 1e6]", *sigmaK)
 	}
 	var work *configs.Workload
 	switch {
@@ -164,6 +171,14 @@ func routeCmd(args []string, stdout, stderr io.Writer) error {
 		r, tb, err := routeOne(net, name, opts, *ebb)
 		if err != nil {
 			return err
+		}
+		if *sigmaK != 0 && tb != nil && r.OK {
+			x, err := routing.Sigma(net, tb, *sigmaK)
+			if err != nil {
+				return err
+			}
+			r.SigmaK, r.K = &x, *sigmaK
+			r.Notes = append(r.Notes, fmt.Sprintf("σ(%g) = %.3f", *sigmaK, x))
 		}
 		if work != nil && tb != nil && r.OK {
 			m, err := routing.MeasureJobs(net, tb, jobs)

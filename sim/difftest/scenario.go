@@ -534,6 +534,13 @@ func generate(c chooser) Scenario {
 			s.Jobs[i].Routing = ""
 		}
 	}
+	// Pairwise all-to-all jobs (after the bubbles): half the exchange jobs.
+	for i := range s.Jobs {
+		if s.Jobs[i].Traffic.Kind == traffic.JobExchange && chance(c, 50) {
+			s.Jobs[i].Traffic.Kind = traffic.JobAlltoall
+			s.Jobs[i].Traffic.Load = 1
+		}
+	}
 	if chance(c, 30) || strings.HasPrefix(s.Engine, "angara-") && chance(c, 60) {
 		hw.BubbleVLs = pick(c, 1, 1, 3, 0xff, between(c, 1, 255))
 		pf := hw.PacketFlits(hw.MTU)
