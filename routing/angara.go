@@ -63,8 +63,9 @@ func routeAngara(i int) func(g *graph, o Options) (*Tables, error) {
 }
 
 // sourceTables turns Angara routes into source-routed tables: each hop's
-// port (of parallel cables the pair's share: (source + destination) mod
-// their number), the forwarding entries of each switch's own HCAs, VL 0.
+// port (of parallel cables the same rank on every hop, the pair's share:
+// (source + destination) mod the fewest along the route), the forwarding
+// entries of each switch's own HCAs, VL 0.
 func sourceTables(g *graph, name string, tor *angara.Torus, r *angara.Routes) *Tables {
 	t := NewTables(g.net, name)
 	for s := 0; s < g.S; s++ {
@@ -80,11 +81,17 @@ func sourceTables(g *graph, name string, tor *angara.Torus, r *angara.Routes) *T
 			if !ok || a == b {
 				continue
 			}
-			ports = ports[:0]
-			u := a
+			// One rank of parallel cables all the way (Network.Ring: a
+			// change of cable is a change of ring), the pair's share of
+			// the fewest the route has.
+			m, u := 1<<30, a
 			for _, d := range hops {
-				ps := tor.Ports(u, d)
-				ports = append(ports, ps[(a+b)%len(ps)])
+				m = min(m, len(tor.Ports(u, d)))
+				u = tor.Next(u, d)
+			}
+			ports, u = ports[:0], a
+			for _, d := range hops {
+				ports = append(ports, tor.Ports(u, d)[(a+b)%m])
 				u = tor.Next(u, d)
 			}
 			src.Set(a, b, ports, r.Header(a, b))

@@ -18,6 +18,9 @@ func WriteLFTs(w io.Writer, net *fabric.Network, t *Tables) error {
 	if err := t.check(net); err != nil {
 		return err
 	}
+	if t.Source != nil {
+		return fmt.Errorf("%s routes by source routes, which an LFT dump cannot hold (its forwarding entries are only each switch's own HCAs)", t.Engine)
+	}
 	byLID := net.ByLID()
 	bw := bufio.NewWriter(w)
 	for s := 0; s < net.NumSwitches; s++ {

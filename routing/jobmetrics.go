@@ -86,6 +86,30 @@ func MeasureJobs(net *fabric.Network, t *Tables, jobs [][]int) (JobMetrics, erro
 				m.Unrouted += int64(len(hs) - 1) // no LID: nothing reaches it
 				continue
 			}
+			if t.Source != nil {
+				// Source routes: every pair walks its own route.
+				for _, h := range hs {
+					if h == d {
+						continue
+					}
+					if destOf[h] < 0 {
+						m.Unrouted++
+						continue
+					}
+					path, ok := g.hcaPath(t, int(destOf[h]), int(i))
+					if !ok {
+						m.Unrouted++
+						continue
+					}
+					for _, ch := range path[1 : len(path)-1] {
+						if one[ch] == 0 {
+							touched = append(touched, ch)
+						}
+						one[ch]++
+					}
+				}
+				continue
+			}
 			g.tree(t, int(i), &tr)
 			clear(cnt)
 			for _, h := range hs {

@@ -442,6 +442,9 @@ func BrokenPaths(net *fabric.Network, t *Tables, failed []bool) (broken, total i
 	if len(failed) != len(net.Links) {
 		return 0, 0, fmt.Errorf("failed has %d entries for %d cables", len(failed), len(net.Links))
 	}
+	if t.Source != nil {
+		return 0, 0, fmt.Errorf("%s: broken paths of source routes are not counted (the walk follows forwarding tables)", t.Engine)
+	}
 	g := newGraph(net)
 	var tr destTree
 	bad := make([]bool, g.S)

@@ -106,7 +106,7 @@ func (t *Tables) Forward(src, dst, hop, u int, lid uint16) uint8 {
 	return t.Port(u, lid)
 }
 
-// checkSource reports source routes that do not fit tables of s switches.
+// check reports source routes that do not fit tables of s switches.
 func (r *SourceRoutes) check(s int) error {
 	if r.n != s {
 		return fmt.Errorf("source routes between %d switches do not fit a network of %d", r.n, s)

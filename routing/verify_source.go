@@ -72,8 +72,9 @@ func (vf *verifier) walkSource(s, dst int, lid uint16, dn int32) (ok, loops bool
 				vf.deps = vf.deps[:start]
 				return false, false
 			}
-			vf.vlUsed[t.InjectVL(sl)] = true
-			vf.vlUsed[t.VL(u, in, int(p), sl)] = true
+			if hop > 0 {
+				vf.vlUsed[t.InjectVL(sl)] = true // as the forwarding-table walk counts
+			}
 			return true, false
 		}
 		vl := t.VL(u, in, int(p), sl)
@@ -90,7 +91,7 @@ func (vf *verifier) walkSource(s, dst int, lid uint16, dn int32) (ok, loops bool
 // ringCycles looks at the cycles of the dependency graph deps (sorted,
 // without duplicates; nodes channel·MaxVLs+VL) on a torus: it reports
 // whether every strongly connected component lies within one ring (its
-// channels of one direction, fabric.Network.RingDir, on one VL) and the
+// channels of one ring, fabric.Network.Ring, on one VL) and the
 // VLs those rings are on; otherwise it returns a cycle that leaves a ring.
 func (g *graph) ringCycles(deps []uint64) (only bool, vls int, cycle []int32) {
 	// Dense numbering of the nodes on edges.
@@ -109,7 +110,7 @@ func (g *graph) ringCycles(deps []uint64) (only bool, vls int, cycle []int32) {
 	ring := func(i int32) int {
 		ch := nodes[i] / MaxVLs
 		from := g.chans.From(ch)
-		d := g.net.RingDir(int(from.Node), int(from.Port))
+		d := g.net.Ring(int(from.Node), int(from.Port))
 		if d < 0 {
 			return -1
 		}

@@ -43,7 +43,7 @@ func TestAngaraBubble4D(t *testing.T) {
 	require.NotEmpty(t, r.DeadlockCycle)
 	// The buffers that wait on each other are one ring's.
 	byName := net.ByName()
-	ring := func(b Buffer) int { return net.RingDir(byName[b.From], b.FromPort) }
+	ring := func(b Buffer) int { return net.Ring(byName[b.From], b.FromPort) }
 	for _, b := range r.DeadlockCycle {
 		assert.GreaterOrEqual(t, ring(b), 0, "%v", b)
 		assert.Equal(t, ring(r.DeadlockCycle[0]), ring(b), "%v", r.DeadlockCycle)
@@ -101,7 +101,8 @@ func TestAngaraOneFailedLink(t *testing.T) {
 			p.MaxTime = 30 * fabric.Microsecond
 			r, err := Run(net, tb, p)
 			require.NoError(t, err)
-			assert.NotEqual(t, Deadlock, r.Verdict, "cycle %v", r.DeadlockCycle)
+			// Infinite traffic still flowing at the time limit.
+			assert.Contains(t, []Verdict{NotConverged, Steady}, r.Verdict, "cycle %v", r.DeadlockCycle)
 			assert.Positive(t, r.Packets)
 		})
 	}

@@ -99,7 +99,7 @@ func (s *simulator) frozen() bool {
 			}
 			pk := &s.pkts[pi]
 			ol := s.lane(int32(out), pk.outVL)
-			if s.cr.has(ol, pk.flits, s.k.now) {
+			if s.cr.has(ol, s.need(int32(out), pi, pk.outVL), s.k.now) {
 				return false
 			}
 		}

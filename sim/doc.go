@@ -180,10 +180,11 @@
 // cable. need(p) is flits(p), plus HW.PacketFlits(HW.MTU) (a bubble: one
 // full packet) when w has bubble flow control (HW.Bubble(w)) and p enters
 // a ring at o: o's channel runs along a torus ring
-// (fabric.Network.RingDir ≥ 0) in another direction than the channel p
-// arrived on (an HCA's cable and a line have none). A packet going on along
-// its ring needs only its flits. An HCA injects without a bubble (its
-// cable is no ring). At every instant at which output o has an eligible packet, o
+// (fabric.Network.Ring ≥ 0: a direction along a line, over one of its
+// parallel cables) and p did not arrive on a channel of that ring on VL w
+// (it came along another ring, a line, an HCA's cable, or on another VL).
+// A packet going on along its ring on its VL needs only its flits. An HCA
+// injects without a bubble (its cable is no ring). At every instant at which output o has an eligible packet, o
 // grants one: the eligible packet whose VL w comes first after the VL o last
 // granted (cyclically over HW.VLs lanes; VL 0 first), and among those on
 // that VL the one whose input port comes first after the input port o last

@@ -29,7 +29,7 @@ type packet struct {
 	src, dst int32 // HCA node indices
 	dstLID   uint16
 	sl, vl   uint8  // service level; VL on the current link
-	hop      uint16 // switch-to-switch hops taken (source routes)
+	hop      uint16 // switch-to-switch hops taken (source routes), saturating
 	flits    int32
 	payload  int32
 	last     bool  // last packet of its message
@@ -79,9 +79,9 @@ type channel struct {
 	linkFree int64
 	// ft is a flit's time on this channel's cable (its class's rate).
 	ft int64
-	// ring is the channel's torus direction (fabric.Network.RingDir), -1
-	// off the rings: a packet entering it from another needs a bubble.
-	ring int8
+	// ring is the channel's torus ring (fabric.Network.Ring), -1 off the
+	// rings: a packet entering it from another channel's needs a bubble.
+	ring int16
 	// The rest of the arbiter: when the crossbar path is free, the pending
 	// arbitration and the VL granted last.
 	xbarFree int64
@@ -335,7 +335,7 @@ func (s *simulator) wireChannels(chs *fabric.Channels) {
 		from, to := chs.From(int32(i)), chs.To(int32(i))
 		s.chans[i] = channel{from: from.Node, fromPort: from.Port, to: to.Node, toPort: to.Port,
 			ft:      s.p.HW.ClassFlitPs(net.LinkClass(chs.Link(int32(i)))),
-			reqHead: -1, tryAt: never, lastVL: uint8(s.nVL - 1), ring: int8(net.RingDir(int(from.Node), int(from.Port)))}
+			reqHead: -1, tryAt: never, lastVL: uint8(s.nVL - 1), ring: int16(net.Ring(int(from.Node), int(from.Port)))}
 	}
 	s.portBase = make([]int32, len(net.Nodes)+1)
 	for i := range net.Nodes {

@@ -74,7 +74,9 @@ func (s *simulator) route(sw int32, pi int32) {
 			p = s.t.Port(int(sw), pk.dstLID)
 		} else {
 			p = s.t.Forward(int(s.switchOf(pk.src)), int(s.switchOf(pk.dst)), int(pk.hop), int(sw), pk.dstLID)
-			pk.hop++
+			if pk.hop < 1<<16-1 {
+				pk.hop++ // saturates far beyond any route
+			}
 		}
 		if p == routing.NoPath || p == 0 {
 			pk.out = -1
@@ -104,13 +106,13 @@ func (s *simulator) switchOf(h int32) int32 { return s.chans[s.hcas[s.hcaOf[h]].
 
 // need is the credits packet pi needs to be granted output out on VL ovl:
 // its flits, and with bubble flow control on ovl one full packet more
-// when out is a ring the packet enters (it arrived on another channel
-// direction, or from an HCA).
+// when out is a ring the packet enters (it arrived on another ring's
+// channel, off the rings, from an HCA, or on another VL).
 func (s *simulator) need(out int32, pi int32, ovl uint8) int32 {
 	pk := &s.pkts[pi]
 	n := pk.flits
 	if s.bubble>>ovl&1 != 0 {
-		if r := s.chans[out].ring; r >= 0 && r != s.chans[pk.ch].ring {
+		if r := s.chans[out].ring; r >= 0 && (r != s.chans[pk.ch].ring || ovl != pk.vl) {
 			n += s.bubbleN
 		}
 	}

@@ -95,7 +95,7 @@ type routeFlags struct {
 
 func (r *routeFlags) register(fs *flag.FlagSet) {
 	r.fs = fs
-	fs.IntVar(&r.vls, "vls", fabric.DefaultHardware().VLs, "virtual lanes the engine may use (routing.vls)")
+	fs.IntVar(&r.vls, "vls", fabric.DefaultHardware().VLs, "virtual lanes the engine may use (routing.vls; sim: default the hardware's vls)")
 	fs.StringVar(&r.roots, "roots", "", "root switches, comma separated names or 0x GUIDs (routing.roots; engines that read roots)")
 	fs.StringVar(&r.lfts, "lfts", "", "LFT dump `file` for --routing file (routing.file)")
 	fs.Uint64Var(&r.seed, "routing-seed", 1, "seed of an engine that draws random numbers: angara-genetic (routing.seed)")

@@ -242,6 +242,9 @@ func routeEngines(names *setString, compare string) ([]string, error) {
 }
 
 func dumpLFTs(path string, net *fabric.Network, tb *routing.Tables) error {
+	if tb.Source != nil {
+		return badInput("--dump-lfts: %s routes by source routes, which an LFT dump cannot hold", tb.Engine)
+	}
 	f, err := os.Create(path)
 	if err != nil {
 		return err

@@ -124,8 +124,8 @@ type port struct {
 	credits  []int
 	capacity int
 
-	// ring is the torus direction of the channel leaving here
-	// (fabric.Network.RingDir), -1 off the rings.
+	// ring is the torus ring of the channel leaving here
+	// (fabric.Network.Ring), -1 off the rings.
 	ring int
 
 	// The output queue and the cable; ft is a flit's time on the cable

@@ -167,6 +167,9 @@ func newSimulator(net *fabric.Network, t *routing.Tables, p sim.Params) (*simula
 		return nil, fmt.Errorf("tables for %d switches and %d LIDs do not fit network %q with %d switches and max LID %d",
 			t.NumSwitches(), t.NumLIDs, net.Name, net.NumSwitches, net.MaxLID())
 	}
+	if t.Source != nil && (t.Source.Switches() != net.NumSwitches || t.Adaptive != nil) {
+		return nil, fmt.Errorf("source routes of %s do not fit network %q (%d switches) or come with adaptive routing", t.Engine, net.Name, net.NumSwitches)
+	}
 	n := net.NumHCAs()
 	if n < 2 {
 		return nil, fmt.Errorf("network %q has %d HCAs, a run needs at least 2", net.Name, n)
@@ -210,7 +213,7 @@ func newSimulator(net *fabric.Network, t *routing.Tables, p sim.Params) (*simula
 				continue
 			}
 			pt := &port{node: i, num: pn, isSwitch: net.IsSwitch(i), xbar: 0, lastCross: -1,
-				lastVL: s.vls - 1, decideAt: -1, ft: p.HW.ClassFlitPs(net.LinkClass(net.LinkAt(i, pn))), ring: net.RingDir(i, pn)}
+				lastVL: s.vls - 1, decideAt: -1, ft: p.HW.ClassFlitPs(net.LinkClass(net.LinkAt(i, pn))), ring: net.Ring(i, pn)}
 			size := p.HW.HCABufferFlits
 			if pt.isSwitch {
 				size = p.HW.InputBufferFlits

@@ -211,12 +211,13 @@ func (s *simulator) pick(o *port, t int64) *inBuf {
 // creditsNeeded is how many credits hop h needs to be granted its output:
 // its packet's flits, and with bubble flow control on its output VL one
 // full packet more when it enters a ring there: the output's channel runs
-// along a torus ring and the channel it came in on does not run along the
-// same one (another direction, a line, an HCA's cable).
+// along a torus ring and the packet did not arrive along that same ring on
+// that same VL (another ring, a line, an HCA's cable, another VL).
 func (s *simulator) creditsNeeded(h *hop) int {
 	f := h.p.flits
 	o, from := h.out, h.buf.at.peer
-	if s.p.HW.Bubble(h.outVL) && o.ring >= 0 && o.ring != from.ring {
+	sameRing := o.ring == from.ring && h.outVL == h.buf.vl
+	if s.p.HW.Bubble(h.outVL) && o.ring >= 0 && !sameRing {
 		f += s.p.HW.PacketFlits(s.p.HW.MTU)
 	}
 	return f
