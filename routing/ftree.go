@@ -33,9 +33,10 @@ func routeFatTree(g *graph, o Options) (*Tables, error) {
 			continue
 		}
 		for _, h := range g.hcas[s] {
-			f.routeDestination(s, g.net.Nodes[h].LID)
+			f.routeDestination(s, h)
 		}
 	}
+	f.flush()
 	if err := f.checkComplete(); err != nil {
 		return nil, err
 	}
@@ -103,28 +104,101 @@ type fatTree struct {
 	isDown []bool
 	// byLevel lists the switches leaves first.
 	byLevel []int32
+	// upArcs and downArcs are each switch's arcs one level up and one
+	// level down, in the graph's order.
+	upArcs, downArcs [][]arc
+	// upPorts[p][i] are the ports of downArcs[p][i]'s far switch that lead
+	// up to p (parallel cables), in that switch's arc order.
+	upPorts [][][]int32
+	// downs lists the switches that route the destination down, in the
+	// order they were set (isDown); mark and stamp dedupe routeOffPath's
+	// candidates.
+	downs   []int32
+	downsBy [][]int32 // downs by level
+	cand    []int32
+	mark    []uint32
+	stamp   uint32
 	// parents is the stack of candidate up-links of downAscend.
 	parents []*arc
+	// col is every switch's output port for the destination being routed;
+	// routed columns wait in ports (lids[j]'s at ports[j*S:]) until a
+	// block of them is written into the tables at once (Tables.setColumns).
+	col   []uint8
+	ports []uint8
+	lids  []uint16
 }
+
+// colBlock is how many routed destinations fatTree keeps before writing
+// them into the tables.
+const colBlock = 64
 
 func newFatTree(g *graph, level []int32) *fatTree {
 	f := &fatTree{g: g, t: NewTables(g.net, "ftree"), level: level, down: g.portCounters(), up: g.portCounters(),
-		isDown: make([]bool, g.S), byLevel: make([]int32, g.S)}
+		isDown: make([]bool, g.S), byLevel: make([]int32, g.S), ports: make([]uint8, colBlock*g.S)}
 	g.setHCAPorts(f.t)
 	for i := range f.byLevel {
 		f.byLevel[i] = int32(i)
+	}
+	f.upArcs, f.downArcs, f.mark = make([][]arc, g.S), make([][]arc, g.S), make([]uint32, g.S)
+	top := int32(0)
+	for _, l := range level {
+		top = max(top, l)
+	}
+	f.downsBy = make([][]int32, top+1)
+	for s := range g.out {
+		for _, a := range g.out[s] {
+			switch level[a.to] - level[s] {
+			case 1:
+				f.upArcs[s] = append(f.upArcs[s], a)
+			case -1:
+				f.downArcs[s] = append(f.downArcs[s], a)
+			}
+		}
+	}
+	f.upPorts = make([][][]int32, g.S)
+	for p := range f.downArcs {
+		f.upPorts[p] = make([][]int32, len(f.downArcs[p]))
+		for i, a := range f.downArcs[p] {
+			for _, b := range f.upArcs[a.to] {
+				if b.to == int32(p) {
+					f.upPorts[p][i] = append(f.upPorts[p][i], b.port)
+				}
+			}
+		}
 	}
 	sort.SliceStable(f.byLevel, func(i, j int) bool { return level[f.byLevel[i]] < level[f.byLevel[j]] })
 	return f
 }
 
-// routed reports whether switch s has a route to lid.
-func (f *fatTree) routed(s int32, lid uint16) bool { return f.t.Port(int(s), lid) != NoPath }
+// routed reports whether switch s has a route to the destination being
+// routed (lid).
+func (f *fatTree) routed(s int32, lid uint16) bool { return f.col[s] != NoPath }
 
-// routeDestination routes lid, an HCA on leaf s, from every switch.
-func (f *fatTree) routeDestination(s int32, lid uint16) {
+// set routes the destination being routed at switch s through port.
+func (f *fatTree) set(s int32, port int32) { f.col[s] = uint8(port) }
+
+// flush writes the routed destinations' columns into the tables.
+func (f *fatTree) flush() {
+	f.t.setColumns(f.lids, f.ports)
+	f.lids = f.lids[:0]
+}
+
+// routeDestination routes HCA h, on leaf s, from every switch.
+func (f *fatTree) routeDestination(s, h int32) {
+	g := f.g
+	if len(f.lids) == colBlock {
+		f.flush()
+	}
+	lid := g.net.Nodes[h].LID
+	f.col = f.ports[len(f.lids)*g.S : (len(f.lids)+1)*g.S]
+	f.lids = append(f.lids, lid)
+	for i := range f.col {
+		f.col[i] = NoPath
+	}
+	f.col[s] = uint8(g.hcaPort[int(h)-g.S])
 	clear(f.isDown)
 	f.isDown[s] = true
+	f.downs = append(f.downs[:0], s)
 	f.downAscend(s, lid, true)
 	f.routeOffPath(s, lid)
 	f.routeCutOff(s, lid)
@@ -132,20 +206,19 @@ func (f *fatTree) routeDestination(s int32, lid uint16) {
 
 // upDescend routes every switch below p that has no route yet up to p.
 func (f *fatTree) upDescend(p int32, lid uint16) {
-	g := f.g
-	for _, a := range g.out[p] {
+	for i, a := range f.downArcs[p] {
 		c := a.to
-		if f.level[c] != f.level[p]-1 || f.routed(c, lid) {
+		if f.routed(c, lid) {
 			continue
 		}
 		// c's up-ports to p: the least loaded (parallel cables).
 		best := int32(-1)
-		for _, b := range g.out[c] {
-			if b.to == p && (best < 0 || f.up[c][b.port] < f.up[c][best]) {
-				best = b.port
+		for _, port := range f.upPorts[p][i] {
+			if best < 0 || f.up[c][port] < f.up[c][best] {
+				best = port
 			}
 		}
-		f.t.SetPort(int(c), lid, int(best))
+		f.set(c, best)
 		f.up[c][best]++
 		f.upDescend(c, lid)
 	}
@@ -158,24 +231,30 @@ func (f *fatTree) upDescend(p int32, lid uint16) {
 // down to s (not counted, the least loaded of its cables to s, parents
 // taken least loaded first), as OpenSM's ftree routes secondary paths.
 func (f *fatTree) downAscend(s int32, lid uint16, main bool) {
-	g := f.g
 	start := len(f.parents)
-	for i := range g.out[s] {
-		a := &g.out[s][i]
-		if f.level[a.to] == f.level[s]+1 && !f.routed(a.to, lid) {
+	for i := range f.upArcs[s] {
+		a := &f.upArcs[s][i]
+		if !f.routed(a.to, lid) {
 			f.parents = append(f.parents, a)
 		}
 	}
 	cand := f.parents[start:]
-	// Least loaded first; ties by port, so the order is the tables'.
-	sort.SliceStable(cand, func(i, j int) bool { return f.down[cand[i].to][cand[i].in] < f.down[cand[j].to][cand[j].in] })
+	// Least loaded first; ties by port, so the order is the tables'
+	// (a stable insertion sort: few parents, often in order already).
+	load := func(a *arc) int32 { return f.down[a.to][a.in] }
+	for i := 1; i < len(cand); i++ {
+		for j := i; j > 0 && load(cand[j]) < load(cand[j-1]); j-- {
+			cand[j], cand[j-1] = cand[j-1], cand[j]
+		}
+	}
 	for i, a := range cand {
 		p := a.to
 		if f.routed(p, lid) {
 			continue // reached through another parent meanwhile, or a parallel cable
 		}
-		f.t.SetPort(int(p), lid, int(a.in))
+		f.set(p, a.in)
 		f.isDown[p] = true
+		f.downs = append(f.downs, p)
 		if main && i == 0 {
 			f.down[p][a.in]++
 			f.upDescend(p, lid)
@@ -190,15 +269,34 @@ func (f *fatTree) downAscend(s int32, lid uint16, main bool) {
 // from the chosen ancestors. These routes carry no HCA traffic (nothing
 // is routed up to them for this destination), so they count as no load.
 func (f *fatTree) routeOffPath(s int32, lid uint16) {
-	for _, u := range f.byLevel {
-		if f.routed(u, lid) || u == s {
-			continue
+	// Level by level upwards, the unrouted parents of switches that route
+	// down take the first of their down-links to one; a switch set here
+	// routes down too, for the level above.
+	for l := range f.downsBy {
+		f.downsBy[l] = f.downsBy[l][:0]
+	}
+	for _, d := range f.downs {
+		f.downsBy[f.level[d]] = append(f.downsBy[f.level[d]], d)
+	}
+	f.stamp++
+	for l := 0; l+1 < len(f.downsBy); l++ {
+		f.cand = f.cand[:0]
+		for _, d := range f.downsBy[l] {
+			for _, a := range f.upArcs[d] {
+				if u := a.to; !f.routed(u, lid) && f.mark[u] != f.stamp {
+					f.mark[u] = f.stamp
+					f.cand = append(f.cand, u)
+				}
+			}
 		}
-		for _, a := range f.g.out[u] {
-			if f.level[a.to] == f.level[u]-1 && f.isDown[a.to] {
-				f.t.SetPort(int(u), lid, int(a.port))
-				f.isDown[u] = true
-				break
+		for _, u := range f.cand {
+			for _, a := range f.downArcs[u] {
+				if f.isDown[a.to] {
+					f.set(u, a.port)
+					f.isDown[u] = true
+					f.downsBy[l+1] = append(f.downsBy[l+1], u)
+					break
+				}
 			}
 		}
 	}
@@ -216,13 +314,13 @@ func (f *fatTree) routeCutOff(s int32, lid uint16) {
 			continue
 		}
 		best := int32(-1)
-		for _, a := range f.g.out[u] {
-			if f.level[a.to] == f.level[u]+1 && f.routed(a.to, lid) && (best < 0 || f.up[u][a.port] < f.up[u][best]) {
+		for _, a := range f.upArcs[u] {
+			if f.routed(a.to, lid) && (best < 0 || f.up[u][a.port] < f.up[u][best]) {
 				best = a.port
 			}
 		}
 		if best >= 0 {
-			f.t.SetPort(int(u), lid, int(best))
+			f.set(u, best)
 			f.up[u][best]++
 		}
 	}
@@ -231,12 +329,17 @@ func (f *fatTree) routeCutOff(s int32, lid uint16) {
 // checkComplete fails when an HCA-carrying switch has no route to an HCA
 // destination (the failures broke the tree).
 func (f *fatTree) checkComplete() error {
-	g := f.g
-	for i, lid := range g.dests {
-		dst := int(g.destSwitch[i])
-		for s := 0; s < g.S; s++ {
-			if s != dst && g.numHCAs(s) > 0 && f.t.Port(s, lid) == NoPath {
-				return ftreeFail("no up/down path from %s to %s (the failures broke the tree)", g.net.Nodes[s].Name, g.net.Nodes[g.destNode[i]].Name)
+	g, S := f.g, f.g.S
+	ports := make([]uint8, colBlock*S)
+	for lo := 0; lo < len(g.dests); lo += colBlock {
+		lids := g.dests[lo:min(lo+colBlock, len(g.dests))]
+		f.t.columns(lids, ports, nil)
+		for j := range lids {
+			i, dst := lo+j, int(g.destSwitch[lo+j])
+			for s := 0; s < S; s++ {
+				if s != dst && g.numHCAs(s) > 0 && ports[j*S+s] == NoPath {
+					return ftreeFail("no up/down path from %s to %s (the failures broke the tree)", g.net.Nodes[s].Name, g.net.Nodes[g.destNode[i]].Name)
+				}
 			}
 		}
 	}

@@ -32,6 +32,18 @@ type graph struct {
 	destNode   []int32
 	destSwitch []int32
 	lidNode    []int32 // LID → node, -1 unused
+	// portCh[s*stride+p] is the channel leaving switch s at port p, -1
+	// where none (a flat copy of chans.At for the switches' ports).
+	portCh []int32
+	stride int
+}
+
+// chanAt returns the channel leaving switch s at port p, or -1.
+func (g *graph) chanAt(s, p int) int32 {
+	if p >= g.stride {
+		return -1
+	}
+	return g.portCh[s*g.stride+p]
 }
 
 func newGraph(net *fabric.Network) *graph {
@@ -52,6 +64,15 @@ func newGraph(net *fabric.Network) *graph {
 			} else {
 				g.hcas[s] = append(g.hcas[s], far.Node)
 			}
+		}
+	}
+	for s := 0; s < S; s++ {
+		g.stride = max(g.stride, net.Nodes[s].Radix+1)
+	}
+	g.portCh = make([]int32, S*g.stride)
+	for s := 0; s < S; s++ {
+		for p := 0; p < g.stride; p++ {
+			g.portCh[s*g.stride+p] = g.chans.At(s, p)
 		}
 	}
 	for h := S; h < len(net.Nodes); h++ {

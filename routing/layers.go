@@ -230,15 +230,70 @@ func AssignLayers(net *fabric.Network, t *Tables, vls int) error {
 // spreadVLs deals the HCA paths of deadlock-free single-layer tables over
 // the vls available, as DFSSSP balances its layers: every subset of an
 // acyclic CDG is acyclic, and flows on different VLs no longer block each
-// other at a shared buffer.
+// other at a shared buffer. The paths that cross two or more inter-switch
+// channels, in collectPaths' order (destination by destination, source
+// switches ascending), take SLs 0, 1, …, vls−1 in turn; nothing else needs
+// their channels, so the walk keeps only each switch's hop count to the
+// current destination, on a block of destinations copied out of the
+// tables at a time.
 func spreadVLs(g *graph, t *Tables, vls int) {
 	if vls <= 1 {
 		return
 	}
-	ps := collectPaths(g, t)
-	layer := make([]uint8, ps.len())
-	t.VLsUsed = balanceLayers(ps, layer, 1, vls)
-	ps.apply(t, layer)
+	const block = 64
+	S := g.S
+	ports := make([]uint8, block*S)
+	hops := make([]int32, S) // inter-switch channels to the destination; -1 unknown, -2 broken
+	var walk []int32
+	count := 0
+	for lo := 0; lo < len(g.dests); lo += block {
+		lids := g.dests[lo:min(lo+block, len(g.dests))]
+		t.columns(lids, ports, nil)
+		for j, lid := range lids {
+			col, dst := ports[j*S:(j+1)*S], int32(g.destSwitch[lo+j])
+			for i := range hops {
+				hops[i] = -1
+			}
+			hops[dst] = 0
+			for s := int32(0); s < int32(S); s++ {
+				if s == dst || g.numHCAs(int(s)) == 0 {
+					continue
+				}
+				walk = walk[:0]
+				u, end := s, int32(-2)
+				for {
+					if hops[u] != -1 {
+						end = hops[u]
+						break
+					}
+					if len(walk) > S {
+						break // a loop: broken
+					}
+					walk = append(walk, u)
+					p := col[u]
+					if p == NoPath || p == 0 {
+						break
+					}
+					ch := g.chans.At(int(u), int(p))
+					if ch < 0 || !g.isSwitchChannel(ch) {
+						break
+					}
+					u = g.chTo(ch)
+				}
+				for k := len(walk) - 1; k >= 0; k-- {
+					if end >= 0 {
+						end++
+					}
+					hops[walk[k]] = end
+				}
+				if hops[s] >= 2 {
+					t.SetSL(int(s), lid, uint8(count%vls))
+					count++
+				}
+			}
+		}
+	}
+	t.VLsUsed = max(1, min(vls, count))
 	if t.VLsUsed > 1 {
 		t.Notes = append(t.Notes, fmt.Sprintf("needs 1 VL, paths spread over %d", t.VLsUsed))
 	}

@@ -34,13 +34,24 @@ type destTree struct {
 	next  []int32 // channel out of the switch, -1 at the destination switch
 	depth []int32 // inter-switch hops to the destination switch
 	order []int32 // reached switches, deepest first
+	col   []uint8 // tree's copy of the destination's column
 }
 
 // tree follows the LFTs toward destination i (an index into dests) from
 // every switch; it assumes nothing and marks broken or looping switches
 // unreached.
 func (g *graph) tree(t *Tables, i int, tr *destTree) {
-	lid, dst := g.dests[i], int(g.destSwitch[i])
+	if tr.col == nil {
+		tr.col = make([]uint8, g.S)
+	}
+	t.columns(g.dests[i:i+1], tr.col, nil)
+	g.treeOf(tr.col, i, tr)
+}
+
+// treeOf is tree with destination i's output port at every switch given
+// (Tables.columns).
+func (g *graph) treeOf(col []uint8, i int, tr *destTree) {
+	dst := int(g.destSwitch[i])
 	if tr.next == nil {
 		tr.next, tr.depth = make([]int32, g.S), make([]int32, g.S)
 	}
@@ -67,10 +78,10 @@ func (g *graph) tree(t *Tables, i int, tr *destTree) {
 			}
 			tr.depth[u] = onWalk
 			walk = append(walk, u)
-			p := t.Port(int(u), lid)
+			p := col[u]
 			ch := int32(-1)
 			if p != NoPath && p != 0 {
-				ch = g.chans.At(int(u), int(p))
+				ch = g.chanAt(int(u), int(p))
 			}
 			if ch < 0 || !g.isSwitchChannel(ch) {
 				d = -1
@@ -131,36 +142,43 @@ func (g *graph) loads(t *Tables) (load []int64, lenSum int64, lenMax int) {
 	}
 	load = make([]int64, g.chans.Len())
 	T := int64(len(g.dests))
-	var tr destTree
-	cnt := make([]int64, g.S)
-	for i := range g.dests {
-		dst := int(g.destSwitch[i])
-		g.tree(t, i, &tr)
-		for _, u := range tr.order {
-			cnt[u] = int64(g.numHCAs(int(u)))
-		}
-		cnt[dst]--
-		for _, u := range tr.order {
-			if int(u) == dst {
-				continue
+	// Blocks of destinations are shared among one worker per processor,
+	// each with its own loads; sums and maxima do not depend on the order.
+	const block = 64
+	type part struct {
+		load   []int64
+		lenSum int64
+		lenMax int
+		tr     destTree
+		cnt    []int64
+		ports  []uint8
+	}
+	blocks := (len(g.dests) + block - 1) / block
+	parts := make([]part, workers(blocks))
+	eachBlock(len(g.dests), block, len(parts), func(w, lo, hi int) {
+		pt := &parts[w]
+		if pt.load == nil {
+			pt.load = load
+			if w > 0 {
+				pt.load = make([]int64, len(load))
 			}
-			ch := tr.next[u]
-			load[ch] += cnt[u]
-			to := g.chTo(ch)
-			cnt[to] += cnt[u]
-			k := int64(g.numHCAs(int(u)))
-			lenSum += k * int64(tr.depth[u]+2)
-			if k > 0 {
-				lenMax = max(lenMax, int(tr.depth[u])+2)
+			pt.cnt, pt.ports = make([]int64, g.S), make([]uint8, block*g.S)
+		}
+		lids := g.dests[lo:hi]
+		t.columns(lids, pt.ports, nil)
+		for j := range lids {
+			g.treeOf(pt.ports[j*g.S:(j+1)*g.S], lo+j, &pt.tr)
+			pt.lenSum, pt.lenMax = g.treeLoads(lo+j, &pt.tr, pt.cnt, pt.load, pt.lenSum, pt.lenMax)
+		}
+	})
+	for w, pt := range parts {
+		if w > 0 && pt.load != nil {
+			for ch, x := range pt.load {
+				load[ch] += x
 			}
 		}
-		if g.numHCAs(dst) > 1 {
-			lenSum += int64(g.numHCAs(dst)-1) * 2
-			lenMax = max(lenMax, 2)
-		}
-		// HCA cables: the destination's ejection channel carries every
-		// delivered path to it; injection channels are added below.
-		load[g.ejection(i)] += cnt[dst]
+		lenSum += pt.lenSum
+		lenMax = max(lenMax, pt.lenMax)
 	}
 	for i := range g.dests {
 		h := int(g.destNode[i])
@@ -169,6 +187,38 @@ func (g *graph) loads(t *Tables) (load []int64, lenSum int64, lenMax int) {
 		}
 	}
 	return load, lenSum, lenMax
+}
+
+// treeLoads adds destination i's paths (its tree in tr) to load and to
+// the path length sum and maximum, which it returns.
+func (g *graph) treeLoads(i int, tr *destTree, cnt, load []int64, lenSum int64, lenMax int) (int64, int) {
+	dst := int(g.destSwitch[i])
+	for _, u := range tr.order {
+		cnt[u] = int64(g.numHCAs(int(u)))
+	}
+	cnt[dst]--
+	for _, u := range tr.order {
+		if int(u) == dst {
+			continue
+		}
+		ch := tr.next[u]
+		load[ch] += cnt[u]
+		to := g.chTo(ch)
+		cnt[to] += cnt[u]
+		k := int64(g.numHCAs(int(u)))
+		lenSum += k * int64(tr.depth[u]+2)
+		if k > 0 {
+			lenMax = max(lenMax, int(tr.depth[u])+2)
+		}
+	}
+	if g.numHCAs(dst) > 1 {
+		lenSum += int64(g.numHCAs(dst)-1) * 2
+		lenMax = max(lenMax, 2)
+	}
+	// HCA cables: the destination's ejection channel carries every
+	// delivered path to it; injection channels are added by loads.
+	load[g.ejection(i)] += cnt[dst]
+	return lenSum, lenMax
 }
 
 // Measure computes the Metrics of tables on net.

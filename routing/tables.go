@@ -99,6 +99,47 @@ func (t *Tables) Port(s int, lid uint16) uint8 {
 	return t.lft[s*t.NumLIDs+int(lid)]
 }
 
+// columns copies, for a block of destination LIDs, every switch's output
+// port into ports[j*switches+s] and, when sls is not nil, its service level
+// into sls likewise. Walking the tables switch by switch reads each block
+// of nearby LIDs from one cache line, where following one destination
+// through every switch would miss the cache at every switch.
+func (t *Tables) columns(lids []uint16, ports, sls []uint8) {
+	S, n := t.switches, t.NumLIDs
+	for s := 0; s < S; s++ {
+		row := t.lft[s*n : (s+1)*n]
+		for j, lid := range lids {
+			p := NoPath
+			if int(lid) < n {
+				p = row[lid]
+			}
+			ports[j*S+s] = p
+		}
+		if sls == nil {
+			continue
+		}
+		for j, lid := range lids {
+			var sl uint8
+			if t.sl != nil && int(lid) < n {
+				sl = t.sl[s*n+int(lid)]
+			}
+			sls[j*S+s] = sl
+		}
+	}
+}
+
+// setColumns is the inverse of columns: it writes ports[j*switches+s] as
+// switch s's output port for lids[j].
+func (t *Tables) setColumns(lids []uint16, ports []uint8) {
+	S, n := t.switches, t.NumLIDs
+	for s := 0; s < S; s++ {
+		row := t.lft[s*n : (s+1)*n]
+		for j, lid := range lids {
+			row[lid] = ports[j*S+s]
+		}
+	}
+}
+
 // SetPort sets the output port at switch s for lid.
 func (t *Tables) SetPort(s int, lid uint16, port int) {
 	t.lft[s*t.NumLIDs+int(lid)] = uint8(port)

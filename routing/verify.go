@@ -74,11 +74,7 @@ func Verify(net *fabric.Network, t *Tables) (Verdict, error) {
 	if t.Source != nil {
 		vf.verifySource()
 	} else {
-		for i := range vf.g.dests {
-			vf.resolve(i)
-			vf.countUndelivered(i)
-			vf.addDependencies(i)
-		}
+		vf.verifyTables()
 	}
 	for _, u := range vf.vlUsed {
 		if u {
@@ -99,6 +95,55 @@ func Verify(net *fabric.Network, t *Tables) (Verdict, error) {
 	return vf.v, nil
 }
 
+// verifyTables resolves every destination's tree and collects its
+// dependencies. Blocks of destinations are shared among one worker per
+// processor, each with its own work space; the verdict merges theirs and is
+// the same whatever the schedule (the problem named is the first
+// destination's).
+func (vf *verifier) verifyTables() {
+	const block = 64
+	g, t := vf.g, vf.t
+	blocks := (len(g.dests) + block - 1) / block
+	ws := []*verifier{vf}
+	for len(ws) < workers(blocks) {
+		ws = append(ws, newVerifier(g, t))
+	}
+	if bits := g.chans.Len() * MaxVLs * g.stride; !t.HasSL2VL() && bits <= 1<<31 {
+		for _, w := range ws {
+			w.depBits = make([]uint64, (bits+63)/64)
+		}
+	}
+	ports, sls := make([][]uint8, len(ws)), make([][]uint8, len(ws))
+	eachBlock(len(g.dests), block, len(ws), func(k, lo, hi int) {
+		w, S := ws[k], g.S
+		if ports[k] == nil {
+			ports[k], sls[k] = make([]uint8, block*S), make([]uint8, block*S)
+		}
+		lids := g.dests[lo:hi]
+		t.columns(lids, ports[k], sls[k])
+		for j := range lids {
+			w.col, w.slCol = ports[k][j*S:(j+1)*S], sls[k][j*S:(j+1)*S]
+			w.resolve(lo + j)
+			w.countUndelivered(lo + j)
+			w.addDependencies(lo + j)
+		}
+	})
+	for _, w := range ws[1:] {
+		v := &vf.v
+		v.Complete = v.Complete && w.v.Complete
+		v.LoopFree = v.LoopFree && w.v.LoopFree
+		v.Unreachable += w.v.Unreachable
+		v.Looping += w.v.Looping
+		if w.v.Problem != "" && (v.Problem == "" || w.problemAt < vf.problemAt) {
+			v.Problem, vf.problemAt = w.v.Problem, w.problemAt
+		}
+		for i, u := range w.vlUsed {
+			vf.vlUsed[i] = vf.vlUsed[i] || u
+		}
+		vf.deps = append(vf.deps, w.deps...)
+	}
+}
+
 // fate is where a switch's packets to the destination being checked end up.
 type fate uint8
 
@@ -116,13 +161,22 @@ type verifier struct {
 	t     *Tables
 	v     Verdict
 	state []fate // per switch, for the current destination
-	walk  []int32
+	// col and slCol are every switch's output port and service level for
+	// the current destination (Tables.columns).
+	col, slCol []uint8
+	// problemAt is the destination the verdict's Problem names.
+	problemAt int
+	walk      []int32
 	// deps are the CDG's edges (from<<32 | to), nodes channel·MaxVLs+VL;
 	// stamp marks the (channel, VL[, SL]) already followed to the current
 	// destination.
-	deps   []uint64
-	stamp  []int32
-	vlUsed []bool
+	deps  []uint64
+	edges edgeSet // the distinct deps addDependencies met
+	// depBits, when the tables have no SL→VL tables and it fits, marks
+	// the deps met instead of edges: bit prev·stride+port.
+	depBits []uint64
+	stamp   []int32
+	vlUsed  []bool
 }
 
 func newVerifier(g *graph, t *Tables) *verifier {
@@ -139,8 +193,8 @@ func newVerifier(g *graph, t *Tables) *verifier {
 // resolve finds where every switch's packets to destination i end up,
 // following the LFTs until a switch whose fate is known.
 func (vf *verifier) resolve(i int) {
-	g, t := vf.g, vf.t
-	lid, dst := g.dests[i], int(g.destSwitch[i])
+	g := vf.g
+	dst := int(g.destSwitch[i])
 	dport := int(g.hcaPort[int(g.destNode[i])-g.S])
 	clear(vf.state)
 	for s := 0; s < g.S; s++ {
@@ -161,7 +215,7 @@ func (vf *verifier) resolve(i int) {
 			}
 			vf.state[u] = fateOnWalk
 			vf.walk = append(vf.walk, u)
-			p := t.Port(int(u), lid)
+			p := vf.col[u]
 			if int(u) == dst && int(p) == dport {
 				end = fateDelivers
 				break
@@ -170,12 +224,12 @@ func (vf *verifier) resolve(i int) {
 				end = fateBroken
 				break
 			}
-			e, ok := g.net.Peer(int(u), int(p))
-			if !ok || int(e.Node) >= g.S {
+			ch := g.chanAt(int(u), int(p))
+			if ch < 0 || int(g.chTo(ch)) >= g.S {
 				end = fateBroken // dark port, or delivered to the wrong HCA
 				break
 			}
-			u = e.Node
+			u = g.chTo(ch)
 		}
 		for _, w := range vf.walk {
 			vf.state[w] = end
@@ -205,6 +259,7 @@ func (vf *verifier) countUndelivered(i int) {
 				what = "loops"
 			}
 			v.Problem = fmt.Sprintf("traffic from %s to LID %d (%s) %s", g.net.Nodes[s].Name, g.dests[i], g.net.Nodes[g.destNode[i]].Name, what)
+			vf.problemAt = i
 		}
 	}
 }
@@ -214,7 +269,7 @@ func (vf *verifier) countUndelivered(i int) {
 // this destination is always the same.
 func (vf *verifier) addDependencies(i int) {
 	g, t := vf.g, vf.t
-	lid, dst := g.dests[i], int(g.destSwitch[i])
+	dst := int(g.destSwitch[i])
 	mark := int32(i + 1)
 	bySL := t.HasSL2VL()
 	deps, stamp, vlUsed := vf.deps, vf.stamp, vf.vlUsed
@@ -222,17 +277,26 @@ func (vf *verifier) addDependencies(i int) {
 		if g.numHCAs(s) == 0 || vf.state[s] != fateDelivers || s == dst {
 			continue
 		}
-		sl := t.SL(s, lid)
+		sl := vf.slCol[s]
 		u, in := s, 0
 		prev := int32(-1)
 		for u != dst {
-			p := int(t.Port(u, lid))
-			ch := g.chans.At(u, p)
+			p := int(vf.col[u])
+			ch := g.chanAt(u, p)
 			vl := t.VL(u, in, p, sl)
 			vlUsed[vl] = true
 			node := ch*MaxVLs + int32(vl)
 			if prev >= 0 {
-				deps = append(deps, edgeKey(prev, node))
+				if vf.depBits != nil {
+					// Without SL→VL tables a dependency keeps its VL,
+					// so (prev, port) names it.
+					if b := int(prev)*g.stride + p; vf.depBits[b>>6]&(1<<(b&63)) == 0 {
+						vf.depBits[b>>6] |= 1 << (b & 63)
+						deps = append(deps, edgeKey(prev, node))
+					}
+				} else if e := edgeKey(prev, node); vf.edges.add(e) {
+					deps = append(deps, e)
+				}
 			}
 			key := node
 			if bySL {

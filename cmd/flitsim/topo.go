@@ -127,6 +127,9 @@ func printInfo(w io.Writer, in fabric.Info) {
 	fmt.Fprintf(tw, "diameter\t%d switch hops, %d HCA to HCA\n", in.Diameter, in.HCADiameter)
 	fmt.Fprintf(tw, "vertex connectivity\t%d\n", in.VertexConnectivity)
 	fmt.Fprintf(tw, "edge connectivity\t%d\n", in.EdgeConnectivity)
+	if in.ConnectivityMethod != "" {
+		fmt.Fprintf(tw, "connectivity method\t%s\n", in.ConnectivityMethod)
+	}
 	if in.Groups > 0 {
 		fmt.Fprintf(tw, "groups\t%d\n", in.Groups)
 		fmt.Fprintf(tw, "switch links by class\trank-1 %d, rank-2 %d, rank-3 %d\n", in.Classes["rank-1"], in.Classes["rank-2"], in.Classes["rank-3"])
