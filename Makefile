@@ -15,7 +15,7 @@ BENCHTIME ?= 1s
 # what the fuzzer found in the package's testdata/fuzz corpus.
 FUZZ_TARGETS := ./fabric:FuzzReadIBNetDiscover ./fabric:FuzzParseSpec ./faults:FuzzParseFixed ./routing:FuzzReadLFTs ./configs:FuzzParse ./configs:FuzzParseWorkload
 
-.PHONY: all build test test-long difftest bench fuzz fuzz-short lint fmt clean
+.PHONY: all build test test-long difftest bench bench-scale fuzz fuzz-short lint fmt clean
 
 all: build test
 
@@ -40,6 +40,12 @@ difftest:
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime $(BENCHTIME) ./...
+
+# Every step on the 40,000-HCA reference fabrics of issue 18, once each:
+# time, peak RSS, flit-hops/s (tens of minutes; SCALE picks steps).
+SCALE ?= .
+bench-scale:
+	FLITSIM_LONG=1 $(GO) test -run '^$$' -bench 'BenchmarkScale/$(SCALE)' -benchtime 1x -timeout 6h ./configs/pipeline
 
 fuzz-short:
 	@for t in $(FUZZ_TARGETS); do \

@@ -36,7 +36,7 @@ func routeFatTree(g *graph, o Options) (*Tables, error) {
 			f.routeDestination(s, h)
 		}
 	}
-	f.flush()
+	f.w.flush()
 	if err := f.checkComplete(); err != nil {
 		return nil, err
 	}
@@ -120,22 +120,17 @@ type fatTree struct {
 	stamp   uint32
 	// parents is the stack of candidate up-links of downAscend.
 	parents []*arc
-	// col is every switch's output port for the destination being routed;
-	// routed columns wait in ports (lids[j]'s at ports[j*S:]) until a
-	// block of them is written into the tables at once (Tables.setColumns).
-	col   []uint8
-	ports []uint8
-	lids  []uint16
+	// col is every switch's output port for the destination being routed,
+	// a column of w.
+	col []uint8
+	w   *columnWriter
 }
-
-// colBlock is how many routed destinations fatTree keeps before writing
-// them into the tables.
-const colBlock = 64
 
 func newFatTree(g *graph, level []int32) *fatTree {
 	f := &fatTree{g: g, t: NewTables(g.net, "ftree"), level: level, down: g.portCounters(), up: g.portCounters(),
-		isDown: make([]bool, g.S), byLevel: make([]int32, g.S), ports: make([]uint8, colBlock*g.S)}
+		isDown: make([]bool, g.S), byLevel: make([]int32, g.S)}
 	g.setHCAPorts(f.t)
+	f.w = newColumnWriter(f.t)
 	for i := range f.byLevel {
 		f.byLevel[i] = int32(i)
 	}
@@ -177,24 +172,11 @@ func (f *fatTree) routed(s int32, lid uint16) bool { return f.col[s] != NoPath }
 // set routes the destination being routed at switch s through port.
 func (f *fatTree) set(s int32, port int32) { f.col[s] = uint8(port) }
 
-// flush writes the routed destinations' columns into the tables.
-func (f *fatTree) flush() {
-	f.t.setColumns(f.lids, f.ports)
-	f.lids = f.lids[:0]
-}
-
 // routeDestination routes HCA h, on leaf s, from every switch.
 func (f *fatTree) routeDestination(s, h int32) {
 	g := f.g
-	if len(f.lids) == colBlock {
-		f.flush()
-	}
 	lid := g.net.Nodes[h].LID
-	f.col = f.ports[len(f.lids)*g.S : (len(f.lids)+1)*g.S]
-	f.lids = append(f.lids, lid)
-	for i := range f.col {
-		f.col[i] = NoPath
-	}
+	f.col = f.w.column(lid)
 	f.col[s] = uint8(g.hcaPort[int(h)-g.S])
 	clear(f.isDown)
 	f.isDown[s] = true
@@ -330,9 +312,9 @@ func (f *fatTree) routeCutOff(s int32, lid uint16) {
 // destination (the failures broke the tree).
 func (f *fatTree) checkComplete() error {
 	g, S := f.g, f.g.S
-	ports := make([]uint8, colBlock*S)
-	for lo := 0; lo < len(g.dests); lo += colBlock {
-		lids := g.dests[lo:min(lo+colBlock, len(g.dests))]
+	ports := make([]uint8, columnBlock*S)
+	for lo := 0; lo < len(g.dests); lo += columnBlock {
+		lids := g.dests[lo:min(lo+columnBlock, len(g.dests))]
 		f.t.columns(lids, ports, nil)
 		for j := range lids {
 			i, dst := lo+j, int(g.destSwitch[lo+j])

@@ -17,9 +17,12 @@ func (g *graph) minHop(engine string, firstNeighbour bool) *Tables {
 	dist := g.hopDistances()
 	g.setHCAPorts(t)
 	load := g.portCounters()
+	w := newColumnWriter(t)
 	for i, lid := range g.dests {
 		dst := int(g.destSwitch[i])
 		row := dist[dst]
+		col := w.column(lid)
+		col[dst] = uint8(g.hcaPort[int(g.destNode[i])-g.S])
 		for u := 0; u < g.S; u++ {
 			if u == dst || row[u] < 0 {
 				continue
@@ -30,10 +33,11 @@ func (g *graph) minHop(engine string, firstNeighbour bool) *Tables {
 			} else {
 				best = leastLoaded(g.out[u], row, row[u]-1, load[u])
 			}
-			t.SetPort(u, lid, int(best))
+			col[u] = uint8(best)
 			load[u][best]++
 		}
 	}
+	w.flush()
 	g.routeSwitchLIDs(t, dist)
 	return t
 }

@@ -140,6 +140,43 @@ func (t *Tables) setColumns(lids []uint16, ports []uint8) {
 	}
 }
 
+// columnWriter lets an engine that routes one destination at a time from
+// every switch fill a column (switch → output port) per destination and
+// writes them into the tables a block at a time (setColumns).
+type columnWriter struct {
+	t     *Tables
+	ports []uint8 // lids[j]'s column at ports[j*switches:]
+	lids  []uint16
+}
+
+// columnBlock is how many destination columns a columnWriter holds.
+const columnBlock = 64
+
+func newColumnWriter(t *Tables) *columnWriter {
+	return &columnWriter{t: t, ports: make([]uint8, columnBlock*t.switches)}
+}
+
+// column returns lid's column, every entry NoPath; the entries are
+// written to the tables by a later column or flush call.
+func (w *columnWriter) column(lid uint16) []uint8 {
+	if len(w.lids) == columnBlock {
+		w.flush()
+	}
+	S := w.t.switches
+	col := w.ports[len(w.lids)*S : (len(w.lids)+1)*S]
+	w.lids = append(w.lids, lid)
+	for i := range col {
+		col[i] = NoPath
+	}
+	return col
+}
+
+// flush writes the columns held into the tables.
+func (w *columnWriter) flush() {
+	w.t.setColumns(w.lids, w.ports)
+	w.lids = w.lids[:0]
+}
+
 // SetPort sets the output port at switch s for lid.
 func (t *Tables) SetPort(s int, lid uint16, port int) {
 	t.lft[s*t.NumLIDs+int(lid)] = uint8(port)
