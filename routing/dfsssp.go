@@ -6,6 +6,11 @@ import "fmt"
 // offline cycle breaking of Alg. 3.6 with the weakest-edge heuristic, then
 // the paths of every layer are spread over the layers left unused.
 func routeDFSSSP(g *graph, o Options) (*Tables, error) {
+	// SSSP's paths are minimal: whether their list fits is known before
+	// routing them.
+	if hops := g.minimalPathHops(g.hopDistances()); hops > g.maxPathHops {
+		return nil, &Failure{Engine: "dfsssp", Reason: errTooManyPaths{hops, g.maxPathHops}.Error()}
+	}
 	t, err := routeSSSP(g, o)
 	if err != nil {
 		return nil, err
@@ -17,7 +22,10 @@ func routeDFSSSP(g *graph, o Options) (*Tables, error) {
 // engine names the engine in failures.
 func layerDFSSSP(g *graph, t *Tables, o Options, engine string) (*Tables, error) {
 	t.Engine = engine
-	ps := collectPaths(g, t)
+	ps, err := collectPaths(g, t)
+	if err != nil {
+		return nil, &Failure{Engine: engine, Reason: err.Error()}
+	}
 	layer, n, err := breakCycles(ps, maxLayers)
 	if err != nil {
 		return nil, &Failure{Engine: engine, Reason: err.Error()}

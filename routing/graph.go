@@ -36,6 +36,9 @@ type graph struct {
 	// where none (a flat copy of chans.At for the switches' ports).
 	portCh []int32
 	stride int
+	// maxPathHops is the most channel hops a path list may hold
+	// (collectPaths); tests lower it.
+	maxPathHops int64
 }
 
 // chanAt returns the channel leaving switch s at port p, or -1.
@@ -49,7 +52,8 @@ func (g *graph) chanAt(s, p int) int32 {
 func newGraph(net *fabric.Network) *graph {
 	S := net.NumSwitches
 	g := &graph{net: net, S: S, chans: fabric.NewChannels(net), out: make([][]arc, S), hcas: make([][]int32, S),
-		hcaSwitch: make([]int32, net.NumHCAs()), hcaPort: make([]int32, net.NumHCAs()), lidNode: net.ByLID()}
+		hcaSwitch: make([]int32, net.NumHCAs()), hcaPort: make([]int32, net.NumHCAs()), lidNode: net.ByLID(),
+		maxPathHops: maxPathHops}
 	for s := 0; s < S; s++ {
 		for p := 1; p <= net.Nodes[s].Radix; p++ {
 			ch := g.chans.At(s, p)

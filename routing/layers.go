@@ -2,6 +2,7 @@ package routing
 
 import (
 	"fmt"
+	"math"
 
 	"flitsim/fabric"
 )
@@ -27,10 +28,26 @@ func (ps *pathSet) len() int { return len(ps.src) }
 
 func (ps *pathSet) channels(p int) []int32 { return ps.ch[ps.off[p]:ps.off[p+1]] }
 
+// maxPathHops is the most channel hops a pathSet holds (its offsets are
+// int32): about 10 GiB of paths and as much again for cycle breaking's
+// index of the paths per dependency.
+const maxPathHops = math.MaxInt32
+
+// errTooManyPaths is collectPaths' failure on networks whose path list
+// would not fit.
+type errTooManyPaths struct{ hops, limit int64 }
+
+func (e errTooManyPaths) Error() string {
+	return fmt.Sprintf("its path list would hold %d channel hops, more than the %d it can (≈%d GiB with cycle breaking); "+
+		"route with an engine that keeps no path list (nue, updn, lash)", e.hops, e.limit, 2*4*e.hops>>30)
+}
+
 // collectPaths walks the tables from every switch with HCAs to every HCA
 // destination. Paths that cross fewer than two inter-switch channels induce
 // no dependency and are left out; broken paths are left to verification.
-func collectPaths(g *graph, t *Tables) *pathSet {
+// It fails, before it runs out of memory, when the paths cross more than
+// maxPathHops channels in all.
+func collectPaths(g *graph, t *Tables) (*pathSet, error) {
 	ps := &pathSet{off: []int32{0}}
 	for i, lid := range g.dests {
 		dst := int(g.destSwitch[i])
@@ -39,8 +56,44 @@ func collectPaths(g *graph, t *Tables) *pathSet {
 				ps.add(g, t, s, dst, lid, w)
 			}
 		}
+		if int64(len(ps.ch)) > g.maxPathHops-int64(g.S)*int64(g.S) {
+			// Too close to the limit for another destination: count
+			// the rest without keeping it.
+			return nil, errTooManyPaths{g.pathHops(t), g.maxPathHops}
+		}
 	}
-	return ps
+	return ps, nil
+}
+
+// pathHops counts the channel hops of the paths collectPaths would keep.
+func (g *graph) pathHops(t *Tables) int64 {
+	var hops int64
+	var tr destTree
+	for i := range g.dests {
+		g.tree(t, i, &tr)
+		dst := int(g.destSwitch[i])
+		for s := 0; s < g.S; s++ {
+			if d := tr.depth[s]; s != dst && g.numHCAs(s) > 0 && d >= 2 {
+				hops += int64(d)
+			}
+		}
+	}
+	return hops
+}
+
+// minimalPathHops is pathHops for any minimal routing: the hop distances
+// from every switch with HCAs to every HCA's switch, where at least two.
+func (g *graph) minimalPathHops(dist [][]int16) int64 {
+	var hops int64
+	for i := range g.dests {
+		dst := int(g.destSwitch[i])
+		for s, d := range dist[dst] {
+			if s != dst && g.numHCAs(s) > 0 && d >= 2 {
+				hops += int64(d)
+			}
+		}
+	}
+	return hops
 }
 
 // add appends the path from switch s to lid (on switch dst) standing for w
@@ -211,7 +264,10 @@ func AssignLayers(net *fabric.Network, t *Tables, vls int) error {
 		return err
 	}
 	g := newGraph(net)
-	ps := collectPaths(g, t)
+	ps, err := collectPaths(g, t)
+	if err != nil {
+		return &Failure{Engine: t.Engine, Reason: err.Error()}
+	}
 	layer, n, err := breakCycles(ps, maxLayers)
 	if err != nil {
 		return &Failure{Engine: t.Engine, Reason: err.Error()}

@@ -1,6 +1,7 @@
 package routing
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -25,7 +26,8 @@ func TestSpreadVLsMatchesPathSet(t *testing.T) {
 				require.NoError(t, err, "%s %+v", spec, fs)
 				want, err := routeFatTree(newGraph(net), Options{VLs: 1})
 				require.NoError(t, err)
-				ps := collectPaths(newGraph(net), want)
+				ps, err := collectPaths(newGraph(net), want)
+				require.NoError(t, err)
 				layer := make([]uint8, ps.len())
 				want.VLsUsed = balanceLayers(ps, layer, 1, vls)
 				ps.apply(want, layer)
@@ -35,4 +37,31 @@ func TestSpreadVLsMatchesPathSet(t *testing.T) {
 			}
 		}
 	}
+}
+
+// DFSSSP fails at once, saying why, when its path list would not fit, and
+// the count it gives is the hops collectPaths would keep; AssignLayers fails
+// likewise on tables it is given.
+func TestPathListLimit(t *testing.T) {
+	net := build(t, "torus:dims=4x4,hcas=32")
+	g := newGraph(net)
+	tb, err := routeSSSP(g, Options{VLs: 8})
+	require.NoError(t, err)
+	ps, err := collectPaths(g, tb)
+	require.NoError(t, err)
+	hops := int64(len(ps.ch))
+	require.Equal(t, hops, g.pathHops(tb))
+	require.Equal(t, hops, g.minimalPathHops(g.hopDistances()), "SSSP's paths are minimal")
+
+	g.maxPathHops = hops - 1
+	_, err = routeDFSSSP(g, Options{VLs: 8})
+	var f *Failure
+	require.ErrorAs(t, err, &f)
+	require.Contains(t, f.Reason, fmt.Sprintf("would hold %d channel hops, more than the %d", hops, hops-1))
+	g.maxPathHops = int64(g.S*g.S) + hops/2 // past the limit within the walk
+	_, err = collectPaths(g, tb)
+	require.ErrorContains(t, err, fmt.Sprintf("would hold %d channel hops", hops))
+	g.maxPathHops = hops + int64(g.S*g.S)
+	_, err = routeDFSSSP(g, Options{VLs: 8})
+	require.NoError(t, err)
 }

@@ -103,6 +103,14 @@ func (g *graph) setTree(t *Tables, st *ssspState, lid uint16) {
 	}
 }
 
+// fillColumn writes the current tree's next hops into a destination column
+// (columnWriter), as setTree writes them into the tables.
+func (g *graph) fillColumn(col []uint8, st *ssspState) {
+	for _, u := range st.order[1:] {
+		col[u] = uint8(g.out[u][st.parent[u]].port)
+	}
+}
+
 // routeSSSP is Alg. 3.1: for every HCA destination in LID order a shortest
 // path tree on the current channel weights, after which each channel's
 // weight grows by the number of HCA paths it carries.
@@ -110,12 +118,16 @@ func routeSSSP(g *graph, o Options) (*Tables, error) {
 	t := NewTables(g.net, "sssp")
 	g.setHCAPorts(t)
 	st := newSSSP(g)
+	w := newColumnWriter(t)
 	for i, lid := range g.dests {
 		dst := int(g.destSwitch[i])
 		st.tree(dst)
-		g.setTree(t, st, lid)
+		col := w.column(lid)
+		col[dst] = uint8(g.hcaPort[int(g.destNode[i])-g.S])
+		g.fillColumn(col, st)
 		st.addLoad(dst)
 	}
+	w.flush()
 	g.routeSwitchLIDs(t, g.hopDistances())
 	return t, nil
 }
