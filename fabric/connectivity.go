@@ -11,12 +11,11 @@ const ConnectivityMethod = "exact: unit max-flows, best-first augmenting paths; 
 
 // flowNet is a unit-augmenting max-flow solver on a directed graph in
 // compressed rows, built for many flows into one sink: prepare computes the
-// hop distance of every node to the sink once, and each augmenting path is a
-// depth-first search that first follows arcs leading closer to the sink
-// (downhill), then any arc. The search is complete, so a flow it reports is
-// maximal (or reached its limit); the guidance only makes the common case,
-// a well-connected network, cost about a path length per augmentation
-// instead of a sweep of the graph.
+// hop distance of every node to the sink once, and each augmenting path is
+// found by a search best-first by that distance. The search is complete, so
+// a flow it reports is maximal (or reached its limit); the guidance only
+// makes the common case, a well-connected network, cost about a path length
+// per augmentation instead of a sweep of the graph.
 type flowNet struct {
 	start []int32 // arcs of node u: start[u] .. start[u+1]-1
 	to    []int32

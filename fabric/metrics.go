@@ -15,7 +15,7 @@ type Info struct {
 	VertexConnectivity int `json:"vertex_connectivity"`
 	EdgeConnectivity   int `json:"edge_connectivity"`
 	// ConnectivityMethod says how both were measured.
-	ConnectivityMethod string `json:"connectivity_method"`
+	ConnectivityMethod string `json:"connectivity_method,omitempty"`
 	// Redundancy is the smallest number of parallel cables between adjacent
 	// switches (r_C', Definition 3.3).
 	Redundancy int  `json:"redundancy"`

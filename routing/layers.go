@@ -56,10 +56,12 @@ func collectPaths(g *graph, t *Tables) (*pathSet, error) {
 				ps.add(g, t, s, dst, lid, w)
 			}
 		}
-		if int64(len(ps.ch)) > g.maxPathHops-int64(g.S)*int64(g.S) {
+		if i+1 < len(g.dests) && int64(len(ps.ch)) > g.maxPathHops-int64(g.S)*int64(g.S) {
 			// Too close to the limit for another destination: count
-			// the rest without keeping it.
-			return nil, errTooManyPaths{g.pathHops(t), g.maxPathHops}
+			// them all without keeping them.
+			if hops := g.pathHops(t); hops > g.maxPathHops {
+				return nil, errTooManyPaths{hops, g.maxPathHops}
+			}
 		}
 	}
 	return ps, nil

@@ -104,8 +104,14 @@ func (vf *verifier) verifyTables() {
 	const block = 64
 	g, t := vf.g, vf.t
 	blocks := (len(g.dests) + block - 1) / block
+	// Each worker has its own marks (stamp, depBits): at most 1 GiB of
+	// them in all, however many processors.
+	perWorker := 4 * len(vf.stamp)
+	if !t.HasSL2VL() {
+		perWorker += g.chans.Len() * MaxVLs * g.stride / 8
+	}
 	ws := []*verifier{vf}
-	for len(ws) < workers(blocks) {
+	for len(ws) < min(workers(blocks), max(1, (1<<30)/perWorker)) {
 		ws = append(ws, newVerifier(g, t))
 	}
 	if bits := g.chans.Len() * MaxVLs * g.stride; !t.HasSL2VL() && bits <= 1<<31 {
@@ -114,13 +120,21 @@ func (vf *verifier) verifyTables() {
 		}
 	}
 	ports, sls := make([][]uint8, len(ws)), make([][]uint8, len(ws))
+	noSL := make([]uint8, block*g.S) // every SL 0: tables without SLs
 	eachBlock(len(g.dests), block, len(ws), func(k, lo, hi int) {
 		w, S := ws[k], g.S
 		if ports[k] == nil {
-			ports[k], sls[k] = make([]uint8, block*S), make([]uint8, block*S)
+			ports[k], sls[k] = make([]uint8, block*S), noSL
+			if t.sl != nil {
+				sls[k] = make([]uint8, block*S)
+			}
 		}
 		lids := g.dests[lo:hi]
-		t.columns(lids, ports[k], sls[k])
+		if t.sl != nil {
+			t.columns(lids, ports[k], sls[k])
+		} else {
+			t.columns(lids, ports[k], nil)
+		}
 		for j := range lids {
 			w.col, w.slCol = ports[k][j*S:(j+1)*S], sls[k][j*S:(j+1)*S]
 			w.resolve(lo + j)
