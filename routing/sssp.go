@@ -25,50 +25,71 @@ func (g *graph) incoming() [][]inArc {
 // ssspState is the reusable work space of the per-destination Dijkstra.
 type ssspState struct {
 	g      *graph
-	in     [][]inArc
 	weight []int64 // per channel: paths routed over it so far
 	dist   []int64
 	parent []int32 // index into out[u] of u's next hop, -1 none
 	order  []int32 // switches in pop order
 	count  []int64
-	heap   minHeap
+	hops   [][]int16 // hop counts between switches, made by the first tree
+	levels []int32   // tree's counting sort
 }
 
 func newSSSP(g *graph) *ssspState {
-	return &ssspState{g: g, in: g.incoming(), weight: make([]int64, g.chans.Len()),
+	return &ssspState{g: g, weight: make([]int64, g.chans.Len()),
 		dist: make([]int64, g.S), parent: make([]int32, g.S), count: make([]int64, g.S)}
 }
 
 // tree computes every switch's next hop toward switch dst under the current
 // weights. Among equal distances the lower output port wins.
+//
+// Distances are lexicographic in (hops, load) (hopUnit), so a switch's best
+// next hop is among its neighbours one hop closer to dst: switches taken
+// level by level from dst (hop counts computed once per network) settle
+// each in one look at their arcs, which is Dijkstra's answer without its
+// heap. The order is by hop count, so every switch comes after its next hop.
 func (st *ssspState) tree(dst int) {
 	g := st.g
 	const inf = int64(1) << 62
-	for i := range st.dist {
-		st.dist[i], st.parent[i] = inf, -1
+	if st.hops == nil {
+		st.hops = g.hopDistances()
 	}
-	st.order = st.order[:0]
-	st.heap.reset()
-	st.dist[dst] = 0
-	st.heap.push(0, int32(dst))
-	for st.heap.len() > 0 {
-		d, v := st.heap.pop()
-		if d != st.dist[v] {
-			continue // stale entry
+	row := st.hops[dst]
+	// Counting sort of the reached switches by hops to dst.
+	top := int16(0)
+	for _, h := range row {
+		top = max(top, h)
+	}
+	st.levels = append(st.levels[:0], make([]int32, top+2)...)
+	for _, h := range row {
+		if h >= 0 {
+			st.levels[h+1]++
 		}
-		st.order = append(st.order, v)
-		for _, ia := range st.in[v] {
-			u := ia.from
-			a := g.out[u][ia.idx]
-			nd := d + hopUnit + st.weight[a.ch]
-			switch {
-			case nd < st.dist[u]:
-				st.dist[u], st.parent[u] = nd, ia.idx
-				st.heap.push(nd, u)
-			case nd == st.dist[u] && a.port < g.out[u][st.parent[u]].port:
-				st.parent[u] = ia.idx
+	}
+	for i := 1; i < len(st.levels); i++ {
+		st.levels[i] += st.levels[i-1]
+	}
+	n := st.levels[len(st.levels)-1]
+	st.order = append(st.order[:0], make([]int32, n)...)
+	for u, h := range row {
+		st.dist[u], st.parent[u] = inf, -1
+		if h >= 0 {
+			st.order[st.levels[h]] = int32(u)
+			st.levels[h]++
+		}
+	}
+	st.dist[dst] = 0
+	for _, u := range st.order[1:] {
+		best, bp := inf, int32(-1)
+		for k, a := range g.out[u] {
+			if row[a.to] != row[u]-1 {
+				continue
+			}
+			nd := st.dist[a.to] + hopUnit + st.weight[a.ch]
+			if nd < best || (nd == best && a.port < g.out[u][bp].port) {
+				best, bp = nd, int32(k)
 			}
 		}
+		st.dist[u], st.parent[u] = best, bp
 	}
 }
 
@@ -128,6 +149,9 @@ func routeSSSP(g *graph, o Options) (*Tables, error) {
 		st.addLoad(dst)
 	}
 	w.flush()
-	g.routeSwitchLIDs(t, g.hopDistances())
+	if st.hops == nil { // no HCA destinations
+		st.hops = g.hopDistances()
+	}
+	g.routeSwitchLIDs(t, st.hops)
 	return t, nil
 }
