@@ -17,57 +17,32 @@ func (g *graph) minHop(engine string, firstNeighbour bool) *Tables {
 	dist := g.hopDistances()
 	g.setHCAPorts(t)
 	load := g.portCounters()
+	cands := newCandidates(g.S)
 	w := newColumnWriter(t)
 	for i, lid := range g.dests {
 		dst := int(g.destSwitch[i])
-		row := dist[dst]
+		if dst != cands.dst {
+			row := dist[dst]
+			_ = cands.list(dst, func(u int, ports []int32) ([]int32, error) {
+				if u == dst || row[u] < 0 {
+					return ports, nil
+				}
+				want, next := row[u]-1, int32(-1)
+				for _, a := range g.out[u] {
+					if row[a.to] != want || firstNeighbour && next >= 0 && a.to != next {
+						continue
+					}
+					next = a.to
+					ports = append(ports, a.port)
+				}
+				return ports, nil
+			})
+		}
 		col := w.column(lid)
 		col[dst] = uint8(g.hcaPort[int(g.destNode[i])-g.S])
-		for u := 0; u < g.S; u++ {
-			if u == dst || row[u] < 0 {
-				continue
-			}
-			var best int32
-			if firstNeighbour {
-				best = leastLoadedToFirst(g.out[u], row, row[u]-1, load[u])
-			} else {
-				best = leastLoaded(g.out[u], row, row[u]-1, load[u])
-			}
-			col[u] = uint8(best)
-			load[u][best]++
-		}
+		cands.route(col, load)
 	}
 	w.flush()
 	g.routeSwitchLIDs(t, dist)
 	return t
-}
-
-// leastLoaded returns the port of the least loaded arc (the lowest port
-// among equals) to a switch want hops from the destination, or -1.
-func leastLoaded(arcs []arc, row []int16, want int16, load []int32) int32 {
-	best := int32(-1)
-	for _, a := range arcs {
-		if row[a.to] == want && (best < 0 || load[a.port] < load[best]) {
-			best = a.port
-		}
-	}
-	return best
-}
-
-// leastLoadedToFirst is leastLoaded among the arcs to the neighbour of the
-// first such arc.
-func leastLoadedToFirst(arcs []arc, row []int16, want int16, load []int32) int32 {
-	next, best := int32(-1), int32(-1)
-	for _, a := range arcs {
-		if row[a.to] != want {
-			continue
-		}
-		if next < 0 {
-			next = a.to
-		}
-		if a.to == next && (best < 0 || load[a.port] < load[best]) {
-			best = a.port
-		}
-	}
-	return best
 }

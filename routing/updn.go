@@ -118,6 +118,14 @@ func (g *graph) upDown(name string, reverse bool, rank []int32, roots []int) (*T
 	}
 	t := NewTables(g.net, name)
 	g.setHCAPorts(t)
+	// up[u][k] is isUp for arc out[u][k], decided once.
+	up := make([][]bool, g.S)
+	for u := range g.out {
+		up[u] = make([]bool, len(g.out[u]))
+		for k, a := range g.out[u] {
+			up[u][k] = isUp(int32(u), a)
+		}
+	}
 	in := g.incoming()
 	load := g.portCounters()
 	// Per destination switch: down[u] = hops of the shortest all-down path
@@ -139,7 +147,7 @@ func (g *graph) upDown(name string, reverse bool, rank []int32, roots []int) (*T
 			v := q[k]
 			for _, ia := range in[v] {
 				u := ia.from
-				if dn[u] < 0 && !isUp(u, g.out[u][ia.idx]) {
+				if dn[u] < 0 && !up[u][ia.idx] {
 					dn[u] = dn[v] + 1
 					q = append(q, u)
 				}
@@ -157,7 +165,7 @@ func (g *graph) upDown(name string, reverse bool, rank []int32, roots []int) (*T
 			}
 			for _, ia := range in[v] {
 				u := ia.from
-				if dn[u] < 0 && isUp(u, g.out[u][ia.idx]) && (tot[u] < 0 || tot[v]+1 < tot[u]) {
+				if dn[u] < 0 && up[u][ia.idx] && (tot[u] < 0 || tot[v]+1 < tot[u]) {
 					tot[u] = tot[v] + 1
 					h.push(int64(tot[u]), u)
 				}
@@ -165,37 +173,40 @@ func (g *graph) upDown(name string, reverse bool, rank []int32, roots []int) (*T
 		}
 		down[dst], total[dst] = dn, tot
 	}
+	cands := newCandidates(g.S)
+	w := newColumnWriter(t)
 	for i, lid := range g.dests {
 		dst := int(g.destSwitch[i])
-		route(dst)
-		dn, tot := down[dst], total[dst]
-		for u := int32(0); u < int32(g.S); u++ {
-			if int(u) == dst {
-				continue
-			}
-			if tot[u] < 0 {
-				if g.numHCAs(int(u)) > 0 {
-					return nil, &Failure{Engine: name, Reason: fmt.Sprintf("no legal path from %s to %s with these roots (%s)",
-						g.net.Nodes[u].Name, g.net.Nodes[dst].Name, abbreviate(g.nodeNames(roots), 4))}
+		if dst != cands.dst {
+			route(dst)
+			dn, tot := down[dst], total[dst]
+			err := cands.list(dst, func(u int, ports []int32) ([]int32, error) {
+				if u == dst {
+					return ports, nil
 				}
-				continue
-			}
-			best := int32(-1)
-			for _, a := range g.out[u] {
-				ok := false
-				if dn[u] >= 0 {
-					ok = !isUp(u, a) && dn[a.to] == dn[u]-1
-				} else {
-					ok = isUp(u, a) && tot[a.to] == tot[u]-1
+				if tot[u] < 0 {
+					if g.numHCAs(u) > 0 {
+						return nil, &Failure{Engine: name, Reason: fmt.Sprintf("no legal path from %s to %s with these roots (%s)",
+							g.net.Nodes[u].Name, g.net.Nodes[dst].Name, abbreviate(g.nodeNames(roots), 4))}
+					}
+					return ports, nil
 				}
-				if ok && (best < 0 || load[u][a.port] < load[u][best]) {
-					best = a.port
+				for k, a := range g.out[u] {
+					if dn[u] >= 0 && !up[u][k] && dn[a.to] == dn[u]-1 || dn[u] < 0 && up[u][k] && tot[a.to] == tot[u]-1 {
+						ports = append(ports, a.port)
+					}
 				}
+				return ports, nil
+			})
+			if err != nil {
+				return nil, err
 			}
-			t.SetPort(int(u), lid, int(best))
-			load[u][best]++
 		}
+		col := w.column(lid)
+		col[dst] = uint8(g.hcaPort[int(g.destNode[i])-g.S])
+		cands.route(col, load)
 	}
+	w.flush()
 	g.routeSwitchLIDs(t, g.hopDistances())
 	return t, nil
 }
