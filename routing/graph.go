@@ -39,6 +39,8 @@ type graph struct {
 	// maxPathHops is the most channel hops a path list may hold
 	// (collectPaths); tests lower it.
 	maxPathHops int64
+	// hops caches hopDistances (read-only once made).
+	hops [][]int16
 }
 
 // chanAt returns the channel leaving switch s at port p, or -1.
@@ -164,8 +166,12 @@ func (g *graph) hopsFrom(sources []int32) []int32 {
 }
 
 // hopDistances returns the switch-to-switch hop distance matrix (-1 =
-// unreachable), row t holding distances from every switch to t.
+// unreachable), row t holding distances from every switch to t. It is
+// computed once per graph; callers must not change it.
 func (g *graph) hopDistances() [][]int16 {
+	if g.hops != nil {
+		return g.hops
+	}
 	d := make([][]int16, g.S)
 	queue := make([]int32, 0, g.S)
 	for t := 0; t < g.S; t++ {
@@ -177,6 +183,7 @@ func (g *graph) hopDistances() [][]int16 {
 		queue = bfs(g, row, append(queue[:0], int32(t)))
 		d[t] = row
 	}
+	g.hops = d
 	return d
 }
 

@@ -149,9 +149,6 @@ func routeSSSP(g *graph, o Options) (*Tables, error) {
 		st.addLoad(dst)
 	}
 	w.flush()
-	if st.hops == nil { // no HCA destinations
-		st.hops = g.hopDistances()
-	}
-	g.routeSwitchLIDs(t, st.hops)
+	g.routeSwitchLIDs(t, g.hopDistances())
 	return t, nil
 }
