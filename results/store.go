@@ -9,6 +9,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"sort"
@@ -232,7 +233,7 @@ func (s *Store) Count() int {
 
 // Append writes one record and syncs it to disk before returning, so a
 // killed run loses at most the points still running.
-func (s *Store) Append(r Record, wallSeconds float64) error {
+func (s *Store) Append(r Record, w Wall) error {
 	line, err := json.Marshal(r)
 	if err != nil {
 		return err
@@ -249,8 +250,27 @@ func (s *Store) Append(r Record, wallSeconds float64) error {
 		return err
 	}
 	s.done[r.Point] = true
-	fmt.Fprintf(s.wall, "{\"point\":%d,\"wall_s\":%.3f}\n", r.Point, wallSeconds)
-	return nil
+	w.Point = r.Point
+	round := func(x float64) float64 { return math.Round(x*1000) / 1000 }
+	w.Seconds, w.Fail, w.Route, w.Sim = round(w.Seconds), round(w.Fail), round(w.Route), round(w.Sim)
+	wl, err := json.Marshal(w)
+	if err != nil {
+		return err
+	}
+	_, err = s.wall.Write(append(wl, '\n'))
+	return err
+}
+
+// Wall is the wall time of one point in seconds, in all and by step
+// (building and failing the network, routing with verification and
+// metrics, simulating): a line of wall.jsonl, which is kept apart from the
+// records because it differs from run to run.
+type Wall struct {
+	Point   int     `json:"point"`
+	Seconds float64 `json:"wall_s"`
+	Fail    float64 `json:"fail_s"`
+	Route   float64 `json:"route_s"`
+	Sim     float64 `json:"sim_s"`
 }
 
 // Close closes the files. The lock stays until Release, so that the

@@ -17,6 +17,7 @@ import (
 	"flitsim/configs"
 	"flitsim/configs/pipeline"
 	"flitsim/results"
+	"flitsim/sim"
 )
 
 func runCmd(args []string, stdout, stderr io.Writer) error {
@@ -79,7 +80,11 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stderr, "%s, %d already done, %d to run on %d workers → %s\n", what, mine-len(todo), len(todo), *workers, dir)
 	}
 	prog := newProgress(stderr, len(todo), *quiet)
-	err = runPoints(c, pts, todo, store, *workers, prog)
+	spent := newTimeSpent()
+	err = runPoints(c, pts, todo, store, *workers, prog, spent)
+	if !*quiet {
+		spent.write(stderr)
+	}
 	if cerr := store.Close(); err == nil {
 		err = cerr
 	}
@@ -225,8 +230,8 @@ func loadCampaign(name string) (*configs.Campaign, []configs.Point, error) {
 func shardDirName(s configs.Shard) string { return fmt.Sprintf("shard-%d-of-%d", s.I, s.N) }
 
 // runPoints evaluates the points todo (indices into pts) on a pool of
-// workers.
-func runPoints(c *configs.Campaign, pts []configs.Point, todo []int, store *results.Store, workers int, prog *progress) error {
+// workers, and adds each point's wall time to spent.
+func runPoints(c *configs.Campaign, pts []configs.Point, todo []int, store *results.Store, workers int, prog *progress, spent *timeSpent) error {
 	nets := pipeline.NewNetworks()
 	hash := c.Hash()
 	work := make(chan int)
@@ -238,12 +243,15 @@ func runPoints(c *configs.Campaign, pts []configs.Point, todo []int, store *resu
 			defer wg.Done()
 			for i := range work {
 				start := time.Now()
-				rec := pipeline.Evaluate(pts[i], hash, nets)
-				if err := store.Append(rec, time.Since(start).Seconds()); err != nil {
+				o := pipeline.Run(pts[i], hash, nets, sim.Run)
+				ph := o.Seconds
+				w := results.Wall{Seconds: time.Since(start).Seconds(), Fail: ph.Fail, Route: ph.Route, Sim: ph.Sim}
+				if err := store.Append(o.Record, w); err != nil {
 					errs <- err
 					return
 				}
-				prog.done(rec)
+				prog.done(o.Record)
+				spent.add(o.Record.TopologyLabel, w)
 			}
 		}()
 	}

@@ -15,6 +15,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"time"
 
 	"flitsim/configs"
 	"flitsim/fabric"
@@ -158,6 +159,16 @@ type Outcome struct {
 	Result *sim.Result
 	// Err is why the point could not be evaluated (Record.Verdict error).
 	Err error
+	// Seconds is the wall time of each step (not part of the record,
+	// which is the same on every machine).
+	Seconds Phases
+}
+
+// Phases is the wall time of a point's steps in seconds: building the
+// network (or taking the shared one) and failing it, routing with
+// verification and metrics, simulating (with the jobs' solo runs).
+type Phases struct {
+	Fail, Route, Sim float64
 }
 
 // Evaluate runs point p of the campaign whose hash is given with the fast
@@ -170,6 +181,12 @@ func Evaluate(p configs.Point, hash string, nets *Networks) results.Record {
 func Run(p configs.Point, hash string, nets *Networks, simulate Simulator) *Outcome {
 	o := &Outcome{Record: newRecord(p, hash)}
 	r := &o.Record
+	step := time.Now()
+	lap := func(into *float64) {
+		now := time.Now()
+		*into += now.Sub(step).Seconds()
+		step = now
+	}
 	base, err := nets.Get(p.Topology.Spec)
 	if err != nil {
 		return o.fail(err)
@@ -191,13 +208,17 @@ func Run(p configs.Point, hash string, nets *Networks, simulate Simulator) *Outc
 		return o.fail(fmt.Errorf("the jobs are placed on all %d HCAs of %s, the failures took %d of them (take_hcas)",
 			base.NumHCAs(), base.Name, base.NumHCAs()-o.Net.NumHCAs()))
 	}
-	if o.Routed, err = Route(o.Net, p.Routing.Engine, p.Options); err != nil {
+	lap(&o.Seconds.Fail)
+	o.Routed, err = Route(o.Net, p.Routing.Engine, p.Options)
+	lap(&o.Seconds.Route)
+	if err != nil {
 		return o.fail(err)
 	}
 	o.recordRouting(p.Params.HW.BubbleVLs)
 	if !o.Routed.OK() {
 		return o
 	}
+	defer lap(&o.Seconds.Sim)
 	if o.Result, err = simulate(o.Net, o.Routed.Tables, p.Params); err != nil {
 		return o.fail(err)
 	}
