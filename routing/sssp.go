@@ -30,8 +30,7 @@ type ssspState struct {
 	parent []int32 // index into out[u] of u's next hop, -1 none
 	order  []int32 // switches in pop order
 	count  []int64
-	hops   [][]int16 // hop counts between switches, made by the first tree
-	levels []int32   // tree's counting sort
+	levels []int32 // tree's counting sort
 }
 
 func newSSSP(g *graph) *ssspState {
@@ -50,10 +49,7 @@ func newSSSP(g *graph) *ssspState {
 func (st *ssspState) tree(dst int) {
 	g := st.g
 	const inf = int64(1) << 62
-	if st.hops == nil {
-		st.hops = g.hopDistances()
-	}
-	row := st.hops[dst]
+	row := g.hopDistances()[dst] // made once per graph
 	// Counting sort of the reached switches by hops to dst.
 	top := int16(0)
 	for _, h := range row {

@@ -33,11 +33,18 @@ func (t *timeSpent) add(topo string, w results.Wall) {
 		s = &spentOn{}
 		t.byTopo[topo] = s
 	}
+	s.add(w)
+}
+
+// add counts one point that took w.
+func (s *spentOn) add(w results.Wall) {
 	s.points++
-	s.w.Seconds += w.Seconds
-	s.w.Fail += w.Fail
-	s.w.Route += w.Route
-	s.w.Sim += w.Sim
+	s.w = plus(s.w, w)
+}
+
+// plus sums two wall times step by step.
+func plus(a, b results.Wall) results.Wall {
+	return results.Wall{Seconds: a.Seconds + b.Seconds, Fail: a.Fail + b.Fail, Route: a.Route + b.Route, Sim: a.Sim + b.Sim}
 }
 
 // write prints the time by topology, most first, with each step's share;
@@ -53,10 +60,7 @@ func (t *timeSpent) write(w io.Writer) {
 	for n, s := range t.byTopo {
 		names = append(names, n)
 		all.points += s.points
-		all.w.Seconds += s.w.Seconds
-		all.w.Fail += s.w.Fail
-		all.w.Route += s.w.Route
-		all.w.Sim += s.w.Sim
+		all.w = plus(all.w, s.w)
 	}
 	sort.Slice(names, func(i, j int) bool {
 		a, b := t.byTopo[names[i]], t.byTopo[names[j]]
