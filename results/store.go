@@ -82,6 +82,9 @@ type Record struct {
 	Verdict       Verdict `json:"verdict"`
 	ThroughputGBs float64 `json:"throughput_gbs"`
 	HCABandwidth  Stats   `json:"hca_bw_gbs"`
+	// HCACompletion is the distribution of the sources' completion times
+	// of finite traffic that completed (sim.Result.HCACompletionNs).
+	HCACompletion Stats   `json:"hca_completion_ns,omitzero"`
 	SimTimeNs     float64 `json:"sim_time_ns"`
 	RuntimeNs     float64 `json:"runtime_ns,omitempty"`
 	Events        int64   `json:"events"`

@@ -175,6 +175,17 @@ func (s *simulator) finish() {
 		}
 	}
 	r.HCABandwidthGBs = summarize(bw)
+	if r.Verdict == Completed {
+		var done []float64
+		for i := range s.hcas {
+			if at := s.hcas[i].doneAt; at > 0 {
+				done = append(done, float64(at-s.firstInject)/1000)
+			}
+		}
+		if len(done) > 0 {
+			r.HCACompletionNs = summarize(done)
+		}
+	}
 	if s.jobs != nil {
 		t := JobTally{Recv: make([]int64, len(s.hcas)), Last: s.jobLast, Messages: make([]int64, len(s.jobs)),
 			Expected: traffic.JobMessages(s.src), End: now}

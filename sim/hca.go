@@ -35,6 +35,8 @@ type hcaDev struct {
 	pending int32 // the next packet, formed but not injected, or -1
 	done    bool  // the source has no more messages
 	sent    int64 // payload bytes of the messages created
+	// doneAt is when its last counted message was delivered (0: none).
+	doneAt int64
 	// sink
 	sinkFree int64      // the host bus finishes its last flit
 	phase    int64      // hiccup phase offset
@@ -339,6 +341,7 @@ func (s *simulator) delivered(hc *hcaDev, pi int32) {
 		}
 		if s.src.Counted(int(src)) {
 			s.countedDone++
+			s.hcas[src].doneAt = now
 		}
 		m := traffic.Msg{Dst: int(hc.idx), Tag: pk.tag}
 		if s.src.Delivered(int(src), m, now) {

@@ -50,6 +50,11 @@ type Result struct {
 	// HCABandwidthGBs is the per-sink consumption bandwidth distribution.
 	HCABandwidthGBs Stats   `json:"hca_bw_gbs"`
 	SimTimeNs       float64 `json:"sim_time_ns"`
+	// HCACompletionNs is, for finite traffic that completed, the
+	// distribution over the sources of counted messages of each one's
+	// completion time: from the run's first injected flit to the delivery
+	// of its last counted message (an exchange's per-rank finish).
+	HCACompletionNs Stats `json:"hca_completion_ns,omitzero"`
 	// RuntimeNs is the exchange runtime (first injected to last consumed flit).
 	RuntimeNs     float64 `json:"runtime_ns,omitempty"`
 	Events        int64   `json:"events"`

@@ -145,3 +145,32 @@ func TestFatTreeExchangeFtreeVsDFSSSP(t *testing.T) {
 	t.Logf("DFSSSP, mean of seeds 1-4: %.2f GB/s", mean)
 	assert.InEpsilon(t, 629.76, mean, 0.15, "Table 4.4: 16-ary 2-tree, DFSSSP")
 }
+
+// Per-HCA completion times of a completed exchange: each source's last
+// message is delivered within the run, the latest of them ends it, and
+// each lies at or after that source's own serialization: (n−1) messages of
+// payload bytes at the link's payload rate.
+func TestHCACompletionTimes(t *testing.T) {
+	net, tb := setup(t, "torus:dims=4x4", "updn")
+	p := params(traffic.Exchange)
+	p.Traffic.MessageBytes = 4096
+	r, err := Run(net, tb, p)
+	require.NoError(t, err)
+	require.Equal(t, Completed, r.Verdict)
+	c := r.HCACompletionNs
+	assert.InDelta(t, r.RuntimeNs, c.Max, 1e-9, "the last source to finish ends the run")
+	assert.True(t, c.Min <= c.Q1 && c.Q1 <= c.Median && c.Median <= c.Q3 && c.Q3 <= c.Max, "%+v", c)
+	hw := p.HW
+	n := float64(net.NumHCAs())
+	packets := float64(4096 / hw.MTU)
+	flits := float64((hw.MTU + hw.HeaderBytes + hw.FlitBytes - 1) / hw.FlitBytes)
+	serialize := (n - 1) * packets * flits * float64(hw.FlitBytes) * 8 / hw.LinkGbps // ns on the source's link
+	assert.GreaterOrEqual(t, c.Min, serialize)
+	assert.Less(t, c.Min, c.Max, "sources finish at different instants")
+
+	p.Traffic = traffic.Spec{Kind: traffic.Uniform, MessageBytes: 2048, Load: 1}
+	p.MaxTime = 20 * fabric.Microsecond
+	r, err = Run(net, tb, p)
+	require.NoError(t, err)
+	assert.Zero(t, r.HCACompletionNs, "infinite traffic has no completion times")
+}

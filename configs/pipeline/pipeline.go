@@ -229,6 +229,7 @@ func Run(p configs.Point, hash string, nets *Networks, simulate Simulator) *Outc
 	}
 	res := o.Result
 	r.Verdict, r.ThroughputGBs, r.HCABandwidth = results.Verdict(res.Verdict), res.ThroughputGBs, res.HCABandwidthGBs
+	r.HCACompletion = res.HCACompletionNs
 	r.SimTimeNs, r.RuntimeNs, r.Events, r.FlitHops = res.SimTimeNs, res.RuntimeNs, res.Events, res.FlitHops
 	r.DeadlockCycle = len(res.DeadlockCycle)
 	if len(res.Jobs) > 0 {

@@ -44,14 +44,15 @@ func Compare(fast, ref *sim.Result) []string {
 	eqF("throughput", fast.ThroughputGBs, ref.ThroughputGBs)
 	eqF("throughput CI", fast.ThroughputCIGBs, ref.ThroughputCIGBs)
 	eqF("runtime", fast.RuntimeNs, ref.RuntimeNs)
-	for _, q := range []struct {
-		name string
-		a, b float64
-	}{{"min", fast.HCABandwidthGBs.Min, ref.HCABandwidthGBs.Min}, {"q1", fast.HCABandwidthGBs.Q1, ref.HCABandwidthGBs.Q1},
-		{"median", fast.HCABandwidthGBs.Median, ref.HCABandwidthGBs.Median}, {"q3", fast.HCABandwidthGBs.Q3, ref.HCABandwidthGBs.Q3},
-		{"max", fast.HCABandwidthGBs.Max, ref.HCABandwidthGBs.Max}} {
-		eqF("HCA bandwidth "+q.name, q.a, q.b)
+	eqStats := func(name string, a, b sim.Stats) {
+		eqF(name+" min", a.Min, b.Min)
+		eqF(name+" q1", a.Q1, b.Q1)
+		eqF(name+" median", a.Median, b.Median)
+		eqF(name+" q3", a.Q3, b.Q3)
+		eqF(name+" max", a.Max, b.Max)
 	}
+	eqStats("HCA bandwidth", fast.HCABandwidthGBs, ref.HCABandwidthGBs)
+	eqStats("HCA completion", fast.HCACompletionNs, ref.HCACompletionNs)
 	if fast.Verdict != sim.Deadlock || ref.Verdict != sim.Deadlock {
 		eqF("end instant (ns)", fast.SimTimeNs, ref.SimTimeNs)
 	} else if len(fast.DeadlockCycle) == 0 || len(ref.DeadlockCycle) == 0 {

@@ -259,6 +259,7 @@ func (s *simulator) deliver(h *hca, p *packet) {
 		}
 		if s.src.Counted(p.msg.src) {
 			s.countedDone++
+			s.hcas[p.msg.src].lastDone = s.now
 		}
 		if s.src.Delivered(p.msg.src, traffic.Msg{Dst: p.msg.dst, Tag: p.msg.tag}, s.now) && h.cur == nil && !h.done {
 			s.nextPacket(h)

@@ -183,6 +183,7 @@ type hca struct {
 	left     int      // its payload bytes not yet cut
 	done     bool     // the source has no more messages for it
 	sent     int64    // payload of the messages created
+	lastDone int64    // delivery of its last counted message (0: none)
 	cur      *packet  // the next packet to inject, nil when done
 	linkFree int64    // start of the previous packet + its flits·ft
 	seq      int64    // packets created

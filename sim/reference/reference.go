@@ -550,6 +550,17 @@ func (s *simulator) result() *sim.Result {
 		r.SteadySinks = s.steadySinks
 	}
 	r.HCABandwidthGBs = summarize(bw)
+	if s.finite && s.verdict == sim.Completed {
+		var done []float64
+		for _, h := range s.hcas {
+			if h.lastDone > 0 {
+				done = append(done, float64(h.lastDone-s.firstInject)/1000)
+			}
+		}
+		if len(done) > 0 {
+			r.HCACompletionNs = summarize(done)
+		}
+	}
 	if s.jobs != nil {
 		t := sim.JobTally{Recv: make([]int64, len(s.hcas)), Last: s.jobLast, Messages: s.jobMsgs,
 			Expected: traffic.JobMessages(s.src), End: s.end}
