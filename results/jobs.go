@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -244,17 +243,17 @@ func WriteJobsCSV(w io.Writer, rep Report) error {
 	return cw.Error()
 }
 
-// jobPlots draws, per topology, traffic and job of the levels, one line
+// jobFigures draws, per topology, traffic and job of the levels, one line
 // per routing against the failure level: the mean slowdown when one was
-// measured, else the mean completion time (finite jobs) or throughput. It
-// saves job-<slug>.svg and .png in dir (suffix names the failures entry).
-func jobPlots(dir, suffix, title string, levels []JobLevel) ([]string, error) {
+// measured, else the mean completion time (finite jobs) or throughput,
+// named job-<slug> (suffix names the failures entry).
+func jobFigures(suffix, title string, levels []JobLevel) ([]Figure, error) {
 	type key struct{ topo, traffic, job string }
 	var order firstSeen[key]
 	for _, l := range levels {
 		order.add(key{l.Topology, l.Traffic, l.Job})
 	}
-	var files []string
+	var figs []Figure
 	for _, k := range order.list {
 		var rows []JobLevel
 		slowdowns, finite := true, true
@@ -290,14 +289,12 @@ func jobPlots(dir, suffix, title string, levels []JobLevel) ([]string, error) {
 		if title != "" {
 			t += ", " + title
 		}
-		base := "job-" + slug(k.topo+"-"+k.traffic+"-"+k.job+"-"+suffix)
-		for _, ext := range []string{".svg", ".png"} {
-			path := filepath.Join(dir, base+ext)
-			if err := LinePlot(path, t, "failed components [%]", ylabel, series); err != nil {
-				return files, err
-			}
-			files = append(files, path)
+		p, err := linePlot(t, "failed components [%]", ylabel, series)
+		if err != nil {
+			return figs, err
 		}
+		figs = append(figs, Figure{Name: "job-" + slug(k.topo+"-"+k.traffic+"-"+k.job+"-"+suffix),
+			Caption: fmt.Sprintf("%s: job %s (%s): %s per routing and failure level", k.topo, k.job, k.traffic, ylabel), Plot: p})
 	}
-	return files, nil
+	return figs, nil
 }

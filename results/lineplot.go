@@ -6,7 +6,6 @@ import (
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
-	"gonum.org/v1/plot/vg"
 )
 
 // Series is one line of a LinePlot.
@@ -18,6 +17,18 @@ type Series struct {
 // LinePlot draws one line with point marks per series, y against x, and
 // saves it as path (.svg or .png by its extension).
 func LinePlot(path, title, xlabel, ylabel string, series []Series) error {
+	p, err := linePlot(title, xlabel, ylabel, series)
+	if err != nil {
+		return err
+	}
+	if err := p.Save(figureW, figureH, path); err != nil {
+		return fmt.Errorf("saving %s: %w", path, err)
+	}
+	return nil
+}
+
+// linePlot draws what LinePlot saves.
+func linePlot(title, xlabel, ylabel string, series []Series) (*plot.Plot, error) {
 	p := plot.New()
 	p.Title.Text = title
 	p.X.Label.Text = xlabel
@@ -25,21 +36,23 @@ func LinePlot(path, title, xlabel, ylabel string, series []Series) error {
 	p.Add(plotter.NewGrid())
 	p.Legend.Top = true
 	p.Legend.Left = true
+	top := 0.0
 	for i, s := range series {
+		for _, y := range s.Y {
+			top = max(top, y)
+		}
 		xy := make(plotter.XYs, len(s.X))
 		for k := range s.X {
 			xy[k] = plotter.XY{X: s.X[k], Y: s.Y[k]}
 		}
 		l, pts, err := plotter.NewLinePoints(xy)
 		if err != nil {
-			return fmt.Errorf("plotting %s: %w", s.Name, err)
+			return nil, fmt.Errorf("plotting %s: %w", s.Name, err)
 		}
 		l.Color, pts.Color, pts.Shape = plotutil.Color(i), plotutil.Color(i), plotutil.Shape(i)
 		p.Add(l, pts)
 		p.Legend.Add(s.Name, l, pts)
 	}
-	if err := p.Save(20*vg.Centimeter, 11*vg.Centimeter, path); err != nil {
-		return fmt.Errorf("saving %s: %w", path, err)
-	}
-	return nil
+	valueAxis(&p.Y, top, legendRoom(len(series)))
+	return p, nil
 }

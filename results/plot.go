@@ -2,6 +2,7 @@ package results
 
 import (
 	"fmt"
+	"math"
 	"path/filepath"
 	"regexp"
 	"sort"
@@ -15,15 +16,51 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 )
 
-// Plot writes, for every topology and traffic pattern, SVG and PNG files
-// into dir: throughput bars with 95 % confidence intervals per failure
-// level and routing (Figs. 4.5-4.8), the scatter of throughput against
-// failed components with the regression lines, and whisker plots of per-HCA
-// consumption bandwidth (Fig. 4.4), and per job of a workload its slowdown
-// (or completion time, or throughput) per routing and failure level. A campaign with several failures
-// entries (links, switches, mixed) gets a set of plots per entry. It returns
-// the files written.
+// Figure is one plot of a results directory: its file name without the
+// extension, a caption saying what it shows, and the plot.
+type Figure struct {
+	Name    string
+	Caption string
+	Plot    *plot.Plot
+}
+
+// figureW and figureH are the size plots are saved and shown at.
+const (
+	figureW = 20 * vg.Centimeter
+	figureH = 11 * vg.Centimeter
+)
+
+// Plot writes every figure of the records (Figures) into dir as SVG and
+// PNG and returns the files written.
 func Plot(dir string, recs []Record) ([]string, error) {
+	figs, err := Figures(recs)
+	if err != nil {
+		return nil, err
+	}
+	var files []string
+	for _, f := range figs {
+		for _, ext := range []string{".svg", ".png"} {
+			path := filepath.Join(dir, f.Name+ext)
+			if err := f.Plot.Save(figureW, figureH, path); err != nil {
+				return files, fmt.Errorf("saving %s: %w", path, err)
+			}
+			files = append(files, path)
+		}
+	}
+	return files, nil
+}
+
+// Figures draws, for every topology and traffic pattern: throughput bars
+// with 95 % confidence intervals per failure level and routing (Figs.
+// 4.5-4.8); throughput against failed components with the regression lines
+// and each level's mean and interval; and the per-HCA distribution as
+// whisker plots, of consumption bandwidth for infinite traffic (Fig. 4.4c)
+// and of completion times for finite traffic (an exchange gives every HCA
+// the same bandwidth); and per job of a workload its slowdown (or
+// completion time, or throughput) per routing and failure level. A
+// campaign with several failures entries (links, switches, mixed) gets a
+// set per entry.
+func Figures(recs []Record) ([]Figure, error) {
 	var labels []string
 	by := map[string][]Record{}
 	for _, r := range recs {
@@ -35,29 +72,29 @@ func Plot(dir string, recs []Record) ([]string, error) {
 	}
 	sort.Strings(labels)
 	if len(labels) == 1 {
-		return plotSet(dir, recs, "")
+		return figureSet(recs, "")
 	}
-	var files []string
+	var figs []Figure
 	for _, l := range labels {
-		f, err := plotSet(dir, by[l], l)
-		files = append(files, f...)
+		f, err := figureSet(by[l], l)
+		figs = append(figs, f...)
 		if err != nil {
-			return files, err
+			return figs, err
 		}
 	}
-	return files, nil
+	return figs, nil
 }
 
-// plotSet plots records of one failures entry; faults, when not empty,
-// names it in titles and file names.
-func plotSet(dir string, recs []Record, faults string) ([]string, error) {
+// figureSet draws the figures of one failures entry; faults, when not
+// empty, names it in titles and file names.
+func figureSet(recs []Record, faults string) ([]Figure, error) {
 	rep := Summarize(recs)
 	type tt struct{ topo, traffic string }
 	var order firstSeen[tt]
 	for _, r := range rep.Regressions {
 		order.add(tt{r.Topology, r.Traffic})
 	}
-	var files []string
+	var figs []Figure
 	for _, k := range order.list {
 		base := slug(k.topo + "-" + k.traffic)
 		title := k.traffic
@@ -77,32 +114,31 @@ func plotSet(dir string, recs []Record, faults string) ([]string, error) {
 				regs = append(regs, r)
 			}
 		}
+		what := k.topo + ", " + title
 		for _, mk := range []struct {
-			name string
-			fn   func() (*plot.Plot, error)
+			name, caption string
+			fn            func() (*plot.Plot, error)
 		}{
-			{"throughput-" + base, func() (*plot.Plot, error) { return barPlot(k.topo, title, levels) }},
-			{"regression-" + base, func() (*plot.Plot, error) { return regressionPlot(k.topo, k.traffic, title, regs, recs) }},
-			{"hca-bw-" + base, func() (*plot.Plot, error) { return whiskerPlot(k.topo, k.traffic, title, recs) }},
+			{"throughput-" + base, what + ": mean throughput per failure level and routing, with 95 % confidence intervals over the failure draws",
+				func() (*plot.Plot, error) { return barPlot(k.topo, title, levels) }},
+			{"regression-" + base, what + ": throughput of every run against its failed components, each routing's regression line, and each level's mean with its 95 % confidence interval",
+				func() (*plot.Plot, error) { return regressionPlot(k.topo, k.traffic, title, regs, levels, recs) }},
+			{"hca-bw-" + base, what + ": per-HCA consumption bandwidth (minimum, quartiles, maximum), averaged over the failure draws",
+				func() (*plot.Plot, error) { return whiskerPlot(k.topo, k.traffic, title, recs, hcaBandwidth) }},
+			{"hca-completion-" + base, what + ": per-HCA completion time, from the first injection to the delivery of the HCA's last message (minimum, quartiles, maximum), averaged over the failure draws",
+				func() (*plot.Plot, error) { return whiskerPlot(k.topo, k.traffic, title, recs, hcaCompletion) }},
 		} {
 			p, err := mk.fn()
 			if err != nil {
-				return files, err
+				return figs, err
 			}
-			if p == nil {
-				continue
-			}
-			for _, ext := range []string{".svg", ".png"} {
-				path := filepath.Join(dir, mk.name+ext)
-				if err := p.Save(20*vg.Centimeter, 11*vg.Centimeter, path); err != nil {
-					return files, fmt.Errorf("saving %s: %w", path, err)
-				}
-				files = append(files, path)
+			if p != nil {
+				figs = append(figs, Figure{Name: mk.name, Caption: mk.caption, Plot: p})
 			}
 		}
 	}
-	jf, err := jobPlots(dir, faults, faultsTitle(faults), rep.Jobs)
-	return append(files, jf...), err
+	jf, err := jobFigures(faults, faultsTitle(faults), rep.Jobs)
+	return append(figs, jf...), err
 }
 
 // faultsTitle names a failures entry in plot titles ("" for none).
@@ -162,7 +198,6 @@ func barPlot(topo, traffic string, levels []Level) (*plot.Plot, error) {
 	p.Title.Text = fmt.Sprintf("%s, %s: throughput (mean, 95 %% CI)", topo, traffic)
 	p.Y.Label.Text = "throughput [GB/s]"
 	p.X.Label.Text = "failures [%]"
-	p.Y.Min = 0
 	dw := 0.8 / float64(len(routes)) // bar spacing in data units
 	w := vg.Points(480 * dw / float64(len(pcts)))
 	names := make([]string, len(pcts))
@@ -202,56 +237,109 @@ func barPlot(topo, traffic string, levels []Level) (*plot.Plot, error) {
 	p.X.Min, p.X.Max = -0.5, float64(len(pcts))-0.5
 	top := 0.0
 	for _, l := range levels {
-		top = max(top, l.CIHigh)
+		top = max(top, l.CIHigh, l.Mean)
 	}
-	p.Y.Max = top * 1.25 // room for the legend
+	valueAxis(&p.Y, top, legendRoom(len(routes)))
 	return p, nil
 }
 
-func regressionPlot(topo, traffic, title string, regs []Regression, recs []Record) (*plot.Plot, error) {
+// legendRoom is the share of a plot's height to keep free above the data
+// for a legend of n entries drawn at the top.
+func legendRoom(n int) float64 { return min(0.08*float64(n)+0.05, 0.6) }
+
+// valueAxis makes axis a run from 0 to a round value above top that leaves
+// the share room of the height free (for the legend), with ticks at round
+// steps up to and including its end, so that every value lies below the
+// last labelled tick.
+func valueAxis(a *plot.Axis, top, room float64) {
+	if !(top > 0) || math.IsInf(top, 0) {
+		top = 1
+	}
+	end := top / (1 - room)
+	step := niceStep(end / 5)
+	end = math.Ceil(end/step-1e-9) * step
+	a.Min, a.Max = 0, end
+	var ticks []plot.Tick
+	for i := 0; float64(i)*step <= end*(1+1e-9); i++ {
+		v := float64(i) * step
+		ticks = append(ticks, plot.Tick{Value: v, Label: strconv.FormatFloat(v, 'g', 6, 64)})
+	}
+	a.Tick.Marker = plot.ConstantTicks(ticks)
+}
+
+// niceStep returns the smallest of 1, 2, 2.5 and 5 times a power of ten
+// that is at least x (> 0).
+func niceStep(x float64) float64 {
+	e := math.Pow(10, math.Floor(math.Log10(x)))
+	for _, m := range []float64{1, 2, 2.5, 5, 10} {
+		if m*e >= x*(1-1e-12) {
+			return m * e
+		}
+	}
+	return 10 * e
+}
+
+func regressionPlot(topo, traffic, title string, regs []Regression, levels []Level, recs []Record) (*plot.Plot, error) {
 	p := plot.New()
 	p.Title.Text = fmt.Sprintf("%s, %s: throughput against failed components", topo, title)
 	p.X.Label.Text = "failed components"
 	p.Y.Label.Text = "throughput [GB/s]"
-	p.Y.Min = 0
-	maxX := 1.0
+	maxX, top := 1.0, 0.0
 	any := false
-	var allPts plotter.XYs
 	for ri, reg := range regs {
 		var pts plotter.XYs
 		for i := range recs {
 			r := &recs[i]
-			if label(r) == topo && trafficLabel(r) == traffic && r.Routing == reg.Routing && usable(r) {
+			if label(r) == topo && trafficLabel(r) == traffic && r.Routing == reg.Routing && faultLabel(r) == reg.Faults && usable(r) {
 				pts = append(pts, plotter.XY{X: float64(r.Failed()), Y: r.ThroughputGBs})
 				maxX = max(maxX, float64(r.Failed()))
+				top = max(top, r.ThroughputGBs)
 			}
 		}
 		if len(pts) == 0 {
 			continue
 		}
 		any = true
-		allPts = append(allPts, pts...)
 		sc, err := plotter.NewScatter(pts)
 		if err != nil {
 			return nil, err
 		}
 		sc.Color = plotutil.Color(ri)
 		sc.Shape = plotutil.Shape(ri)
+		sc.Radius = vg.Points(2)
 		p.Add(sc)
+		// Each level's mean at its mean failed components, with its 95 %
+		// interval.
+		var ci errPoints
+		for _, l := range levels {
+			if l.Routing == reg.Routing && l.Faults == reg.Faults && l.N > 0 {
+				ci.XYs = append(ci.XYs, plotter.XY{X: l.Failed, Y: l.Mean})
+				ci.YErrors = append(ci.YErrors, struct{ Low, High float64 }{l.Mean - l.CILow, l.CIHigh - l.Mean})
+				top = max(top, l.CIHigh)
+			}
+		}
+		if len(ci.XYs) > 0 {
+			eb, err := plotter.NewYErrorBars(ci)
+			if err != nil {
+				return nil, err
+			}
+			eb.Color = plotutil.Color(ri)
+			eb.Width = vg.Points(1.5)
+			p.Add(eb)
+		}
 		a, b := reg.Intercept, reg.Slope
 		fn := plotter.NewFunction(func(x float64) float64 { return a + b*x })
 		fn.Color = plotutil.Color(ri)
 		fn.Width = vg.Points(1)
 		p.Add(fn)
 		p.Legend.Add(fmt.Sprintf("%s: %.1f %+.2f·x, R² %.2f", reg.Routing, a, b, reg.R2), sc, fn)
+		top = max(top, a, a+b*maxX)
 	}
 	if !any {
 		return nil, nil
 	}
 	p.X.Min, p.X.Max = 0, maxX
-	if _, _, _, ymax := plotter.XYRange(allPts); ymax > 0 {
-		p.Y.Max = ymax * 1.3 // room for the legend
-	}
+	valueAxis(&p.Y, top, legendRoom(len(regs)))
 	p.Legend.Top = true
 	return p, nil
 }
@@ -284,7 +372,27 @@ func (b statsBox) DataRange() (xmin, xmax, ymin, ymax float64) {
 	return b.x - 0.5, b.x + 0.5, b.s.Min, b.s.Max
 }
 
-func whiskerPlot(topo, traffic, title string, recs []Record) (*plot.Plot, error) {
+// perHCA is a per-HCA distribution a whisker plot shows: which records
+// have it, the distribution of one, and the axis label.
+type perHCA struct {
+	has   func(r *Record) bool
+	stats func(r *Record) Stats
+	what  string
+	unit  string
+	scale float64 // record units per axis unit
+}
+
+var (
+	hcaBandwidth = perHCA{has: func(r *Record) bool { return !r.Finite }, stats: func(r *Record) Stats { return r.HCABandwidth },
+		what: "per-HCA consumption bandwidth", unit: "bandwidth [GB/s]", scale: 1}
+	hcaCompletion = perHCA{has: func(r *Record) bool { return r.Finite && r.HCACompletion.Max > 0 }, stats: func(r *Record) Stats { return r.HCACompletion },
+		what: "per-HCA completion time", unit: "completion time [µs]", scale: 1000}
+)
+
+// whiskerPlot draws, per failure level and routing, the per-HCA
+// distribution m of the topology's and traffic's usable records, averaged
+// over the failure draws (nil when no record has it).
+func whiskerPlot(topo, traffic, title string, recs []Record, m perHCA) (*plot.Plot, error) {
 	type key struct {
 		routing string
 		pct     float64
@@ -295,7 +403,7 @@ func whiskerPlot(topo, traffic, title string, recs []Record) (*plot.Plot, error)
 	var seenP firstSeen[float64]
 	for i := range recs {
 		r := &recs[i]
-		if label(r) != topo || trafficLabel(r) != traffic || !usable(r) {
+		if label(r) != topo || trafficLabel(r) != traffic || !usable(r) || !m.has(r) {
 			continue
 		}
 		seenR.add(r.Routing)
@@ -304,7 +412,7 @@ func whiskerPlot(topo, traffic, title string, recs []Record) (*plot.Plot, error)
 		if sum[k] == nil {
 			sum[k] = &Stats{}
 		}
-		s, h := sum[k], r.HCABandwidth
+		s, h := sum[k], m.stats(r)
 		s.Min, s.Q1, s.Median, s.Q3, s.Max = s.Min+h.Min, s.Q1+h.Q1, s.Median+h.Median, s.Q3+h.Q3, s.Max+h.Max
 		n[k]++
 	}
@@ -314,12 +422,11 @@ func whiskerPlot(topo, traffic, title string, recs []Record) (*plot.Plot, error)
 	}
 	sort.Float64s(pcts)
 	p := plot.New()
-	p.Title.Text = fmt.Sprintf("%s, %s: per-HCA consumption bandwidth (averaged over seeds)", topo, title)
-	p.Y.Label.Text = "bandwidth [GB/s]"
+	p.Title.Text = fmt.Sprintf("%s, %s: %s (averaged over seeds)", topo, title, m.what)
+	p.Y.Label.Text = m.unit
 	p.X.Label.Text = "failures [%] / routing"
-	p.Y.Min = 0
 	var names []string
-	x := 0.0
+	x, top := 0.0, 0.0
 	for _, pc := range pcts {
 		for ri, rt := range routes {
 			k := key{rt, pc}
@@ -329,8 +436,9 @@ func whiskerPlot(topo, traffic, title string, recs []Record) (*plot.Plot, error)
 				continue
 			}
 			s := *sum[k]
-			f := float64(n[k])
+			f := float64(n[k]) * m.scale
 			s.Min, s.Q1, s.Median, s.Q3, s.Max = s.Min/f, s.Q1/f, s.Median/f, s.Q3/f, s.Max/f
+			top = max(top, s.Max)
 			ls := draw.LineStyle{Color: plotutil.Color(ri), Width: vg.Points(1)}
 			p.Add(statsBox{x: x, s: s, color: ls, width: vg.Points(10)})
 			names = append(names, fmt.Sprintf("%g%% %s", pc, rt))
@@ -340,5 +448,6 @@ func whiskerPlot(topo, traffic, title string, recs []Record) (*plot.Plot, error)
 	p.NominalX(names...)
 	p.X.Tick.Label.Rotation = 0.8
 	p.X.Tick.Label.XAlign = draw.XRight
+	valueAxis(&p.Y, top, 0.05)
 	return p, nil
 }

@@ -2,6 +2,7 @@ package results
 
 import (
 	"encoding/json"
+	"gonum.org/v1/plot"
 	"math"
 	"os"
 	"path/filepath"
@@ -185,6 +186,7 @@ func TestTablesAndPlots(t *testing.T) {
 			for seed := 0; seed < 3; seed++ {
 				x := rec(i, "T", r, f, "completed", 100-float64(5*f+seed), true)
 				x.HCABandwidth = Stats{Min: 1, Q1: 2, Median: 3, Q3: 4, Max: 5}
+				x.HCACompletion = Stats{Min: 1000, Q1: 2000, Median: 3000, Q3: 4000, Max: 5000}
 				recs = append(recs, x)
 				i++
 			}
@@ -200,7 +202,11 @@ func TestTablesAndPlots(t *testing.T) {
 	dir := t.TempDir()
 	files, err := Plot(dir, recs)
 	require.NoError(t, err)
+	// Finite traffic: completion times per HCA, not the bandwidth (which
+	// an exchange gives every HCA alike).
 	assert.Len(t, files, 6)
+	assert.Contains(t, strings.Join(files, " "), "hca-completion-T-exchange.svg")
+	assert.NotContains(t, strings.Join(files, " "), "hca-bw-")
 	for _, f := range files {
 		st, err := os.Stat(f)
 		require.NoError(t, err)
@@ -230,6 +236,25 @@ func TestSeveralFailureKinds(t *testing.T) {
 	assert.Contains(t, md.String(), "| T | a | exchange | switches | 100.00 | -2.00 |")
 	files, err := Plot(t.TempDir(), recs)
 	require.NoError(t, err)
-	assert.Len(t, files, 12)
+	assert.Len(t, files, 8, "no per-HCA figures: the records have no completion times")
 	assert.Contains(t, strings.Join(files, " "), "throughput-T-exchange-switches.svg")
+}
+
+// A value axis holds every value below its last labelled tick, which is
+// its end, and leaves the room asked for above the data.
+func TestValueAxis(t *testing.T) {
+	for _, tc := range []struct{ top, room float64 }{
+		{5, 0}, {5.0001, 0}, {0.37, 0.2}, {1234.5, 0.3}, {1, 0.05}, {99.99, 0.6}, {0, 0}, {3e-7, 0.1},
+	} {
+		p := plot.New()
+		valueAxis(&p.Y, tc.top, tc.room)
+		ticks := p.Y.Tick.Marker.Ticks(p.Y.Min, p.Y.Max)
+		require.NotEmpty(t, ticks)
+		last := ticks[len(ticks)-1]
+		assert.Equal(t, p.Y.Max, last.Value, "%+v: the axis ends on a tick", tc)
+		assert.NotEmpty(t, last.Label)
+		assert.GreaterOrEqual(t, p.Y.Max*(1-tc.room)*(1+1e-9), tc.top, "%+v: room above the data", tc)
+		assert.LessOrEqual(t, len(ticks), 11, "%+v", tc)
+		assert.Zero(t, p.Y.Min)
+	}
 }
