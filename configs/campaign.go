@@ -67,8 +67,10 @@ type Campaign struct {
 	// identity (Hash) covers their contents, not just their names.
 	Inputs map[string]string `toml:"-" json:"inputs,omitempty"`
 
-	// Source is the file (or embedded name) the campaign came from.
+	// Source is the file (or embedded name) the campaign came from, Text
+	// its contents.
 	Source string `toml:"-" json:"-"`
+	Text   []byte `toml:"-" json:"-"`
 	// dir resolves relative paths in the file.
 	dir   string
 	lines keyIndex
@@ -226,7 +228,7 @@ func Parse(data []byte, file, dir string) (*Campaign, error) {
 		}
 		return nil, &Error{File: file, Line: c.lines.find(key), Key: key, Msg: "unknown key" + suggest(key)}
 	}
-	c.Source, c.dir = file, dir
+	c.Source, c.dir, c.Text = file, dir, data
 	if c.Workload, err = decodeWorkload(data, file, true); err != nil {
 		return nil, err
 	}

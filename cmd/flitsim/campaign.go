@@ -25,7 +25,8 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 		"Runs a campaign: every point (topology × failure level × seed × routing × traffic) is built, failed,\n"+
 			"routed, verified and simulated; one JSON record per finished point is appended to DIR/results.jsonl and\n"+
 			"synced, so a killed run resumes where it stopped (finished points are skipped). At the end the records\n"+
-			"are sorted by point and DIR gets table.md, table.csv, levels.csv, report.json and SVG/PNG plots\n"+
+			"are sorted by point and DIR gets report.html (one page to open in a browser: the decision, tables and\n"+
+			"plots), table.md, table.csv, levels.csv, report.json, SVG/PNG plots and campaign.toml (a copy of FILE)\n"+
 			"(with [[job]] tables also jobs.csv and job-*.svg: each job's completion, throughput and slowdown).\n"+
 			"Without FILE or NAME the embedded quickstart campaign runs.\n\n"+
 			"With --shard I/N only the points whose index is I mod N run (a round-robin split: every shard gets the\n"+
@@ -101,12 +102,14 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 		}
 		return nil
 	}
-	table, err := writeOutputs(dir)
+	info := reportInfo(dir, c, "flitsim "+strings.Join(append([]string{"run"}, args...), " "))
+	info.Elapsed = time.Since(start)
+	table, err := writeOutputs(dir, info)
 	if err != nil {
 		return err
 	}
 	if !*quiet {
-		fmt.Fprintf(stderr, "done in %.1f s; results in %s\n", time.Since(start).Seconds(), dir)
+		fmt.Fprintf(stderr, "done in %.1f s; results in %s (open %s in a browser)\n", time.Since(start).Seconds(), dir, filepath.Join(dir, results.ReportFile))
 	}
 	_, err = stdout.Write(table)
 	return err
@@ -150,6 +153,12 @@ func openStore(dir, name string, c *configs.Campaign, s configs.Shard, points in
 	store, err := results.Open(dir, c.Hash(), "flitsim run "+name)
 	if err != nil {
 		return nil, asInput(err)
+	}
+	// The campaign's text goes with its results, for the report.
+	if err := results.WriteFileAtomic(filepath.Join(dir, campaignCopy), c.Text); err != nil {
+		store.Close()
+		store.Release()
+		return nil, err
 	}
 	if !s.Whole() {
 		si := results.ShardInfo{Campaign: c.Name, Hash: c.Hash(), Shard: s.I, Shards: s.N, Points: points, Size: s.Size(points)}
@@ -275,11 +284,17 @@ feed:
 	return err
 }
 
-// writeOutputs writes tables and plots of a store directory and returns
-// the Markdown table.
-func writeOutputs(dir string) ([]byte, error) {
+// writeOutputs writes tables, plots and the report of a store directory
+// and returns the Markdown table.
+func writeOutputs(dir string, info results.ReportInfo) ([]byte, error) {
 	recs, err := results.ReadDir(dir)
 	if err != nil {
+		return nil, err
+	}
+	if info.Walls, err = results.ReadWalls(dir); err != nil {
+		return nil, err
+	}
+	if err := results.WriteReportFile(dir, info, recs); err != nil {
 		return nil, err
 	}
 	rep := results.Summarize(recs)
@@ -338,7 +353,8 @@ func checkCmd(args []string, stdout, stderr io.Writer) error {
 func tableCmd(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("table", "table DIR [--format md|csv|json]",
 		"Prints the regression table (intercept, slope, R² of throughput on failed components), the usability\n"+
-			"matrix and the per-level means of a results directory.", stderr)
+			"matrix and the per-level means of a results directory, and rewrites its report.html (unless a run or\n"+
+			"merge holds the directory).", stderr)
 	format := fs.String("format", "md", "md, csv or json")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
@@ -349,11 +365,24 @@ func tableCmd(args []string, stdout, stderr io.Writer) error {
 	default:
 		return badInput("--format %q: want md, csv or json", *format)
 	}
-	_, recs, err := resultsArg(pos)
+	dir, recs, err := resultsArg(pos)
 	if err != nil {
 		return err
 	}
-	return asInput(results.WriteTable(stdout, results.Summarize(recs), *format))
+	if err := results.WriteTable(stdout, results.Summarize(recs), *format); err != nil {
+		return asInput(err)
+	}
+	lock, err := results.AcquireLock(dir, "flitsim table")
+	if err != nil {
+		fmt.Fprintf(stderr, "%s not rewritten: %v\n", results.ReportFile, err)
+		return nil
+	}
+	defer lock.Release()
+	info := reportInfo(dir, nil, "flitsim "+strings.Join(append([]string{"table"}, args...), " "))
+	if info.Walls, err = results.ReadWalls(dir); err != nil {
+		return err
+	}
+	return results.WriteReportFile(dir, info, recs)
 }
 
 func plotCmd(args []string, stdout, stderr io.Writer) error {

@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"flitsim/results"
 )
@@ -12,7 +13,7 @@ import (
 func mergeCmd(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("merge", "merge [-o DIR] SHARD_DIR...",
 		"Combines the result directories of the N shards of one campaign ('flitsim run --shard I/N') into DIR,\n"+
-			"and writes the tables and plots there exactly as a local run of the whole campaign would. Refuses\n"+
+			"and writes the tables, plots and report.html there exactly as a local run of the whole campaign would. Refuses\n"+
 			"shards of different campaigns or splits, a shard given twice, a missing or unfinished shard, and\n"+
 			"records that do not belong to their shard. DIR defaults to the shards' common parent directory.", stderr)
 	out := fs.String("o", "", "output directory (default: the shards' parent directory)")
@@ -59,7 +60,10 @@ func mergeCmd(args []string, stdout, stderr io.Writer) error {
 	if err := results.MergeWall(filepath.Join(dir, "wall.jsonl"), pos); err != nil {
 		return err
 	}
-	table, err := writeOutputs(dir)
+	if err := copyCampaign(dir, pos[0]); err != nil {
+		return err
+	}
+	table, err := writeOutputs(dir, reportInfo(dir, nil, "flitsim "+strings.Join(append([]string{"merge"}, args...), " ")))
 	if err != nil {
 		return err
 	}

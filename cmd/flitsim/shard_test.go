@@ -22,7 +22,7 @@ func TestShardsMergeToLocalRun(t *testing.T) {
 	code, _, errs := run("run", camp, "-j", "2", "-o", local, "-q")
 	require.Equal(t, 0, code, errs)
 	want := map[string][]byte{}
-	for _, f := range []string{"results.jsonl", "table.md", "table.csv", "levels.csv", "report.json"} {
+	for _, f := range []string{"results.jsonl", "table.md", "table.csv", "levels.csv", "report.json", campaignCopy} {
 		data, err := os.ReadFile(filepath.Join(local, f))
 		require.NoError(t, err)
 		want[f] = data
@@ -55,6 +55,10 @@ func TestShardsMergeToLocalRun(t *testing.T) {
 			require.NoError(t, err)
 			assert.Equal(t, string(data), string(got), "n=%d: %s differs from the local run", n, f)
 		}
+		page, err := os.ReadFile(filepath.Join(base, results.ReportFile))
+		require.NoError(t, err, "merge writes the report")
+		assert.Contains(t, string(page), "<h1>Campaign ci</h1>")
+		assert.Contains(t, string(page), "flitsim merge -q")
 	}
 }
 
