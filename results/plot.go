@@ -333,10 +333,14 @@ func regressionPlot(topo, traffic, title string, regs []Regression, levels []Lev
 		fn.Width = vg.Points(1)
 		p.Add(fn)
 		p.Legend.Add(fmt.Sprintf("%s: %.1f %+.2f·x, R² %.2f", reg.Routing, a, b, reg.R2), sc, fn)
-		top = max(top, a, a+b*maxX)
 	}
 	if !any {
 		return nil, nil
+	}
+	for _, reg := range regs { // the lines' ends, over the whole axis
+		if reg.Points > 0 && !math.IsNaN(reg.Intercept) && !math.IsNaN(reg.Slope) {
+			top = max(top, reg.Intercept, reg.Intercept+reg.Slope*maxX)
+		}
 	}
 	p.X.Min, p.X.Max = 0, maxX
 	valueAxis(&p.Y, top, legendRoom(len(regs)))
@@ -383,7 +387,7 @@ type perHCA struct {
 }
 
 var (
-	hcaBandwidth = perHCA{has: func(r *Record) bool { return !r.Finite }, stats: func(r *Record) Stats { return r.HCABandwidth },
+	hcaBandwidth = perHCA{has: func(r *Record) bool { return !r.Finite || len(r.Jobs) > 0 }, stats: func(r *Record) Stats { return r.HCABandwidth },
 		what: "per-HCA consumption bandwidth", unit: "bandwidth [GB/s]", scale: 1}
 	hcaCompletion = perHCA{has: func(r *Record) bool { return r.Finite && r.HCACompletion.Max > 0 }, stats: func(r *Record) Stats { return r.HCACompletion },
 		what: "per-HCA completion time", unit: "completion time [µs]", scale: 1000}

@@ -61,9 +61,11 @@ type Decision struct {
 	Best      string
 	BestMean  float64 // mean of Best's line over [0, MaxFailed], GB/s
 	Segments  []Segment
-	// Unsafe lists the routings left out of Best: they failed to route or
-	// deadlocked on some draw.
-	Unsafe []string
+	// Unsafe lists the routings left out of Best: on some draw they failed
+	// to route, deadlocked, or (finite traffic) did not finish in the time
+	// limit. NoneSafe: every routing did, and Best is chosen among all.
+	Unsafe   []string
+	NoneSafe bool
 }
 
 // Decisions derives the recommendations of rep's regressions from the
@@ -71,11 +73,17 @@ type Decision struct {
 func Decisions(rep Report, recs []Record) []Decision {
 	type gk struct{ topo, traffic, faults string }
 	maxX := map[gk]float64{}
+	unsafe := map[gk]map[string]bool{}
 	for i := range recs {
 		r := &recs[i]
+		k := gk{label(r), trafficLabel(r), faultLabel(r)}
 		if usable(r) {
-			k := gk{label(r), trafficLabel(r), faultLabel(r)}
 			maxX[k] = max(maxX[k], float64(r.Failed()))
+		} else if !r.RoutingOK || r.Verdict == Deadlock || (r.Finite && r.Verdict == NotConverged) {
+			if unsafe[k] == nil {
+				unsafe[k] = map[string]bool{}
+			}
+			unsafe[k][r.Routing] = true
 		}
 	}
 	var order firstSeen[gk]
@@ -96,14 +104,14 @@ func Decisions(rep Report, recs []Record) []Decision {
 		d := Decision{Topology: k.topo, Traffic: k.traffic, Faults: k.faults, MaxFailed: maxX[k]}
 		var safe []Regression
 		for _, r := range regs {
-			if r.RoutingFailed == 0 && r.Deadlocked == 0 {
-				safe = append(safe, r)
-			} else {
+			if unsafe[k][r.Routing] {
 				d.Unsafe = append(d.Unsafe, r.Routing)
+			} else {
+				safe = append(safe, r)
 			}
 		}
 		if len(safe) == 0 {
-			safe = regs
+			safe, d.Unsafe, d.NoneSafe = regs, nil, true
 		}
 		d.BestMean = math.Inf(-1)
 		for _, r := range safe {
@@ -111,16 +119,17 @@ func Decisions(rep Report, recs []Record) []Decision {
 				d.Best, d.BestMean = r.Routing, m
 			}
 		}
-		var levels []Level
-		for _, l := range rep.Levels {
-			if (gk{l.Topology, l.Traffic, l.Faults}) == k {
-				levels = append(levels, l)
+		var group []*Record
+		for i := range recs {
+			if r := &recs[i]; (gk{label(r), trafficLabel(r), faultLabel(r)}) == k {
+				group = append(group, r)
 			}
 		}
+		scale := percentScale(group)
 		d.Segments = envelope(safe, d.MaxFailed)
 		for i := range d.Segments {
 			s := &d.Segments[i]
-			s.FromPct, s.ToPct = toPercent(levels, s.From), toPercent(levels, s.To)
+			s.FromPct, s.ToPct = scale(s.From), scale(s.To)
 		}
 		out = append(out, d)
 	}
@@ -144,8 +153,12 @@ func envelope(regs []Regression, xmax float64) []Segment {
 	}
 	sort.Float64s(cuts)
 	var segs []Segment
+	eps := 1e-9 * max(1, xmax)
 	for i := 0; i+1 < len(cuts) || (i == 0 && xmax == 0); i++ {
 		lo, hi := cuts[i], cuts[min(i+1, len(cuts)-1)]
+		if xmax > 0 && hi-lo <= eps {
+			continue // three lines through one point, or two crossings at one x
+		}
 		mid := (lo + hi) / 2
 		best := 0
 		for j := range regs {
@@ -165,33 +178,42 @@ func envelope(regs []Regression, xmax float64) []Segment {
 	return segs
 }
 
-// toPercent converts failed components to a failure percentage by the
-// levels' mean failed components (piecewise linear; beyond the last
-// level, in proportion).
-func toPercent(levels []Level, x float64) float64 {
+// percentScale converts failed components to a failure percentage by the
+// mean failed components of each level over all the group's records
+// (piecewise linear; beyond the last level, in proportion).
+func percentScale(group []*Record) func(x float64) float64 {
+	sum, n := map[float64]float64{}, map[float64]int{}
+	for _, r := range group {
+		sum[r.FaultPercent] += float64(r.Failed())
+		n[r.FaultPercent]++
+	}
 	type pt struct{ failed, pct float64 }
 	pts := []pt{{0, 0}}
-	seen := map[float64]bool{}
-	for _, l := range levels {
-		if !seen[l.Percent] && l.N > 0 {
-			seen[l.Percent] = true
-			pts = append(pts, pt{l.Failed, l.Percent})
+	for p, s := range sum {
+		if p > 0 {
+			pts = append(pts, pt{s / float64(n[p]), p})
 		}
 	}
-	sort.Slice(pts, func(i, j int) bool { return pts[i].failed < pts[j].failed })
-	for i := 1; i < len(pts); i++ {
-		a, b := pts[i-1], pts[i]
-		if x <= b.failed && b.failed > a.failed {
-			return a.pct + (b.pct-a.pct)*(x-a.failed)/(b.failed-a.failed)
+	sort.Slice(pts, func(i, j int) bool {
+		return pts[i].failed < pts[j].failed || (pts[i].failed == pts[j].failed && pts[i].pct < pts[j].pct)
+	})
+	return func(x float64) float64 {
+		for i := 1; i < len(pts); i++ {
+			a, b := pts[i-1], pts[i]
+			if x <= b.failed && b.failed > a.failed {
+				return a.pct + (b.pct-a.pct)*(x-a.failed)/(b.failed-a.failed)
+			}
 		}
+		if last := pts[len(pts)-1]; last.failed > 0 {
+			return last.pct * x / last.failed
+		}
+		return 0
 	}
-	if last := pts[len(pts)-1]; last.failed > 0 {
-		return last.pct * x / last.failed
-	}
-	return 0
 }
 
-// ReadWalls reads a results directory's wall.jsonl (none: no walls).
+// ReadWalls reads a results directory's wall.jsonl (none: no walls). A
+// line that does not parse (torn by a crash: the file is not synced) is
+// left out, as MergeWall does.
 func ReadWalls(dir string) ([]Wall, error) {
 	f, err := os.Open(filepath.Join(dir, "wall.jsonl"))
 	if errors.Is(err, fs.ErrNotExist) {
@@ -203,15 +225,11 @@ func ReadWalls(dir string) ([]Wall, error) {
 	defer f.Close()
 	var walls []Wall
 	sc := bufio.NewScanner(f)
-	for line := 1; sc.Scan(); line++ {
-		if len(bytes.TrimSpace(sc.Bytes())) == 0 {
-			continue
-		}
+	for sc.Scan() {
 		var w Wall
-		if err := json.Unmarshal(sc.Bytes(), &w); err != nil {
-			return nil, fmt.Errorf("%s:%d: %w", f.Name(), line, err)
+		if json.Unmarshal(sc.Bytes(), &w) == nil {
+			walls = append(walls, w)
 		}
-		walls = append(walls, w)
 	}
 	return walls, sc.Err()
 }

@@ -70,6 +70,8 @@ func TestEnvelope(t *testing.T) {
 		{"crossing beyond the range", []Regression{{Group: Group{Routing: "a"}, Intercept: 10, Slope: -1}, {Group: Group{Routing: "b"}, Intercept: 0, Slope: 0}}, 5, []string{"a"}},
 		{"three stretches", []Regression{{Group: Group{Routing: "a"}, Intercept: 10, Slope: -2}, {Group: Group{Routing: "b"}, Intercept: 6},
 			{Group: Group{Routing: "c"}, Intercept: 0, Slope: 1}}, 10, []string{"a", "b", "c"}},
+		{"three lines through one point", []Regression{{Group: Group{Routing: "b"}, Intercept: 5}, {Group: Group{Routing: "a"}, Intercept: 10, Slope: -1},
+			{Group: Group{Routing: "c"}, Intercept: 0, Slope: 1}}, 10, []string{"a", "c"}}, // b only touches the envelope at x = 5
 		{"no failures measured", []Regression{{Group: Group{Routing: "a"}, Intercept: 1}, {Group: Group{Routing: "b"}, Intercept: 2}}, 0, []string{"b"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -168,4 +170,36 @@ func TestReportJobs(t *testing.T) {
 	assert.Equal(t, 3, strings.Count(tbl, "<tr"), "a header and a row per failure level")
 	assert.Contains(t, tbl, "<td>solver</td>")
 	assert.Contains(t, page, `id="fig-job-T-jobs-solver"`)
+}
+
+// When every routing failed on some draw, the best is chosen among all
+// and none is listed as left out.
+func TestDecisionNoneSafe(t *testing.T) {
+	var recs []Record
+	for _, r := range []string{"a", "b"} {
+		for f := 0; f < 3; f++ {
+			recs = append(recs, rec(len(recs), "T", r, f, Completed, 50-float64(f), true))
+		}
+		recs = append(recs, rec(len(recs), "T", r, 3, Deadlock, 0, true))
+	}
+	nc := rec(len(recs), "T", "a", 1, NotConverged, 0, true) // an unfinished exchange
+	recs = append(recs, nc)
+	d := Decisions(Summarize(recs), recs)
+	require.Len(t, d, 1)
+	assert.True(t, d[0].NoneSafe)
+	assert.Empty(t, d[0].Unsafe)
+	assert.Equal(t, "a", d[0].Best, "ties go to the routing listed first")
+}
+
+// A torn last line of wall.jsonl (a crash) is left out, not an error.
+func TestReadWallsTorn(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "wall.jsonl"), []byte("{\"point\":0,\"wall_s\":1.5}\n{\"point\":1,\"wal"), 0o644))
+	w, err := ReadWalls(dir)
+	require.NoError(t, err)
+	require.Len(t, w, 1)
+	assert.InDelta(t, 1.5, w[0].Seconds, 0)
+	w, err = ReadWalls(t.TempDir())
+	require.NoError(t, err)
+	assert.Empty(t, w)
 }

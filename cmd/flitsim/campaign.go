@@ -102,7 +102,7 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 		}
 		return nil
 	}
-	info := reportInfo(dir, c, "flitsim "+strings.Join(append([]string{"run"}, args...), " "))
+	info := reportInfo(dir, c, "flitsim "+strings.Join(append([]string{"run"}, args...), " "), stderr)
 	info.Elapsed = time.Since(start)
 	table, err := writeOutputs(dir, info)
 	if err != nil {
@@ -154,12 +154,6 @@ func openStore(dir, name string, c *configs.Campaign, s configs.Shard, points in
 	if err != nil {
 		return nil, asInput(err)
 	}
-	// The campaign's text goes with its results, for the report.
-	if err := results.WriteFileAtomic(filepath.Join(dir, campaignCopy), c.Text); err != nil {
-		store.Close()
-		store.Release()
-		return nil, err
-	}
 	if !s.Whole() {
 		si := results.ShardInfo{Campaign: c.Name, Hash: c.Hash(), Shard: s.I, Shards: s.N, Points: points, Size: s.Size(points)}
 		if err := results.WriteShardInfo(dir, si); err != nil {
@@ -167,6 +161,12 @@ func openStore(dir, name string, c *configs.Campaign, s configs.Shard, points in
 			store.Release()
 			return nil, asInput(err)
 		}
+	}
+	// The campaign's text goes with its results, for the report.
+	if err := results.WriteFileAtomic(filepath.Join(dir, campaignCopy), c.Text); err != nil {
+		store.Close()
+		store.Release()
+		return nil, err
 	}
 	return store, nil
 }
@@ -291,12 +291,6 @@ func writeOutputs(dir string, info results.ReportInfo) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	if info.Walls, err = results.ReadWalls(dir); err != nil {
-		return nil, err
-	}
-	if err := results.WriteReportFile(dir, info, recs); err != nil {
-		return nil, err
-	}
 	rep := results.Summarize(recs)
 	var md, csvb, lv, js, jb bytes.Buffer
 	for _, w := range []struct {
@@ -321,6 +315,12 @@ func writeOutputs(dir string, info results.ReportInfo) ([]byte, error) {
 		}
 	}
 	if _, err := results.Plot(dir, recs); err != nil {
+		return nil, err
+	}
+	if info.Walls, err = results.ReadWalls(dir); err != nil {
+		return nil, err
+	}
+	if err := results.WriteReportFile(dir, info, recs); err != nil {
 		return nil, err
 	}
 	return md.Bytes(), nil
@@ -372,17 +372,34 @@ func tableCmd(args []string, stdout, stderr io.Writer) error {
 	if err := results.WriteTable(stdout, results.Summarize(recs), *format); err != nil {
 		return asInput(err)
 	}
-	lock, err := results.AcquireLock(dir, "flitsim table")
-	if err != nil {
+	if err := rewriteReport(dir, recs, "flitsim "+strings.Join(append([]string{"table"}, args...), " "), stderr); err != nil {
 		fmt.Fprintf(stderr, "%s not rewritten: %v\n", results.ReportFile, err)
-		return nil
 	}
-	defer lock.Release()
-	info := reportInfo(dir, nil, "flitsim "+strings.Join(append([]string{"table"}, args...), " "))
-	if info.Walls, err = results.ReadWalls(dir); err != nil {
+	return nil
+}
+
+// rewriteReport renders dir's report from recs without holding the
+// directory (rendering draws every figure), then takes its lock only to
+// check that no record came meanwhile and to put the page in place. A run
+// or merge holding the directory, or new records, leave the old page.
+func rewriteReport(dir string, recs []results.Record, command string, stderr io.Writer) error {
+	var page bytes.Buffer
+	if err := results.WriteReport(&page, reportInfo(dir, nil, command, stderr), recs); err != nil {
 		return err
 	}
-	return results.WriteReportFile(dir, info, recs)
+	lock, err := results.AcquireLock(dir, command)
+	if err != nil {
+		return err
+	}
+	defer lock.Release()
+	now, err := results.ReadDir(dir)
+	if err != nil {
+		return err
+	}
+	if len(now) != len(recs) {
+		return fmt.Errorf("%s got new records while the page was drawn", dir)
+	}
+	return results.WriteFileAtomic(filepath.Join(dir, results.ReportFile), page.Bytes())
 }
 
 func plotCmd(args []string, stdout, stderr io.Writer) error {

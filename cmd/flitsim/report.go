@@ -2,10 +2,14 @@ package main
 
 import (
 	"errors"
+	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime/debug"
+
+	"github.com/BurntSushi/toml"
 
 	"flitsim/configs"
 	"flitsim/results"
@@ -49,24 +53,34 @@ func version() string {
 
 // reportInfo describes the campaign of results directory dir for its
 // report: from c when the caller has it, else from the directory's copy of
-// the campaign file.
-func reportInfo(dir string, c *configs.Campaign, command string) results.ReportInfo {
+// the campaign file, of which it reads only the name and description (the
+// files it names are relative to where it came from, not to dir). What it
+// cannot read it says on stderr; the report goes on without.
+func reportInfo(dir string, c *configs.Campaign, command string, stderr io.Writer) results.ReportInfo {
 	info := results.ReportInfo{Version: version(), Command: command, Campaign: filepath.Base(dir)}
-	if c == nil {
-		path := filepath.Join(dir, campaignCopy)
-		data, err := os.ReadFile(path)
-		if err != nil {
-			return info
-		}
-		info.File, info.Text = path, data
-		if c, err = configs.Parse(data, path, dir); err != nil {
-			return info
-		}
+	if c != nil {
+		info.Campaign, info.Description, info.File, info.Text = c.Name, c.Description, c.Source, c.Text
+		return info
 	}
-	info.Campaign, info.Description = c.Name, c.Description
-	if info.File == "" {
-		info.File, info.Text = c.Source, c.Text
+	path := filepath.Join(dir, campaignCopy)
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return info // results of an older flitsim
 	}
+	if err != nil {
+		fmt.Fprintf(stderr, "report: %v\n", err)
+		return info
+	}
+	info.File, info.Text = path, data
+	var head struct{ Name, Description string }
+	if _, err := toml.Decode(string(data), &head); err != nil {
+		fmt.Fprintf(stderr, "report: %s: %v\n", path, err)
+		return info
+	}
+	if head.Name != "" {
+		info.Campaign = head.Name
+	}
+	info.Description = head.Description
 	return info
 }
 

@@ -64,6 +64,20 @@ func TestReportWritten(t *testing.T) {
 	require.NoError(t, err)
 	assert.Contains(t, string(page), "<h1>Campaign ci</h1>")
 	assert.Contains(t, string(page), "flitsim table "+dir)
+
+	// While a run holds the directory, table still prints the table and
+	// exits 0, and leaves the page alone.
+	lock, err := results.AcquireLock(dir, "flitsim run ci")
+	require.NoError(t, err)
+	defer lock.Release()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, results.ReportFile), []byte("old"), 0o644))
+	code, out, errs := run("table", dir)
+	require.Equal(t, 0, code, errs)
+	assert.Contains(t, out, "## Throughput degradation")
+	assert.Contains(t, errs, "report.html not rewritten")
+	page, err = os.ReadFile(filepath.Join(dir, results.ReportFile))
+	require.NoError(t, err)
+	assert.Equal(t, "old", string(page))
 }
 
 // chromium finds a headless browser: skipped without one, except in CI,
