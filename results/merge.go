@@ -44,11 +44,7 @@ func WriteShardInfo(dir string, si ShardInfo) error {
 	if err != nil {
 		return err
 	}
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, append(b, '\n'), 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp, path)
+	return WriteFileAtomic(path, append(b, '\n'))
 }
 
 // ReadShardInfo reads dir's shard.json.
@@ -175,9 +171,5 @@ func MergeWall(dst string, dirs []string) error {
 		buf.Write(l.text)
 		buf.WriteByte('\n')
 	}
-	tmp := dst + ".tmp"
-	if err := os.WriteFile(tmp, buf.Bytes(), 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp, dst)
+	return WriteFileAtomic(dst, buf.Bytes())
 }

@@ -356,13 +356,3 @@ func WriteReportFile(dir string, info ReportInfo, recs []Record) error {
 	}
 	return WriteFileAtomic(filepath.Join(dir, ReportFile), b.Bytes())
 }
-
-// WriteFileAtomic writes path through a temporary file and a rename, so
-// that a reader never sees half of it.
-func WriteFileAtomic(path string, data []byte) error {
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, data, 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp, path)
-}

@@ -312,8 +312,14 @@ func WriteRecords(path string, recs []Record) error {
 		buf.Write(line)
 		buf.WriteByte('\n')
 	}
+	return WriteFileAtomic(path, buf.Bytes())
+}
+
+// WriteFileAtomic writes path through a temporary file and a rename, so
+// that a reader never sees half of it.
+func WriteFileAtomic(path string, data []byte) error {
 	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, buf.Bytes(), 0o644); err != nil {
+	if err := os.WriteFile(tmp, data, 0o644); err != nil {
 		return err
 	}
 	return os.Rename(tmp, path)
