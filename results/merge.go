@@ -1,7 +1,6 @@
 package results
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -138,37 +137,22 @@ func Merge(dirs []string) ([]Record, ShardInfo, error) {
 // MergeWall concatenates the wall.jsonl files of dirs into dst, sorted by
 // point.
 func MergeWall(dst string, dirs []string) error {
-	type line struct {
-		point int
-		text  []byte
-	}
-	var lines []line
+	var walls []Wall
 	for _, dir := range dirs {
-		f, err := os.Open(filepath.Join(dir, "wall.jsonl"))
-		if errors.Is(err, os.ErrNotExist) {
-			continue
-		}
+		w, err := ReadWalls(dir)
 		if err != nil {
 			return err
 		}
-		sc := bufio.NewScanner(f)
-		for sc.Scan() {
-			var w struct {
-				Point int `json:"point"`
-			}
-			if json.Unmarshal(sc.Bytes(), &w) == nil {
-				lines = append(lines, line{w.Point, append([]byte(nil), sc.Bytes()...)})
-			}
-		}
-		f.Close()
-		if err := sc.Err(); err != nil {
+		walls = append(walls, w...)
+	}
+	sort.SliceStable(walls, func(i, j int) bool { return walls[i].Point < walls[j].Point })
+	var buf bytes.Buffer
+	for _, w := range walls {
+		line, err := json.Marshal(w)
+		if err != nil {
 			return err
 		}
-	}
-	sort.SliceStable(lines, func(i, j int) bool { return lines[i].point < lines[j].point })
-	var buf bytes.Buffer
-	for _, l := range lines {
-		buf.Write(l.text)
+		buf.Write(line)
 		buf.WriteByte('\n')
 	}
 	return WriteFileAtomic(dst, buf.Bytes())
