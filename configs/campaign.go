@@ -115,11 +115,14 @@ type RoutingEntry struct {
 	// PathVLs keeps packets on VL = SL over the whole path (torus-2qos;
 	// routing.Options.PathVLs).
 	PathVLs *bool `toml:"path_vls" json:"path_vls,omitempty"`
+	// Relieve = false leaves out Nue's relieve step (routing.Options.NoRelieve).
+	Relieve *bool `toml:"relieve" json:"relieve,omitempty"`
 	// Seed seeds an engine that draws random numbers (angara-genetic;
 	// routing.Options.Seed, default 1).
 	Seed *uint64 `toml:"seed" json:"seed,omitempty"`
 	// Label distinguishes several entries of one engine (default: engine,
-	// plus the VLs when given, plus "path-vls" when path_vls is true).
+	// plus the VLs when given, plus "path-vls" when path_vls is true,
+	// "no-relieve" when relieve is false).
 	Label string `toml:"label" json:"label,omitempty"`
 }
 
@@ -352,7 +355,7 @@ func (k keyIndex) nth(key string, n int) int {
 // knownKeys lists every key a campaign file may contain.
 func knownKeys() []string {
 	keys := []string{"name", "description", "fault_seeds", "traffic_seeds", "topology.spec", "topology.label", "faults.kind", "faults.label", "faults.percent",
-		"faults.ratio", "faults.take_hcas", "faults.fixed", "routing.engine", "routing.vls", "routing.roots", "routing.file", "routing.path_vls", "routing.label", "jobs_seed", "jobs_file", "traffic.slowdowns",
+		"faults.ratio", "faults.take_hcas", "faults.fixed", "routing.engine", "routing.vls", "routing.roots", "routing.file", "routing.path_vls", "routing.relieve", "routing.label", "jobs_seed", "jobs_file", "traffic.slowdowns",
 		"traffic.order", "traffic.label", "traffic.kind", "traffic.msg_bytes", "traffic.load", "traffic.distance", "traffic.hot_fraction", "traffic.max_time", "traffic.fault_seeds", "traffic.traffic_seeds"}
 	for _, t := range Tables() {
 		for _, d := range t.Decls {
@@ -599,7 +602,7 @@ func (c *Campaign) validateRouting(i int, labels map[string]bool) error {
 	for _, p := range []struct {
 		key string
 		set bool
-	}{{"vls", r.VLs != nil}, {"roots", r.Roots != nil}, {"file", r.File != ""}, {"path_vls", r.PathVLs != nil}, {"seed", r.Seed != nil}} {
+	}{{"vls", r.VLs != nil}, {"roots", r.Roots != nil}, {"file", r.File != ""}, {"path_vls", r.PathVLs != nil}, {"relieve", r.Relieve != nil}, {"seed", r.Seed != nil}} {
 		if err := e.Takes(p.key); p.set && err != nil {
 			return c.errAtKey("routing."+p.key, i, "%v", err)
 		}
@@ -628,6 +631,9 @@ func (c *Campaign) validateRouting(i int, labels map[string]bool) error {
 		}
 		if r.PathVLs != nil && *r.PathVLs {
 			r.Label += "-path-vls"
+		}
+		if r.Relieve != nil && !*r.Relieve {
+			r.Label += "-no-relieve"
 		}
 		if r.Seed != nil {
 			r.Label += fmt.Sprintf("-seed%d", *r.Seed)

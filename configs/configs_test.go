@@ -93,6 +93,7 @@ func TestStrictErrors(t *testing.T) {
 		{"bad size", `msg_bytes = "2MTU"`, `msg_bytes = "two"`, 25, "traffic.msg_bytes", "size"},
 		{"impossible hardware", `[faults]`, "[hardware]\ninput_buffer_flits = 8\n\n[faults]", 13, "hardware.input_buffer_flits", "credits for a whole packet"},
 		{"parameter the engine does not read", `engine = "dfsssp"`, "engine = \"minhop\"\nroots = [\"l1-0\"]", 18, "routing.roots", "routing engine minhop reads no roots"},
+		{"relieve on an engine other than nue", `engine = "dfsssp"`, "engine = \"dfsssp\"\nrelieve = false", 18, "routing.relieve", "routing engine dfsssp reads no relieve"},
 		{"path_vls on an engine without SL-to-VL tables", `engine = "dfsssp"`, "engine = \"dfsssp\"\npath_vls = true", 18, "routing.path_vls", "routing engine dfsssp reads no path_vls"},
 		{"old seeds key", `fault_seeds = [1, 2]`, `seeds = [1, 2]`, 3, "seeds", "unknown key"},
 		{"syntax", `name = "t"`, `name = "t`, 2, "", ""},
@@ -364,6 +365,22 @@ func TestRoutingPathVLs(t *testing.T) {
 		byLabel[p.Routing.Label] = p.Options.PathVLs
 	}
 	assert.Equal(t, map[string]bool{"torus-2qos": false, "torus-2qos-path-vls": true}, byLabel)
+}
+
+// relieve = false reaches nue's options and names its entry apart from the
+// default.
+func TestRoutingRelieve(t *testing.T) {
+	text := strings.Replace(severalFaults, `engine = "dfsssp"`, "engine = \"nue\"\n\n[[routing]]\nengine = \"nue\"\nrelieve = false", 1)
+	c, err := Parse([]byte(text), "t.toml", ".")
+	require.NoError(t, err)
+	require.Len(t, c.Routings, 2)
+	pts, err := c.Points()
+	require.NoError(t, err)
+	byLabel := map[string]bool{}
+	for _, p := range pts {
+		byLabel[p.Routing.Label] = p.Options.NoRelieve
+	}
+	assert.Equal(t, map[string]bool{"nue": false, "nue-no-relieve": true}, byLabel)
 }
 
 // A routing seed reaches angara-genetic's options and names its entry; an

@@ -104,7 +104,7 @@ func (c *Campaign) point(index int, topo TopologyEntry, ti int, f FaultsEntry, p
 		FaultSeed:    fs.Seed,
 		Faults:       fs,
 		Routing:      r,
-		Options:      routing.Options{VLs: vls, Roots: r.Roots, File: r.File, PathVLs: r.PathVLs != nil && *r.PathVLs, Seed: seedOr1(r.Seed)},
+		Options:      routing.Options{VLs: vls, Roots: r.Roots, File: r.File, PathVLs: r.PathVLs != nil && *r.PathVLs, NoRelieve: r.Relieve != nil && !*r.Relieve, Seed: seedOr1(r.Seed)},
 		Params:       params,
 	}
 	if tr.Kind == JobsKind {

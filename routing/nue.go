@@ -22,10 +22,12 @@ import (
 // for every island, one is spliced onto its escape path (splice), and only
 // where that fails too does the destination fall back to the escape paths.
 // Channel weights start and grow as DFSSSP's. Former islands then serve as
-// shortcuts for their reached neighbours (Alg. 6.6). The acyclicity checks
-// use a dynamic topological order (Pearce-Kelly) instead of the ω numbering
-// of Alg. 6.4: both exist to skip most cycle searches, and the order
-// answers every query exactly, searching only the affected region.
+// shortcuts for their reached neighbours (Alg. 6.6). Finally, unless
+// Options.NoRelieve, relieve (flitsim's addition) moves single switches off
+// the busiest channel while that lowers it. The acyclicity checks use a
+// dynamic topological order (Pearce-Kelly) instead of the ω numbering of
+// Alg. 6.4: both exist to skip most cycle searches, and the order answers
+// every query exactly, searching only the affected region.
 func routeNue(g *graph, o Options) (*Tables, error) {
 	k := o.VLs
 	t := NewTables(g.net, "nue")
@@ -57,13 +59,16 @@ func routeNue(g *graph, o Options) (*Tables, error) {
 		}
 	}
 	fallbacks, total := 0, 0
-	for _, i := range g.nueOrder() {
+	order := g.nueOrder()
+	escaped := make([]bool, len(g.dests))
+	for _, i := range order {
 		lid, dst := g.dests[i], g.destSwitch[i]
 		L := part[dst]
 		n.deps, n.tree, n.blocked = layers[L].deps, layers[L].tree, layers[L].blocked
 		total++
 		if !n.route(dst) {
 			fallbacks++
+			escaped[i] = true
 			n.escape(dst)
 			copy(n.next, n.esc)
 		}
@@ -79,11 +84,18 @@ func routeNue(g *graph, o Options) (*Tables, error) {
 		}
 		n.addLoad(dst)
 	}
+	before, moves := n.efiMax(), 0
+	if !o.NoRelieve {
+		moves = n.relieve(t, order, func(dst int32) *nueLayer { return &layers[part[dst]] }, escaped)
+	}
 	g.routeSwitchLIDs(t, g.hopDistances())
 	t.VLsNeeded, t.VLsUsed = max(used, 1), max(used, 1)
 	t.Notes = append(t.Notes, fmt.Sprintf("fell back to escape paths for %d of %d destinations (%.3f %%); %d shortcuts through former islands; %d islands spliced onto their escape paths",
 		fallbacks, total, 100*float64(fallbacks)/float64(max(total, 1)), n.Shortcuts, n.Spliced))
-	t.Fallbacks, t.Destinations, t.Shortcuts, t.Spliced = fallbacks, total, n.Shortcuts, n.Spliced
+	if moves > 0 {
+		t.Notes = append(t.Notes, fmt.Sprintf("%d switches moved off the busiest channel: max EFI %d → %d", moves, before, n.efiMax()))
+	}
+	t.Fallbacks, t.Destinations, t.Shortcuts, t.Spliced, t.Relieved = fallbacks, total, n.Shortcuts, n.Spliced, moves
 	return t, nil
 }
 
@@ -175,6 +187,7 @@ type nueState struct {
 	seen    []bool // escape's scratch
 	moved   []bool // switches a splice moves onto their escape channels
 	edits   []nueEdit
+	byHops  []int32 // relieve's scratch
 	// Shortcuts counts the switches that moved onto a shorter path
 	// through a former island (Alg. 6.6); Spliced the islands reached
 	// along their escape paths (splice).
@@ -707,4 +720,230 @@ func (g *graph) betweenness(in []bool, nodes []int32) []float64 {
 		}
 	}
 	return cb
+}
+
+// relieve lowers the busiest channel's load (the maximum edge forwarding
+// index) after every destination is routed, and returns the switches it
+// moved. Nue balances as SSSP does: a destination's Dijkstra sees the
+// weights as they were before it, so all its sources follow the lighter
+// side of a choice together, and the channel weights move in steps of a
+// whole destination's sources. A leaf left with two up-links in a fat tree
+// then carries 136 paths on one and 104 on the other where 120 each is
+// possible.
+//
+// relieve repeats: take the busiest channel (load W); for a destination
+// routed over it (scanning on from the last one that moved), move one switch
+// u whose path crosses it to a neighbour whose path does not, if u's new
+// path is no longer than its current one or than its minimal distance + 1
+// hop, every channel it newly takes stays below W with u's sources added,
+// and the layer's dependencies stay acyclic (switchNext: u and every switch
+// routed through u, all or nothing; a move refused for a cycle is not tried
+// again). It stops when no destination has such a move for the busiest
+// channel, or after looking at 4 destinations per destination routed. Every
+// move lowers the sorted vector of channel loads, so it ends; destinations
+// on their escape paths stay there.
+func (n *nueState) relieve(t *Tables, order []int, layer func(dst int32) *nueLayer, escaped []bool) int {
+	g := n.g
+	through := make([]int64, g.S) // source HCAs whose path passes the switch
+	hops := make([]int32, g.S)    // hops of the switch's path, -1 none
+	crosses := make([]bool, g.S)  // the switch's path takes the busiest channel
+	moves := 0
+	failed := map[uint64]bool{}
+	cursor := 0 // the scan resumes at the destination that moved last
+	// A look at a destination costs about as much as routing it: at most 4
+	// per destination routed (the fabrics of docs/validation.md need up to
+	// 2.7) keep relieve within Nue's own work on large fabrics, where ever
+	// smaller moves remain (10×10×10 torus, 8 layers: 11,829 moves).
+	budget := 4 * len(order)
+	for {
+		var W int64
+		top := int32(-1)
+		for c, w := range n.st.weight {
+			if w > W && g.isSwitchChannel(int32(c)) {
+				W, top = w, int32(c)
+			}
+		}
+		if top < 0 {
+			return moves
+		}
+		x, xPort := g.chans.From(top).Node, g.chans.From(top).Port
+		moved := false
+		for step := range order {
+			i := order[(cursor+step)%len(order)]
+			lid, dst := g.dests[i], g.destSwitch[i]
+			if escaped[i] || t.Port(int(x), lid) != uint8(xPort) {
+				continue
+			}
+			if budget == 0 {
+				return moves
+			}
+			budget--
+			n.load(t, lid, dst)
+			n.pathCounts(dst, top, through, hops, crosses)
+			minHops := g.hopDistances()[dst]
+			l := layer(dst)
+			n.deps, n.tree, n.blocked = l.deps, l.tree, l.blocked
+			for u := int32(0); u < int32(g.S) && !moved; u++ {
+				if !crosses[u] || through[u] == 0 {
+					continue
+				}
+				for _, a := range g.out[u] {
+					v := a.to
+					if a.ch == n.next[u] || (v != dst && (hops[v] < 0 || crosses[v] || n.leadsThrough(v, u, dst))) || hops[v]+1 > max(hops[u], int32(minHops[u])+1) {
+						continue
+					}
+					if n.loadAfterMove(u, a, dst, through[u]) >= W {
+						continue
+					}
+					key := uint64(i)<<32 | uint64(a.ch)
+					if failed[key] {
+						continue
+					}
+					n.shiftLoad(u, dst, -through[u])
+					moved = n.switchNext(u, a.ch, dst)
+					n.shiftLoad(u, dst, through[u])
+					if !moved {
+						failed[key] = true
+					}
+					if moved {
+						t.SetPort(int(u), lid, int(a.port))
+						moves++
+						break
+					}
+				}
+			}
+			if moved {
+				cursor = (cursor + step) % len(order)
+				break
+			}
+		}
+		if !moved {
+			return moves
+		}
+	}
+}
+
+// pathCounts fills, for the current paths to dst, every switch's through
+// count (source HCAs whose path passes it), its path's hops (-1: no path)
+// and whether its path takes channel top, in O(switches): hops and crosses
+// follow from the next switch's, through is summed from the farthest
+// switches inwards.
+func (n *nueState) pathCounts(dst, top int32, through []int64, hops []int32, crosses []bool) {
+	g := n.g
+	const unknown = -2
+	for u := range hops {
+		hops[u], crosses[u], through[u] = unknown, false, 0
+	}
+	hops[dst] = 0
+	stack := n.order[:0]
+	for s := int32(0); s < int32(g.S); s++ {
+		u := s
+		for hops[u] == unknown && len(stack) <= g.S {
+			stack = append(stack, u)
+			if n.next[u] < 0 {
+				break
+			}
+			u = g.chTo(n.next[u])
+		}
+		for len(stack) > 0 {
+			w := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			if c := n.next[w]; c < 0 || hops[g.chTo(c)] < 0 {
+				hops[w] = -1
+			} else {
+				v := g.chTo(c)
+				hops[w], crosses[w] = hops[v]+1, c == top || crosses[v]
+			}
+		}
+	}
+	// Farthest first (a counting sort by hops): a switch's count is final
+	// before it passes it on.
+	top32 := int32(0)
+	for _, h := range hops {
+		top32 = max(top32, h)
+	}
+	start := append(n.byHops[:0], make([]int32, top32+2)...)
+	for _, h := range hops {
+		if h > 0 {
+			start[top32-h+1]++
+		}
+	}
+	for i := 1; i < len(start); i++ {
+		start[i] += start[i-1]
+	}
+	sorted := append(n.order[:0], make([]int32, start[len(start)-1])...)
+	for u, h := range hops {
+		if h > 0 {
+			sorted[start[top32-h]] = int32(u)
+			start[top32-h]++
+		}
+	}
+	n.byHops, n.order = start, sorted
+	for _, u := range sorted {
+		through[u] += int64(g.numHCAs(int(u)))
+		through[g.chTo(n.next[u])] += through[u]
+	}
+}
+
+// loadAfterMove returns the highest load on the channels u's path would
+// newly take if u moved onto arc a with its m sources: a's channel and
+// those of a's far end's path that u's path does not take yet.
+func (n *nueState) loadAfterMove(u int32, a arc, dst int32, m int64) int64 {
+	g := n.g
+	worst := n.st.weight[a.ch] + m
+	for w := a.to; w != dst; w = g.chTo(n.next[w]) {
+		if c := n.next[w]; !n.onPath(u, c, dst) {
+			worst = max(worst, n.st.weight[c]+m)
+		}
+	}
+	return worst
+}
+
+// onPath reports whether u's current path to dst takes channel c.
+func (n *nueState) onPath(u, c, dst int32) bool {
+	for w, steps := u, 0; w != dst && n.next[w] >= 0 && steps <= n.g.S; steps++ {
+		if n.next[w] == c {
+			return true
+		}
+		w = n.g.chTo(n.next[w])
+	}
+	return false
+}
+
+// load sets next and dep from the tables' current paths to lid.
+func (n *nueState) load(t *Tables, lid uint16, dst int32) {
+	g := n.g
+	for u := range n.next {
+		n.next[u], n.dep[u] = -1, -1
+		if p := t.Port(u, lid); int32(u) != dst && p != NoPath {
+			n.next[u] = g.chanAt(u, int(p))
+		}
+	}
+	for u, c := range n.next {
+		if c >= 0 {
+			if v := g.chTo(c); v != dst {
+				n.dep[u] = n.next[v]
+			}
+		}
+	}
+}
+
+// shiftLoad adds m to every channel of u's current path to dst.
+func (n *nueState) shiftLoad(u, dst int32, m int64) {
+	for steps := 0; u != dst && n.next[u] >= 0 && steps <= n.g.S; steps++ {
+		n.st.weight[n.next[u]] += m
+		u = n.g.chTo(n.next[u])
+	}
+}
+
+// efiMax returns the busiest switch-to-switch channel's load: the paths
+// between HCAs it carries, the maximum edge forwarding index.
+func (n *nueState) efiMax() int64 {
+	var m int64
+	for c, w := range n.st.weight {
+		if n.g.isSwitchChannel(int32(c)) {
+			m = max(m, w)
+		}
+	}
+	return m
 }

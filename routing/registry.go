@@ -22,6 +22,9 @@ type Options struct {
 	// simulated with has no SL-to-VL tables: a packet's VL is chosen at its
 	// source and kept (docs/ib-model-reading.md §6).
 	PathVLs bool
+	// NoRelieve leaves out Nue's last step, relieve (routing.relieve =
+	// false): Nue's paths as the thesis' algorithm chooses them.
+	NoRelieve bool
 	// Seed seeds the engines that draw random numbers (angara-genetic);
 	// 0 is read as 1.
 	Seed uint64
@@ -56,10 +59,11 @@ type Engine struct {
 }
 
 var (
-	paramVLs   = Param{"vls", "hardware.vls", "virtual lanes available"}
-	paramRoots = Param{"roots", "auto", "root switches, by name or 0x GUID (auto: the switches nearest to every HCA)"}
-	paramJobs  = Param{"jobs", "none", "the job-to-HCA map of the running jobs (a jobs file: route --jobs, a campaign's [[job]] tables)"}
-	paramPath  = Param{"path_vls", "false", "true: a packet keeps VL = its SL (dateline bits) over its whole path, as in the Mellanox OMNeT++ model the thesis used, which has no SL-to-VL tables; false: the switches' SL-to-VL tables set the VL per hop, as OpenSM programs them"}
+	paramVLs     = Param{"vls", "hardware.vls", "virtual lanes available"}
+	paramRoots   = Param{"roots", "auto", "root switches, by name or 0x GUID (auto: the switches nearest to every HCA)"}
+	paramJobs    = Param{"jobs", "none", "the job-to-HCA map of the running jobs (a jobs file: route --jobs, a campaign's [[job]] tables)"}
+	paramRelieve = Param{"relieve", "true", "nue: after routing, move single switches off the busiest channel while that lowers it (flitsim's addition; false: the thesis' Nue)"}
+	paramPath    = Param{"path_vls", "false", "true: a packet keeps VL = its SL (dateline bits) over its whole path, as in the Mellanox OMNeT++ model the thesis used, which has no SL-to-VL tables; false: the switches' SL-to-VL tables set the VL per hop, as OpenSM programs them"}
 )
 
 // Engines returns every routing engine, sorted by name: the registry, an
@@ -86,8 +90,8 @@ func Engines() []Engine {
 			route: routeDOR},
 		{Name: "torus-2qos", Help: "Torus-2QoS-style routing for generated 1-3D meshes and tori: dimension order with datelines (SL bit per dimension, VL = that bit on each hop), rerouting the other way round a ring with one failed link, and around a failed switch locally, the detoured paths layered onto extra VLs; fails on two failures in a ring",
 			Params: []Param{paramVLs, paramPath}, DeadlockFree: true, route: routeTorus2QoS},
-		{Name: "nue", Help: "Nue (ch. 6): routing on the complete channel dependency graph with exactly vls layers; deadlock-free on any connected topology, falling back to spanning-tree escape paths where a destination cannot be routed otherwise",
-			Params: []Param{{"vls", "hardware.vls", "virtual layers to use (any k ≥ 1)"}}, DeadlockFree: true, route: routeNue},
+		{Name: "nue", Help: "Nue (ch. 6): routing on the complete channel dependency graph with exactly vls layers; deadlock-free on any connected topology, falling back to spanning-tree escape paths where a destination cannot be routed otherwise; then relieve lowers the busiest channel",
+			Params: []Param{{"vls", "hardware.vls", "virtual layers to use (any k ≥ 1)"}, paramRelieve}, DeadlockFree: true, route: routeNue},
 		{Name: "sar", Help: "scheduling-aware routing (Alg. 5.1): DFSSSP routing the HCAs of the running jobs first, the largest job first, with channel weights raised only by intra-job paths; then the HCAs without a job as DFSSSP; layered as DFSSSP (no jobs: DFSSSP)",
 			Params: []Param{paramVLs, paramJobs}, DeadlockFree: true, route: routeSAR},
 		{Name: "lash", Help: "layered shortest paths (Alg. 3.5): one shortest path per switch pair, each put in the first virtual layer whose CDG stays acyclic",

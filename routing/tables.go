@@ -60,8 +60,9 @@ type Tables struct {
 	// Fallbacks counts the destinations Nue routed on its escape paths, of
 	// Destinations routed; Shortcuts the switches it moved onto a shorter
 	// path through a former island; Spliced the islands it reached along
-	// their escape paths instead of falling back.
-	Fallbacks, Destinations, Shortcuts, Spliced int
+	// their escape paths instead of falling back; Relieved the switches it
+	// moved off its busiest channel after routing.
+	Fallbacks, Destinations, Shortcuts, Spliced, Relieved int
 	// Adaptive, when set, routes every packet per hop (the adaptive
 	// engines on group topologies); the forwarding entries then hold each
 	// pair's first minimal route.

@@ -83,12 +83,13 @@ func (f *faultFlags) failedNetwork(arg string) (*fabric.Network, error) {
 }
 
 // routeFlags are the routing options of route and sim: the names of a
-// campaign's [[routing]] keys (vls, roots, file, path_vls) as flags.
+// campaign's [[routing]] keys (vls, roots, file, path_vls, relieve) as flags.
 type routeFlags struct {
 	vls     int
 	roots   string
 	lfts    string
 	pathVLs bool
+	relieve bool
 	seed    uint64
 	fs      *flag.FlagSet
 }
@@ -99,6 +100,7 @@ func (r *routeFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&r.roots, "roots", "", "root switches, comma separated names or 0x GUIDs (routing.roots; engines that read roots)")
 	fs.StringVar(&r.lfts, "lfts", "", "LFT dump `file` for --routing file (routing.file)")
 	fs.Uint64Var(&r.seed, "routing-seed", 1, "seed of an engine that draws random numbers: angara-genetic (routing.seed)")
+	fs.BoolVar(&r.relieve, "relieve", true, "nue: move single switches off the busiest channel after routing; --relieve=false gives the thesis' Nue (routing.relieve)")
 	fs.BoolVar(&r.pathVLs, "path-vls", false, "torus-2qos: packets keep VL = SL over the whole path, as the thesis' simulator had no SL-to-VL tables (routing.path_vls)")
 }
 
@@ -113,7 +115,7 @@ func (r *routeFlags) given(name string) bool {
 // read each option given, roots must be switches of net, a dump must
 // load) and returns the options.
 func (r *routeFlags) options(net *fabric.Network, names []string) (routing.Options, error) {
-	opts := routing.Options{VLs: r.vls, File: r.lfts, PathVLs: r.pathVLs, Seed: r.seed}
+	opts := routing.Options{VLs: r.vls, File: r.lfts, PathVLs: r.pathVLs, NoRelieve: !r.relieve, Seed: r.seed}
 	if r.roots != "" {
 		opts.Roots = strings.Split(r.roots, ",")
 	}
@@ -133,7 +135,7 @@ func (r *routeFlags) options(net *fabric.Network, names []string) (routing.Optio
 			return opts, badInput("--routing file needs the LFT dump to load: --lfts FILE")
 		}
 	}
-	for _, p := range []struct{ flag, param string }{{"vls", "vls"}, {"roots", "roots"}, {"lfts", "file"}, {"path-vls", "path_vls"}, {"routing-seed", "seed"}} {
+	for _, p := range []struct{ flag, param string }{{"vls", "vls"}, {"roots", "roots"}, {"lfts", "file"}, {"path-vls", "path_vls"}, {"relieve", "relieve"}, {"routing-seed", "seed"}} {
 		if !given[p.flag] {
 			continue
 		}

@@ -27,7 +27,7 @@ func TestRegistryHoldsBothKinds(t *testing.T) {
 		{"opensm:bogus", false, nil},
 		{"opensm:file", false, nil},
 		{"bogus", false, nil},
-		{"nue", true, []string{"vls"}},
+		{"nue", true, []string{"vls", "relieve"}},
 		{"minhop", true, nil},
 		{"updn", true, []string{"roots"}},
 		{"file", true, []string{"file"}},
