@@ -29,6 +29,21 @@ import (
 // Alg. 6.4: both exist to skip most cycle searches, and the order answers
 // every query exactly, searching only the affected region.
 func routeNue(g *graph, o Options) (*Tables, error) {
+	t, _, err := runNue(g, o)
+	return t, err
+}
+
+// nueRun is the state runNue ends with, for tests to check the layers'
+// dependencies against the tables.
+type nueRun struct {
+	n       *nueState
+	layers  []nueLayer
+	part    []int
+	escaped []bool
+}
+
+// runNue is routeNue, also returning its final state.
+func runNue(g *graph, o Options) (*Tables, *nueRun, error) {
 	k := o.VLs
 	t := NewTables(g.net, "nue")
 	g.setHCAPorts(t)
@@ -55,7 +70,7 @@ func routeNue(g *graph, o Options) (*Tables, error) {
 		}
 		used++
 		if !n.initLayer(&layers[L], dstSw) {
-			return nil, &Failure{Engine: "nue", Reason: "escape paths of a spanning tree induced a cycle (internal error)"}
+			return nil, nil, &Failure{Engine: "nue", Reason: "escape paths of a spanning tree induced a cycle (internal error)"}
 		}
 	}
 	fallbacks, total := 0, 0
@@ -96,7 +111,7 @@ func routeNue(g *graph, o Options) (*Tables, error) {
 		t.Notes = append(t.Notes, fmt.Sprintf("%d switches moved off the busiest channel: max EFI %d → %d", moves, before, n.efiMax()))
 	}
 	t.Fallbacks, t.Destinations, t.Shortcuts, t.Spliced, t.Relieved = fallbacks, total, n.Shortcuts, n.Spliced, moves
-	return t, nil
+	return t, &nueRun{n: n, layers: layers, part: part, escaped: escaped}, nil
 }
 
 // nueOrder returns the indices into dests in the order Nue routes them: in
@@ -310,12 +325,23 @@ func (n *nueState) splice(dst, x int32) bool {
 		path = append(path, u)
 	}
 	for j := 1; j <= len(path); j++ {
+		// The prefix hands over to a switch that has its path already (or
+		// to dst): an unreached one has no next channel yet, and the last
+		// prefix switch's dependency would be missing from the layer once
+		// it got one.
+		if j < len(path) && n.next[path[j]] < 0 {
+			continue
+		}
 		if !n.spliceOnto(dst, path[:j]) {
 			continue
 		}
 		for i := j - 1; i >= 0; i-- {
 			u := path[i]
 			n.dist[u] = n.dist[g.chTo(n.esc[u])] + hopUnit + n.st.weight[n.esc[u]]
+			// Switches are routed through the prefix now: the Dijkstra
+			// must not re-point one under them (setNext leaves the
+			// dependencies of switches routed through it as they were).
+			n.final[u] = true
 		}
 		n.final[x], n.former[x] = false, true
 		n.heap.push(n.dist[x], x)

@@ -33,8 +33,10 @@ func TestNueProperties(t *testing.T) {
 	fallbacks, dests, shortcuts, spliced, relieved := 0, 0, 0, 0, 0
 	for _, net := range nets {
 		for k := 1; k <= 8; k++ {
-			tb, err := Compute("nue", net, Options{VLs: k})
+			g := newGraph(net)
+			tb, run, err := runNue(g, Options{VLs: k})
 			require.NoError(t, err, "%s k=%d", net.Name, k)
+			requireNueDeps(t, net, g, tb, run)
 			v, err := Verify(net, tb)
 			require.NoError(t, err)
 			require.True(t, v.OK(), "%s k=%d: %s", net.Name, k, v.Problem)
@@ -53,6 +55,77 @@ func TestNueProperties(t *testing.T) {
 	// Local backtracking on every island, then splicing, leave no
 	// destination to the escape paths on these networks.
 	require.Zero(t, fallbacks)
+}
+
+// requireNueDeps checks that every layer's dependency graph holds exactly
+// the dependencies of its paths, each with its number of uses: the escape
+// paths' toward each of the layer's destination switches, and those of
+// every destination routed in the layer (read back from the tables). A
+// dependency missing from the graph could close an unseen cycle; a use
+// too many or too few lets a later removal take another path's.
+func requireNueDeps(t *testing.T, net *fabric.Network, g *graph, tb *Tables, r *nueRun) {
+	t.Helper()
+	n := r.n
+	want := make([]map[uint64]int32, len(r.layers))
+	for L := range want {
+		want[L] = map[uint64]int32{}
+	}
+	seen := map[int32]bool{}
+	for i := range g.dests {
+		dst := g.destSwitch[i]
+		L := r.part[dst]
+		n.tree = r.layers[L].tree
+		if !seen[dst] {
+			seen[dst] = true
+			n.escape(dst)
+			for _, c := range n.esc {
+				if c >= 0 && n.esc[g.chTo(c)] >= 0 {
+					want[L][edgeKey(c, n.esc[g.chTo(c)])]++
+				}
+			}
+		}
+		if r.escaped[i] {
+			continue
+		}
+		n.load(tb, g.dests[i], dst)
+		for u, c := range n.next {
+			if c >= 0 && n.dep[u] >= 0 {
+				want[L][edgeKey(c, n.dep[u])]++
+			}
+		}
+	}
+	for L, l := range r.layers {
+		if l.deps == nil {
+			continue
+		}
+		got := map[uint64]int32{}
+		for e, uses := range l.deps.uses {
+			if uses > 0 {
+				got[edgeKey(l.deps.from[e], l.deps.to[e])] = uses
+			}
+		}
+		require.Equal(t, want[L], got, "%s: layer %d's dependency graph against its paths", net.Name, L)
+	}
+}
+
+// Regression (found in review of relieve): a splice could hand an island
+// over to an escape-path switch that had no path yet, recording no
+// dependency for the island's channel, and leave unreached switches of
+// the spliced prefix open to a later relaxation that re-pointed them under
+// the switches routed through them. The layer's graph then lacked
+// dependencies the tables had (this network, k = 1 and 2, among 3,000
+// random runs); relieve, which removes what it reads back from the tables,
+// could then remove another path's use.
+func TestNueSpliceHandOver(t *testing.T) {
+	net := build(t, "random:switches=24,hcas=48,links=35,radix=16,seed=959")
+	for _, k := range []int{1, 2} {
+		for _, noRelieve := range []bool{true, false} {
+			g := newGraph(net)
+			tb, run, err := runNue(g, Options{VLs: k, NoRelieve: noRelieve})
+			require.NoError(t, err)
+			requireNueDeps(t, net, g, tb, run)
+		}
+	}
 }
 
 // Where local backtracking reaches no island, the island is spliced onto
