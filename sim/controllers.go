@@ -99,7 +99,7 @@ func (s *simulator) frozen() bool {
 			}
 			pk := &s.pkts[pi]
 			ol := s.lane(int32(out), pk.outVL)
-			if s.cr.has(ol, s.need(int32(out), pi, pk.outVL), s.k.now) {
+			if s.cr.has(&s.lanes[ol].cr, s.need(int32(out), pi, pk.outVL), s.k.now) {
 				return false
 			}
 		}
@@ -108,7 +108,7 @@ func (s *simulator) frozen() bool {
 		hc := &s.hcas[h]
 		if pi, _ := s.nextToSend(hc); pi >= 0 {
 			pk := &s.pkts[pi]
-			if s.cr.has(s.lane(hc.ch, pk.vl), pk.flits, s.k.now) {
+			if s.cr.has(&s.lanes[s.lane(hc.ch, pk.vl)].cr, pk.flits, s.k.now) {
 				return false
 			}
 		}
@@ -254,7 +254,7 @@ func (s *simulator) waitCycle() []Buffer {
 			pk := &s.pkts[pi]
 			if pk.out >= 0 && s.hcaOf[s.chans[pk.out].to] < 0 && (!s.voq || s.oldestFor(s.lanes[l].head, pk.out) == pi) {
 				ol := s.lane(pk.out, pk.outVL)
-				if !s.cr.has(ol, s.need(pk.out, pi, pk.outVL), s.k.now) {
+				if !s.cr.has(&s.lanes[ol].cr, s.need(pk.out, pi, pk.outVL), s.k.now) {
 					next = append(next, ol)
 				}
 			}
@@ -337,10 +337,10 @@ func (s *simulator) checkConservation() {
 			held += s.pkts[pi].flits
 		}
 		around += int64(held)
-		s.cr.settle(l, never-1)
-		invariants.Checkf(s.cr.avail[l]+held+committed[l] == s.capacity[l],
+		s.cr.settle(&s.lanes[l].cr, never-1)
+		invariants.Checkf(s.lanes[l].cr.avail+held+committed[l] == s.capacity[l],
 			"lane %d: credits %d + held %d + committed %d != capacity %d",
-			l, s.cr.avail[l], held, committed[l], s.capacity[l])
+			l, s.lanes[l].cr.avail, held, committed[l], s.capacity[l])
 	}
 	invariants.Checkf(s.res.FlitsInjected == s.res.FlitsConsumed+around, "flits: injected %d != consumed %d + in the network %d",
 		s.res.FlitsInjected, s.res.FlitsConsumed, around)

@@ -2,36 +2,48 @@ package sim
 
 import "flitsim/fabric/invariants"
 
-// credits is the flow-control state of every lane at its sender, in flits.
+// credits is the flow-control state of every lane at its sender, in flits:
+// each lane's own part (laneCredits, which the simulator keeps inside its
+// lane record so that one cache line holds a lane) and the segment pool
+// they share.
 //
-// avail counts the credits the sender holds now. Credits the receiver has
-// freed that are still travelling back, or that it will free at known
-// future instants one flit at a time, wait in a queue of arithmetic
-// segments {first instant, spacing, count}: a packet that crosses a
-// crossbar at a steady rate frees its flits at t0, t0+dt, t0+2dt, …, so one
-// segment stands for a whole packet. A lane's receiver frees its places in
-// order (its buffer is a FIFO), so release instants never decrease and the
-// queue stays sorted by construction.
+// A lane's avail counts the credits the sender holds now. Credits the
+// receiver has freed that are still travelling back, or that it will free
+// at known future instants one flit at a time, wait in a queue of
+// arithmetic segments {first instant, spacing, count}: a packet that
+// crosses a crossbar at a steady rate frees its flits at t0, t0+dt,
+// t0+2dt, …, so one segment stands for a whole packet. A lane's receiver
+// frees its places in order (its buffer is a FIFO), so release instants
+// never decrease and the queue stays sorted by construction.
 //
 // The type owns its invariants: a sender never takes credits it does not
 // hold, and releases never go back in time (checked in invariants builds).
 type credits struct {
-	avail      []int32
-	head, tail []int32 // segment queue per lane, sorted by t0; -1 empty
-	pool       []segment
-	free       int32
+	pool []segment
+	free int32
 	// overlap allows a lane's releases to come out of order and overlap in
 	// time (with VOQ, packets of one input buffer cross side by side):
 	// segments are then inserted in order of their first release, settle
 	// looks past a segment it has only partly drained, and when counts
 	// over all of them.
 	overlap bool
-	// In overlap mode, the last answer of when per lane: the need it was
-	// for (0: none) and the instant. Releases and takes forget it;
-	// settling keeps it (it moves queued credits into avail, which changes
-	// no instant).
-	whenNeed []int32
-	whenAt   []int64
+}
+
+// laneCredits is one lane's credit state at its sender.
+type laneCredits struct {
+	// In overlap mode, the last answer of when: the instant and the need
+	// it was for (0: none). Releases and takes forget it; settling keeps
+	// it (it moves queued credits into avail, which changes no instant).
+	whenAt     int64
+	avail      int32
+	head, tail int32 // segment queue, sorted by t0; -1 empty
+	whenNeed   int32
+}
+
+// newLaneCredits returns the state of a lane whose sender holds capacity
+// credits and none are queued.
+func newLaneCredits(capacity int32) laneCredits {
+	return laneCredits{avail: capacity, head: -1, tail: -1}
 }
 
 type segment struct {
@@ -43,40 +55,27 @@ type segment struct {
 // never is an instant after every run.
 const never = int64(1<<62 - 1)
 
-func newCredits(capacity []int32, overlap bool) credits {
-	c := credits{avail: append([]int32(nil), capacity...), head: make([]int32, len(capacity)), tail: make([]int32, len(capacity)), free: -1, overlap: overlap}
-	for i := range c.head {
-		c.head[i], c.tail[i] = -1, -1
-	}
-	if overlap {
-		c.whenNeed, c.whenAt = make([]int32, len(capacity)), make([]int64, len(capacity))
-	}
-	return c
-}
+func newCredits(overlap bool) credits { return credits{free: -1, overlap: overlap} }
 
 // take spends n credits of lane l, which the sender must hold (after settle).
-func (c *credits) take(l int, n int32) {
-	c.avail[l] -= n
-	if c.overlap {
-		c.whenNeed[l] = 0
-	}
-	invariants.Checkf(c.avail[l] >= 0, "lane %d: took %d credits it did not hold (%d left)", l, n, c.avail[l])
+func (c *credits) take(l *laneCredits, n int32) {
+	l.avail -= n
+	l.whenNeed = 0
+	invariants.Checkf(l.avail >= 0, "took %d credits it did not hold (%d left)", n, l.avail)
 }
 
 // release queues n credits of lane l reaching the sender at t0, t0+dt, …;
 // a segment that continues the previous one's progression merges into it.
-func (c *credits) release(l int, t0, dt int64, n int32) {
+func (c *credits) release(l *laneCredits, t0, dt int64, n int32) {
 	if n <= 0 {
 		return
 	}
-	if c.overlap {
-		c.whenNeed[l] = 0
-	}
-	if tl := c.tail[l]; tl >= 0 {
+	l.whenNeed = 0
+	if tl := l.tail; tl >= 0 {
 		s := &c.pool[tl]
 		last := s.t0 + int64(s.n-1)*s.dt
 		if t0 < last || (c.overlap && t0 < s.t0) {
-			invariants.Checkf(c.overlap, "lane %d: credit released at %d before the previous one (%d)", l, t0, last)
+			invariants.Checkf(c.overlap, "credit released at %d before the previous one (%d)", t0, last)
 			c.insert(l, segment{t0: t0, dt: dt, n: n})
 			return
 		}
@@ -88,32 +87,32 @@ func (c *credits) release(l int, t0, dt int64, n int32) {
 	}
 	i := c.alloc()
 	c.pool[i] = segment{t0: t0, dt: dt, n: n, next: -1}
-	if c.tail[l] >= 0 {
-		c.pool[c.tail[l]].next = i
+	if l.tail >= 0 {
+		c.pool[l.tail].next = i
 	} else {
-		c.head[l] = i
+		l.head = i
 	}
-	c.tail[l] = i
+	l.tail = i
 }
 
 // insert files segment g into lane l's queue in order of first release
 // (overlap mode).
-func (c *credits) insert(l int, g segment) {
+func (c *credits) insert(l *laneCredits, g segment) {
 	i := c.alloc()
 	c.pool[i] = g
 	prev := int32(-1)
-	for h := c.head[l]; h >= 0 && c.pool[h].t0 <= g.t0; h = c.pool[h].next {
+	for h := l.head; h >= 0 && c.pool[h].t0 <= g.t0; h = c.pool[h].next {
 		prev = h
 	}
 	if prev < 0 {
-		c.pool[i].next = c.head[l]
-		c.head[l] = i
+		c.pool[i].next = l.head
+		l.head = i
 	} else {
 		c.pool[i].next = c.pool[prev].next
 		c.pool[prev].next = i
 	}
 	if c.pool[i].next < 0 {
-		c.tail[l] = i
+		l.tail = i
 	}
 }
 
@@ -128,12 +127,12 @@ func (c *credits) alloc() int32 {
 }
 
 // settle moves every credit of lane l that has arrived by t into avail.
-func (c *credits) settle(l int, t int64) {
+func (c *credits) settle(l *laneCredits, t int64) {
 	if c.overlap {
 		c.settleOverlap(l, t)
 		return
 	}
-	for h := c.head[l]; h >= 0; h = c.head[l] {
+	for h := l.head; h >= 0; h = l.head {
 		s := &c.pool[h]
 		if s.t0 > t {
 			return
@@ -142,9 +141,9 @@ func (c *credits) settle(l int, t int64) {
 		if s.n > 0 {
 			return
 		}
-		c.head[l] = s.next
-		if c.head[l] < 0 {
-			c.tail[l] = -1
+		l.head = s.next
+		if l.head < 0 {
+			l.tail = -1
 		}
 		s.next = c.free
 		c.free = h
@@ -153,12 +152,12 @@ func (c *credits) settle(l int, t int64) {
 
 // drain moves the credits of segment s of lane l that have arrived by t
 // (s has begun by then) into avail.
-func (c *credits) drain(l int, s *segment, t int64) {
+func (c *credits) drain(l *laneCredits, s *segment, t int64) {
 	k := s.n
 	if s.dt > 0 {
 		k = int32(min(int64(s.n), (t-s.t0)/s.dt+1))
 	}
-	c.avail[l] += k
+	l.avail += k
 	s.n -= k
 	s.t0 += int64(k) * s.dt
 }
@@ -166,22 +165,22 @@ func (c *credits) drain(l int, s *segment, t int64) {
 // settleOverlap is settle for queues whose segments may overlap: it
 // drains every segment that has begun by t, then re-files the partly
 // drained ones by their next release.
-func (c *credits) settleOverlap(l int, t int64) {
+func (c *credits) settleOverlap(l *laneCredits, t int64) {
 	var buf [8]int32
 	partial := buf[:0]
 	prev := int32(-1)
-	for h := c.head[l]; h >= 0 && c.pool[h].t0 <= t; {
+	for h := l.head; h >= 0 && c.pool[h].t0 <= t; {
 		s := &c.pool[h]
 		c.drain(l, s, t)
 		next := s.next
 		// Unlink it; a partly drained segment goes back in order below.
 		if prev < 0 {
-			c.head[l] = next
+			l.head = next
 		} else {
 			c.pool[prev].next = next
 		}
 		if next < 0 {
-			c.tail[l] = prev
+			l.tail = prev
 		}
 		if s.n > 0 {
 			partial = append(partial, h)
@@ -200,32 +199,32 @@ func (c *credits) settleOverlap(l int, t int64) {
 }
 
 // has reports whether the sender of lane l holds n credits at now.
-func (c *credits) has(l int, n int32, now int64) bool {
+func (c *credits) has(l *laneCredits, n int32, now int64) bool {
 	c.settle(l, now)
-	return c.avail[l] >= n
+	return l.avail >= n
 }
 
 // when returns the earliest instant at which the sender of lane l will
 // hold need credits (call settle first), or never if the releases queued
 // so far do not add up to that.
-func (c *credits) when(l int, need int32, now int64) int64 {
-	missing := need - c.avail[l]
+func (c *credits) when(l *laneCredits, need int32, now int64) int64 {
+	missing := need - l.avail
 	if missing <= 0 {
 		return now
 	}
 	if c.overlap {
-		if c.whenNeed[l] != need {
-			c.whenNeed[l], c.whenAt[l] = need, c.whenOverlap(l, missing)
+		if l.whenNeed != need {
+			l.whenNeed, l.whenAt = need, c.whenOverlap(l, missing)
 		}
-		return c.whenAt[l]
+		return l.whenAt
 	}
 	return c.whenInOrder(l, missing)
 }
 
 // whenInOrder is when for a queue whose segments come one after the
 // other: the instant of the missing-th queued release, or never.
-func (c *credits) whenInOrder(l int, missing int32) int64 {
-	for h := c.head[l]; h >= 0; h = c.pool[h].next {
+func (c *credits) whenInOrder(l *laneCredits, missing int32) int64 {
+	for h := l.head; h >= 0; h = c.pool[h].next {
 		s := &c.pool[h]
 		if s.n >= missing {
 			return s.t0 + int64(missing-1)*s.dt
@@ -239,10 +238,10 @@ func (c *credits) whenInOrder(l int, missing int32) int64 {
 // of the missing-th queued release. Segments that do not overlap (the
 // common case) are walked in order; otherwise the releases are merged
 // (the segments are few, and missing at most a buffer's credits).
-func (c *credits) whenOverlap(l int, missing int32) int64 {
+func (c *credits) whenOverlap(l *laneCredits, missing int32) int64 {
 	prevLast := int64(-1)
 	ordered := true
-	for h := c.head[l]; h >= 0; h = c.pool[h].next {
+	for h := l.head; h >= 0; h = c.pool[h].next {
 		s := &c.pool[h]
 		if s.t0 <= prevLast {
 			ordered = false
@@ -259,7 +258,7 @@ func (c *credits) whenOverlap(l int, missing int32) int64 {
 	}
 	var buf [8]cursor
 	cur := buf[:0]
-	for h := c.head[l]; h >= 0; h = c.pool[h].next {
+	for h := l.head; h >= 0; h = c.pool[h].next {
 		s := &c.pool[h]
 		cur = append(cur, cursor{t: s.t0, dt: s.dt, n: s.n})
 	}

@@ -4,6 +4,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+	"unsafe"
 
 	"github.com/stretchr/testify/require"
 )
@@ -16,7 +17,8 @@ func TestCreditsAgainstNaive(t *testing.T) {
 	for _, overlap := range []bool{false, true} {
 		for seed := uint64(1); seed <= 300; seed++ {
 			r := rand.New(rand.NewPCG(seed, 7))
-			c := newCredits([]int32{0}, overlap)
+			c := newCredits(overlap)
+			l := newLaneCredits(0)
 			var naive []int64 // releases not yet settled
 			held := int32(0)
 			now, last := int64(0), int64(0)
@@ -32,7 +34,7 @@ func TestCreditsAgainstNaive(t *testing.T) {
 							n = 1
 						}
 					}
-					c.release(0, t0, dt, n)
+					c.release(&l, t0, dt, n)
 					for k := int32(0); k < n; k++ {
 						naive = append(naive, t0+int64(k)*dt)
 					}
@@ -43,8 +45,8 @@ func TestCreditsAgainstNaive(t *testing.T) {
 					for len(naive) > 0 && naive[0] <= now {
 						naive, held = naive[1:], held+1
 					}
-					c.settle(0, now)
-					require.Equal(t, held, c.avail[0], "overlap %v seed %d step %d: held", overlap, seed, step)
+					c.settle(&l, now)
+					require.Equal(t, held, l.avail, "overlap %v seed %d step %d: held", overlap, seed, step)
 					need := held + int32(r.IntN(8))
 					want := never
 					switch {
@@ -53,7 +55,7 @@ func TestCreditsAgainstNaive(t *testing.T) {
 					case int(need-held) <= len(naive):
 						want = naive[need-held-1]
 					}
-					require.Equal(t, want, c.when(0, need, now), "overlap %v seed %d step %d: when(%d)", overlap, seed, step, need)
+					require.Equal(t, want, c.when(&l, need, now), "overlap %v seed %d step %d: when(%d)", overlap, seed, step, need)
 				}
 			}
 		}
@@ -61,3 +63,8 @@ func TestCreditsAgainstNaive(t *testing.T) {
 }
 
 func pickOne(r *rand.Rand, xs ...int) int { return xs[r.IntN(len(xs))] }
+
+// A lane is one cache line.
+func TestLaneSize(t *testing.T) {
+	require.EqualValues(t, 64, unsafe.Sizeof(lane{}))
+}

@@ -136,7 +136,7 @@ func (s *simulator) tryInject(h int32) {
 	if s.voq {
 		s.lanes[l].blocked, s.lanes[l].wakeAt = 0, never // noted again below while still short
 	}
-	if !s.cr.has(l, pk.flits, now) {
+	if !s.cr.has(&s.lanes[l].cr, pk.flits, now) {
 		if t := s.creditsAt(l, pk.flits); t != never {
 			s.scheduleHCA(h, t)
 		}
@@ -145,7 +145,7 @@ func (s *simulator) tryInject(h int32) {
 		}
 		return
 	}
-	s.cr.take(l, pk.flits)
+	s.cr.take(&s.lanes[l].cr, pk.flits)
 	if s.ctr != nil {
 		s.ctr.sent(hc.ch, pk.flits, now)
 		if resp {
@@ -236,14 +236,14 @@ func (s *simulator) consume(hc *hcaDev, pi int32) {
 		if c := done + s.prop; runN > 0 && c == runT0+runN*pf {
 			runN++
 		} else {
-			s.cr.release(l, runT0, pf, int32(runN))
+			s.cr.release(&s.lanes[l].cr, runT0, pf, int32(runN))
 			runT0, runN = c, 1
 			if first < 0 {
 				first = c
 			}
 		}
 	}
-	s.cr.release(l, runT0, pf, int32(runN))
+	s.cr.release(&s.lanes[l].cr, runT0, pf, int32(runN))
 	hc.sinkFree = done
 	s.horizon = max(s.horizon, done+s.prop)
 	s.k.schedule(event{at: done, phase: phaseArrive, kind: evDone, node: hc.idx, ref: pi})

@@ -5,9 +5,10 @@ import (
 	"slices"
 )
 
-// qent is what the queue orders: the sort key (time and phase) and, in
-// sid, the sequence number above the event's slot in the payload slab.
-// Ordering 16-byte entries instead of whole events keeps sorting cheap.
+// qent is what the overflow heap orders: the sort key (time and phase)
+// and, in sid, the sequence number above the event's slot in the payload
+// slab. Ordering 16-byte entries instead of whole events keeps the heap
+// cheap.
 type qent struct {
 	key uint64 // at<<2 | phase
 	sid uint64 // seq<<slotBits | slot
@@ -69,8 +70,10 @@ func (h *qheap) pop() qent {
 // ahead of the current one; a bitmap finds the next busy bucket. A future
 // bucket is a singly linked list through the node pool (a push writes the
 // node and the bucket's head); the current bucket is gathered into an array
-// of 16-byte sort entries, sorted once, and consumed in order, and an event
-// pushed into it is inserted in place. Events beyond the ring's horizon
+// of sort entries, sorted once, and consumed in order, and an event pushed
+// into it is inserted in place. The current bucket's events are copied out
+// of their nodes when it is gathered (the nodes are free from then on), and
+// its entries' slots index that copy: popping reads no node a second time. Events beyond the ring's horizon
 // wait in a heap until the ring reaches them.
 //
 // The width and the ring adapt to the load (Brown's calendar queue): the
@@ -91,6 +94,7 @@ type eventQueue struct {
 	cur    int64 // bucket being consumed
 	last   int64 // time of the last event popped
 	curBuf []qent
+	curEv  []event // the current bucket's events, indexed by their entries' slots
 	pos    int
 	heads  []int32 // per ring slot: first node, -1 empty
 	bits   []uint64
@@ -138,6 +142,22 @@ func (q *eventQueue) push(e event) {
 		q.init()
 	}
 	q.seq++
+	q.n++
+	if e.at>>q.shift <= q.cur {
+		q.insertCur(e, q.seq)
+	} else {
+		q.place(q.node(e, q.seq))
+	}
+	q.mu += (max(e.at-q.last, 0) - q.mu) >> 6
+	if q.since++; q.since >= max(q.n, 4096) {
+		q.since = 0
+		q.adapt()
+	}
+}
+
+// node stores event e with sequence number seq in a free node and
+// returns its index.
+func (q *eventQueue) node(e event, seq uint64) int32 {
 	var idx int32
 	if n := len(q.free); n > 0 {
 		idx = q.free[n-1]
@@ -146,34 +166,33 @@ func (q *eventQueue) push(e event) {
 		idx = int32(len(q.nodes))
 		q.nodes = append(q.nodes, qnode{})
 	}
-	nd := &q.nodes[idx]
-	nd.ev = e
-	nd.key = uint64(e.at)<<2 | uint64(e.phase)
-	nd.sid = q.seq<<slotBits | uint64(idx)
-	q.n++
-	q.place(idx)
-	q.mu += (max(e.at-q.last, 0) - q.mu) >> 6
-	if q.since++; q.since >= max(q.n, 4096) {
-		q.since = 0
-		q.adapt()
-	}
+	q.nodes[idx] = qnode{ev: e, key: uint64(e.at)<<2 | uint64(e.phase), sid: seq<<slotBits | uint64(idx)}
+	return idx
 }
 
-// place files node idx into the current bucket, the ring or the overflow
-// heap.
+// insertCur files event e with sequence number seq into the current
+// bucket, in order.
+func (q *eventQueue) insertCur(e event, seq uint64) {
+	c := qent{key: uint64(e.at)<<2 | uint64(e.phase), sid: seq<<slotBits | uint64(len(q.curEv))}
+	q.curEv = append(q.curEv, e)
+	i := len(q.curBuf)
+	q.curBuf = append(q.curBuf, c)
+	for i > q.pos && c.before(q.curBuf[i-1]) {
+		q.curBuf[i] = q.curBuf[i-1]
+		i--
+	}
+	q.curBuf[i] = c
+}
+
+// place files node idx into the current bucket (freeing the node), the
+// ring or the overflow heap.
 func (q *eventQueue) place(idx int32) {
 	nd := &q.nodes[idx]
 	b := nd.ev.at >> q.shift
 	switch {
 	case b <= q.cur:
-		ent := qent{key: nd.key, sid: nd.sid}
-		i := len(q.curBuf)
-		q.curBuf = append(q.curBuf, ent)
-		for i > q.pos && ent.before(q.curBuf[i-1]) {
-			q.curBuf[i] = q.curBuf[i-1]
-			i--
-		}
-		q.curBuf[i] = ent
+		q.insertCur(nd.ev, nd.sid>>slotBits)
+		q.free = append(q.free, idx)
 	case b <= q.cur+q.mask:
 		k := b & q.mask
 		nd.next = q.heads[k]
@@ -202,8 +221,8 @@ func (q *eventQueue) adapt() {
 	}
 	// Collect everything, then refile under the new shape.
 	pending := make([]int32, 0, q.n)
-	for _, e := range q.curBuf[q.pos:] {
-		pending = append(pending, int32(e.sid&(1<<slotBits-1)))
+	for _, c := range q.curBuf[q.pos:] {
+		pending = append(pending, q.node(q.curEv[c.sid&(1<<slotBits-1)], c.sid>>slotBits))
 	}
 	for k, h := range q.heads {
 		for i := h; i >= 0; i = q.nodes[i].next {
@@ -215,7 +234,7 @@ func (q *eventQueue) adapt() {
 		pending = append(pending, int32(e.sid&(1<<slotBits-1)))
 	}
 	q.over = q.over[:0]
-	q.curBuf, q.pos = q.curBuf[:0], 0
+	q.curBuf, q.curEv, q.pos = q.curBuf[:0], q.curEv[:0], 0
 	q.shift = want
 	if r != ring {
 		q.reshape(r)
@@ -233,7 +252,7 @@ func (q *eventQueue) fill() {
 	if q.pos < len(q.curBuf) {
 		return
 	}
-	q.curBuf, q.pos = q.curBuf[:0], 0
+	q.curBuf, q.curEv, q.pos = q.curBuf[:0], q.curEv[:0], 0
 	ring := q.mask + 1
 	for {
 		next := int64(-1)
@@ -268,8 +287,12 @@ func (q *eventQueue) fill() {
 		if h < 0 {
 			continue
 		}
-		for i := h; i >= 0; i = q.nodes[i].next {
-			q.curBuf = append(q.curBuf, qent{key: q.nodes[i].key, sid: q.nodes[i].sid})
+		for i := h; i >= 0; {
+			nd := &q.nodes[i]
+			q.curBuf = append(q.curBuf, qent{key: nd.key, sid: nd.sid>>slotBits<<slotBits | uint64(len(q.curEv))})
+			q.curEv = append(q.curEv, nd.ev)
+			q.free = append(q.free, i)
+			i = nd.next
 		}
 		q.heads[k] = -1
 		q.bits[k>>6] &^= 1 << (k & 63)
@@ -280,25 +303,31 @@ func (q *eventQueue) fill() {
 
 func (q *eventQueue) pop() event {
 	q.fill()
-	ent := q.curBuf[q.pos]
+	e := q.curEv[q.curBuf[q.pos].sid&(1<<slotBits-1)]
 	q.pos++
 	q.n--
-	idx := int32(ent.sid & (1<<slotBits - 1))
-	q.free = append(q.free, idx)
-	e := q.nodes[idx].ev
 	q.last = e.at
 	return e
 }
 
 func (q *eventQueue) peek() *event {
 	q.fill()
-	return &q.nodes[q.curBuf[q.pos].sid&(1<<slotBits-1)].ev
+	return &q.curEv[q.curBuf[q.pos].sid&(1<<slotBits-1)]
+}
+
+// following returns the event pop will return next if it is already in
+// the current bucket, else nil (it gathers no bucket).
+func (q *eventQueue) following() *event {
+	if q.pos < len(q.curBuf) {
+		return &q.curEv[q.curBuf[q.pos].sid&(1<<slotBits-1)]
+	}
+	return nil
 }
 
 // each calls fn for every queued event (in no particular order).
 func (q *eventQueue) each(fn func(*event)) {
-	for _, e := range q.curBuf[q.pos:] {
-		fn(&q.nodes[e.sid&(1<<slotBits-1)].ev)
+	for _, c := range q.curBuf[q.pos:] {
+		fn(&q.curEv[c.sid&(1<<slotBits-1)])
 	}
 	for _, h := range q.heads {
 		for i := h; i >= 0; i = q.nodes[i].next {

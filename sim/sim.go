@@ -35,6 +35,7 @@ type packet struct {
 	last     bool  // last packet of its message
 	resp     bool  // a response (HW.NICWindow), not part of a message
 	outVL    uint8 // VL on the link it leaves the current switch by
+	inPort   int16 // port of the current switch it arrived on (ch's)
 	tag      int64 // its message's tag (traffic.Msg.Tag)
 	ch       int32 // channel it arrived on (its current input buffer)
 	out      int32 // channel it leaves the current switch on, -1 none
@@ -87,17 +88,23 @@ type channel struct {
 	xbarFree int64
 	tryAt    int64
 	lastVL   uint8
+	// ports is the sending node's radix + 1 (the arbiter's round-robin
+	// modulus).
+	ports int16
 }
 
 // lane is one VL of a channel: the receiver's input buffer (a FIFO of
-// packets) and, for the channel's sender, the state of its arbitration on
-// that VL. Lane l is channel l/VLs, VL l%VLs.
+// packets) and, for the channel's sender, its credits and the state of its
+// arbitration on that VL. Lane l is channel l/nVL, VL l%nVL. A lane is 64
+// bytes, one cache line (the slice is page-aligned): a hop touches each
+// lane it uses once.
 type lane struct {
 	head, tail int32 // packets in the input buffer, -1 empty
 	free       int64 // the buffer's read port is free (its last packet crossed)
 	reqNext    int32 // next lane in the output port's request list
 	blocked    int32 // credits the smallest packet blocked on this lane waits for, 0 none
 	wakeAt     int64 // with VOQ: when the blocked sender is to try again (never: not known)
+	cr         laneCredits
 	lastIn     int16 // input port the sender's arbiter last granted on this VL
 }
 
@@ -124,13 +131,16 @@ type simulator struct {
 	// HCA's job (-1 none).
 	jobs  []traffic.Job
 	jobOf []int32
-	nVL   int
+	// nVL is the number of lanes per channel: VLs 0..nVL-1, the VLs the
+	// tables use (at most the hardware's).
+	nVL int
 	// Times in ps: flit on an HCA's cable (LinkGbps; a channel's own is
 	// channel.ft), cable, flit on the host bus, switch latency, flit
 	// through a crossbar; output buffer size in flits.
 	ft, prop, pcieFt, lat, fx, obuf int64
 
 	voq      bool      // HW.VOQ: input buffers keep a queue per output
+	sameFt   bool      // every channel's flit time is ft (no rank rates)
 	bubble   uint32    // HW.BubbleVLs: a bit per VL with bubble flow control
 	bubbleN  int32     // a bubble's credits: one full packet's flits
 	chans    []channel // numbered as fabric.Channels numbers them
@@ -167,6 +177,8 @@ type simulator struct {
 	steady  steadyState
 	// ctr counts for Params.Counters (nil: off).
 	ctr *counting
+	// sink receives the loads of touch.
+	sink uint64
 }
 
 // Run simulates traffic on net routed by t and returns the result. It is a
@@ -200,20 +212,28 @@ func newSimulator(net *fabric.Network, t *routing.Tables, p Params) (*simulator,
 		return nil, fmt.Errorf("simulation needs at least two HCAs, the network has %d", net.NumHCAs())
 	}
 	hw := p.HW
-	s := &simulator{p: p, net: net, t: t, nVL: hw.VLs, ft: hw.FlitPs(), prop: hw.CablePs(),
+	// Every VL the tables can put a packet on must exist in the hardware.
+	m := t.MaxVL(net)
+	if m >= hw.VLs {
+		return nil, fmt.Errorf("routing %s uses VL %d but the hardware has %d VLs", t.Engine, m, hw.VLs)
+	}
+	// Lanes exist for VLs 0..m only: no packet ever uses the others, and
+	// the arbiters' VL order among the used ones (cyclic, from VL 0) is the
+	// same without them; the state per port shrinks by hw.VLs/(m+1).
+	s := &simulator{p: p, net: net, t: t, nVL: m + 1, ft: hw.FlitPs(), prop: hw.CablePs(),
 		pcieFt: hw.PCIeFlitPs(), lat: hw.SwitchLatencyPs, fx: hw.CrossbarFlitPs(),
 		obuf: int64(hw.OutputBufferFlits), voq: hw.VOQ, bubble: uint32(hw.BubbleVLs), bubbleN: int32(hw.PacketFlits(hw.MTU)), free: -1, firstInject: -1, k: kernel{endAt: never}}
 	s.wireChannels(fabric.NewChannels(net))
 	s.lanes = make([]lane, len(s.chans)*s.nVL)
 	s.capacity = make([]int32, len(s.lanes))
 	for l := range s.lanes {
-		s.lanes[l] = lane{head: -1, tail: -1, reqNext: -1, wakeAt: never}
 		s.capacity[l] = int32(hw.InputBufferFlits)
 		if int(s.chans[l/s.nVL].to) >= net.NumSwitches {
 			s.capacity[l] = int32(hw.HCABufferFlits)
 		}
+		s.lanes[l] = lane{head: -1, tail: -1, reqNext: -1, wakeAt: never, cr: newLaneCredits(s.capacity[l])}
 	}
-	s.cr = newCredits(s.capacity, hw.VOQ)
+	s.cr = newCredits(hw.VOQ)
 	// HCAs in node order are the traffic pattern's terminals 0..N-1.
 	s.hcaOf = make([]int32, len(net.Nodes))
 	for i := range s.hcaOf {
@@ -265,10 +285,6 @@ func newSimulator(net *fabric.Network, t *routing.Tables, p Params) (*simulator,
 	}
 	if err := s.setAdaptive(); err != nil {
 		return nil, err
-	}
-	// Every VL the tables can put a packet on must exist in the hardware.
-	if m := t.MaxVL(net); m >= s.nVL {
-		return nil, fmt.Errorf("routing %s uses VL %d but the hardware has %d VLs", t.Engine, m, s.nVL)
 	}
 	return s, nil
 }
@@ -331,11 +347,14 @@ func (s *simulator) mode(ap *adaptivePacket) routing.Mode {
 func (s *simulator) wireChannels(chs *fabric.Channels) {
 	net := s.net
 	s.chans = make([]channel, chs.Len())
+	s.sameFt = true
 	for i := range s.chans {
 		from, to := chs.From(int32(i)), chs.To(int32(i))
 		s.chans[i] = channel{from: from.Node, fromPort: from.Port, to: to.Node, toPort: to.Port,
 			ft:      s.p.HW.ClassFlitPs(net.LinkClass(chs.Link(int32(i)))),
-			reqHead: -1, tryAt: never, lastVL: uint8(s.nVL - 1), ring: int16(net.Ring(int(from.Node), int(from.Port)))}
+			reqHead: -1, tryAt: never, lastVL: uint8(s.nVL - 1), ring: int16(net.Ring(int(from.Node), int(from.Port))),
+			ports: int16(net.Nodes[from.Node].Radix + 1)}
+		s.sameFt = s.sameFt && s.chans[i].ft == s.ft
 	}
 	s.portBase = make([]int32, len(net.Nodes)+1)
 	for i := range net.Nodes {
@@ -390,7 +409,7 @@ func (s *simulator) freePacket(i int32) {
 // cross side by side), so the need is noted in any case: a later release
 // may bring the instant forward.
 func (s *simulator) creditsAt(l int, n int32) int64 {
-	t := s.cr.when(l, n, s.k.now)
+	t := s.cr.when(&s.lanes[l].cr, n, s.k.now)
 	if t == never || s.voq {
 		// Wake for the smallest waiting packet: a short packet need not
 		// wait for a long one's credits.
@@ -415,7 +434,7 @@ func (s *simulator) wakeSender(l int, first int64) {
 	if need == 0 || first >= ln.wakeAt {
 		return // nothing waits, or the new credits come after the wake-up
 	}
-	t := s.cr.when(l, need, s.k.now)
+	t := s.cr.when(&s.lanes[l].cr, need, s.k.now)
 	if t == never {
 		return
 	}

@@ -12,10 +12,14 @@ import "flitsim/routing"
 // headArrive files a packet whose head has just arrived at a switch into
 // its input buffer; it competes at once if it is the buffer's head or, with
 // VOQ, the buffer's oldest packet for its output.
-func (s *simulator) headArrive(pi int32) {
+//
+// sw and port are the switch and its input port the head arrived at (the
+// event's, so that the channel need not be read).
+func (s *simulator) headArrive(sw int32, port int16, pi int32) {
 	pk := &s.pkts[pi]
 	pk.headAt = s.k.now
-	s.route(s.chans[pk.ch].to, pi)
+	pk.inPort = port
+	s.route(sw, pi)
 	l := s.lane(pk.ch, pk.vl)
 	ln := &s.lanes[l]
 	pk.next = -1
@@ -68,7 +72,6 @@ func (s *simulator) request(pi int32) {
 func (s *simulator) route(sw int32, pi int32) {
 	pk := &s.pkts[pi]
 	if s.ad == nil {
-		in := &s.chans[pk.ch]
 		var p uint8
 		if s.t.Source == nil {
 			p = s.t.Port(int(sw), pk.dstLID)
@@ -83,7 +86,7 @@ func (s *simulator) route(sw int32, pi int32) {
 			return
 		}
 		pk.out = s.portCh[s.portBase[sw]+int32(p)-1]
-		pk.outVL = s.t.VL(int(sw), int(in.toPort), int(p), pk.sl)
+		pk.outVL = s.t.VL(int(sw), int(pk.inPort), int(p), pk.sl)
 		return
 	}
 	ap := &s.apk[pi]
@@ -125,8 +128,8 @@ func (s *simulator) occupancy(ch int32) int64 {
 	var n int64
 	for v := 0; v < s.nVL; v++ {
 		l := s.lane(ch, uint8(v))
-		s.cr.settle(l, s.k.now)
-		n += int64(s.capacity[l] - s.cr.avail[l])
+		s.cr.settle(&s.lanes[l].cr, s.k.now)
+		n += int64(s.capacity[l] - s.lanes[l].cr.avail)
 	}
 	return n
 }
@@ -283,10 +286,10 @@ func (s *simulator) eligible(out int32, pi int32, sc *arbScratch) (uint8, bool) 
 	ovl := pk.outVL
 	ol := s.lane(out, ovl)
 	if sc.settled&(1<<ovl) == 0 { // once per arbitration and VL: many requests share it
-		s.cr.settle(ol, s.k.now)
+		s.cr.settle(&s.lanes[ol].cr, s.k.now)
 		sc.settled |= 1 << ovl
 	}
-	if n := s.need(out, pi, ovl); s.cr.avail[ol] < n {
+	if n := s.need(out, pi, ovl); s.lanes[ol].cr.avail < n {
 		sc.creditsShort = true
 		if t := s.creditsAt(ol, n); t != never {
 			sc.wake = min(sc.wake, t)
@@ -308,14 +311,14 @@ type ranker struct {
 
 func (s *simulator) newRanker(out int32) ranker {
 	c := &s.chans[out]
-	return ranker{out: out, nVL: s.nVL, ports: s.net.Nodes[c.from].Radix + 1, lastVL: int(c.lastVL), best: 1 << 62}
+	return ranker{out: out, nVL: s.nVL, ports: int(c.ports), lastVL: int(c.lastVL), best: 1 << 62}
 }
 
 // better reports whether packet pi, requesting on output VL ovl, beats the
 // best request so far, and if so makes it the best.
 func (r *ranker) better(s *simulator, ovl uint8, pi int32) bool {
 	pk := &s.pkts[pi]
-	inPort := int(s.chans[pk.ch].toPort)
+	inPort := int(pk.inPort)
 	last := int(s.lanes[int(r.out)*r.nVL+int(ovl)].lastIn)
 	rank := (((int(ovl)-r.lastVL-1+2*r.nVL)%r.nVL)*r.ports+(inPort-last-1+2*r.ports)%r.ports)*r.nVL + int(pk.vl)
 	if rank >= r.best {
@@ -390,19 +393,22 @@ func (s *simulator) move(out int32, in int, pi int32, ovl uint8) int64 {
 	pk := &s.pkts[pi]
 	c.lastVL = ovl
 	ol := s.lane(out, ovl)
-	s.lanes[ol].lastIn = s.chans[pk.ch].toPort
-	s.cr.take(ol, pk.flits)
+	s.lanes[ol].lastIn = pk.inPort
+	s.cr.take(&s.lanes[ol].cr, pk.flits)
 	s.res.FlitHops += int64(pk.flits)
 	if s.ctr != nil {
 		s.ctr.sent(out, pk.flits, s.k.now)
 	}
-	g, h, n, fi := s.k.now, pk.headAt, int64(pk.flits), s.chans[pk.ch].ft
+	g, h, n, fi := s.k.now, pk.headAt, int64(pk.flits), s.ft
+	if !s.sameFt {
+		fi = s.chans[pk.ch].ft
+	}
 	k1 := n
 	if s.fx < fi {
 		k1 = min(n, (g-h)/(fi-s.fx)+1)
 	}
-	s.cr.release(in, g+s.prop, s.fx, int32(k1))
-	s.cr.release(in, h+k1*fi+s.prop, fi, int32(n-k1))
+	s.cr.release(&s.lanes[in].cr, g+s.prop, s.fx, int32(k1))
+	s.cr.release(&s.lanes[in].cr, h+k1*fi+s.prop, fi, int32(n-k1))
 	last := max(g+(n-1)*s.fx, h+(n-1)*fi)
 	c.xbarFree = last + s.fx
 	// The cable sends the output buffer back to back: the packet starts when
