@@ -165,6 +165,11 @@ func (h Hardware) PacketFlits(payload int) int {
 	return (payload + h.HeaderBytes + h.FlitBytes - 1) / h.FlitBytes
 }
 
+// MaxPacketFlits is the most flits a packet may have (the simulators count
+// a packet's flits in 16 bits; a 4 KiB InfiniBand packet has 65 of 64
+// bytes).
+const MaxPacketFlits = 1<<16 - 1
+
 // ResponseFlits returns the flits of a response (NICWindow): its headers,
 // at least one flit.
 func (h Hardware) ResponseFlits() int {
@@ -204,6 +209,9 @@ func (h Hardware) Validate() error {
 		return err
 	}
 	full := fmt.Sprintf("a full packet (mtu %d + header_bytes %d in %d-byte flits, flit_bytes) is %d flits", h.MTU, h.HeaderBytes, h.FlitBytes, pf)
+	if pf > MaxPacketFlits {
+		return also(bad("mtu", "%s, more than the %d a packet may have", full, MaxPacketFlits), packet[1:]...)
+	}
 	if h.InputBufferFlits < pf {
 		return also(bad("input_buffer_flits", "%d flits, but %s: credits for a whole packet could never be granted", h.InputBufferFlits, full), packet...)
 	}

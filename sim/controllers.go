@@ -108,7 +108,7 @@ func (s *simulator) frozen() bool {
 		hc := &s.hcas[h]
 		if pi, _ := s.nextToSend(hc); pi >= 0 {
 			pk := &s.pkts[pi]
-			if s.cr.has(&s.lanes[s.lane(hc.ch, pk.vl)].cr, pk.flits, s.k.now) {
+			if s.cr.has(&s.lanes[s.lane(hc.ch, pk.vl)].cr, int32(pk.flits), s.k.now) {
 				return false
 			}
 		}
@@ -325,7 +325,7 @@ func (s *simulator) checkConservation() {
 		switch e.kind {
 		case evHeadArrive:
 			pk := &s.pkts[e.ref]
-			committed[s.lane(pk.ch, pk.vl)] += pk.flits
+			committed[s.lane(pk.ch, pk.vl)] += int32(pk.flits)
 			around += int64(pk.flits)
 		case evDone: // at the sink, credits already on their way back
 			around += int64(s.pkts[e.ref].flits)
@@ -334,7 +334,7 @@ func (s *simulator) checkConservation() {
 	for l := range s.lanes {
 		held := int32(0)
 		for pi := s.lanes[l].head; pi >= 0; pi = s.pkts[pi].next {
-			held += s.pkts[pi].flits
+			held += int32(s.pkts[pi].flits)
 		}
 		around += int64(held)
 		s.cr.settle(&s.lanes[l].cr, never-1)

@@ -68,3 +68,8 @@ func pickOne(r *rand.Rand, xs ...int) int { return xs[r.IntN(len(xs))] }
 func TestLaneSize(t *testing.T) {
 	require.EqualValues(t, 64, unsafe.Sizeof(lane{}))
 }
+
+// A packet's hop state is 32 bytes, two to a cache line.
+func TestPacketSize(t *testing.T) {
+	require.EqualValues(t, 32, unsafe.Sizeof(packet{}))
+}

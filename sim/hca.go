@@ -87,8 +87,8 @@ func (s *simulator) nextPacket(hc *hcaDev) int32 {
 	dn := &s.net.Nodes[hc.msgDst]
 	sl := s.t.SL(int(s.chans[hc.ch].to), dn.LID)
 	hc.pktSeq++
-	s.pkts[i] = packet{seq: hc.pktSeq, src: hc.node, dst: hc.msgDst, dstLID: dn.LID, sl: sl, vl: s.t.InjectVL(sl),
-		flits: int32(s.p.HW.PacketFlits(int(payload))), payload: payload, last: hc.msgLeft == 0, tag: hc.msgTag, next: -1}
+	s.pkts[i] = packet{dstLID: dn.LID, sl: sl, vl: s.t.InjectVL(sl), flits: uint16(s.p.HW.PacketFlits(int(payload))), next: -1}
+	s.info[i] = packetInfo{seq: hc.pktSeq, src: hc.node, dst: hc.msgDst, payload: payload, last: hc.msgLeft == 0, tag: hc.msgTag}
 	if s.ad != nil {
 		// Its candidates are drawn now, from the HCA's own route stream:
 		// when and in which order the switches decide cannot change them.
@@ -136,8 +136,8 @@ func (s *simulator) tryInject(h int32) {
 	if s.voq {
 		s.lanes[l].blocked, s.lanes[l].wakeAt = 0, never // noted again below while still short
 	}
-	if !s.cr.has(&s.lanes[l].cr, pk.flits, now) {
-		if t := s.creditsAt(l, pk.flits); t != never {
+	if !s.cr.has(&s.lanes[l].cr, int32(pk.flits), now) {
+		if t := s.creditsAt(l, int32(pk.flits)); t != never {
 			s.scheduleHCA(h, t)
 		}
 		if s.ctr != nil {
@@ -145,9 +145,9 @@ func (s *simulator) tryInject(h int32) {
 		}
 		return
 	}
-	s.cr.take(&s.lanes[l].cr, pk.flits)
+	s.cr.take(&s.lanes[l].cr, int32(pk.flits))
 	if s.ctr != nil {
-		s.ctr.sent(hc.ch, pk.flits, now)
+		s.ctr.sent(hc.ch, int32(pk.flits), now)
 		if resp {
 			s.ctr.respFlits[h] += int64(pk.flits)
 		}
@@ -162,7 +162,7 @@ func (s *simulator) tryInject(h int32) {
 			hc.outstanding++
 		}
 	}
-	pk.injected = now
+	s.info[pi].injected = now
 	if s.firstInject < 0 {
 		s.firstInject = now
 	}
@@ -213,7 +213,7 @@ func (s *simulator) serve(hc *hcaDev, t, work int64) int64 {
 // done pf apart rather than one by one.
 func (s *simulator) consume(hc *hcaDev, pi int32) {
 	pk := &s.pkts[pi]
-	invariants.Checkf(pk.dst == hc.node, "packet %d for %d delivered to %d", pk.seq, pk.dst, hc.node)
+	invariants.Checkf(s.info[pi].dst == hc.node, "packet %d for %d delivered to %d", s.info[pi].seq, s.info[pi].dst, hc.node)
 	l := s.lane(pk.ch, pk.vl)
 	pf, P, H := s.pcieFt, s.p.HW.HiccupPeriodPs, s.p.HW.HiccupPs
 	ft := s.chans[pk.ch].ft
@@ -257,8 +257,8 @@ func (s *simulator) respond(hc *hcaDev, src int32) {
 	i := s.newPacket()
 	dn := &s.net.Nodes[src]
 	sl := s.t.SL(int(s.chans[hc.ch].to), dn.LID)
-	s.pkts[i] = packet{src: hc.node, dst: src, dstLID: dn.LID, sl: sl, vl: s.t.InjectVL(sl),
-		flits: int32(s.p.HW.ResponseFlits()), last: true, resp: true, next: -1}
+	s.pkts[i] = packet{dstLID: dn.LID, sl: sl, vl: s.t.InjectVL(sl), flits: uint16(s.p.HW.ResponseFlits()), next: -1}
+	s.info[i] = packetInfo{src: hc.node, dst: src, last: true, resp: true}
 	if s.ad != nil {
 		s.drawRoute(i, hc, src, hc.respRng)
 		s.apk[i].msgPkts = 1
@@ -292,12 +292,12 @@ func (s *simulator) drawRoute(i int32, hc *hcaDev, dst int32, rng *rand.Rand) {
 // adaptively; then they may overtake each other, and the message is done
 // when the last of its packets to arrive is.
 func (s *simulator) messageDone(pi int32) bool {
-	pk := &s.pkts[pi]
+	in := &s.info[pi]
 	if s.ad == nil || s.apk[pi].msgPkts == 1 {
-		return pk.last
+		return in.last
 	}
 	ap := &s.apk[pi]
-	k := msgKey{pk.src, ap.msgSeq}
+	k := msgKey{in.src, ap.msgSeq}
 	n := s.msgArrived[k] + 1
 	if n < ap.msgPkts {
 		s.msgArrived[k] = n
@@ -309,10 +309,10 @@ func (s *simulator) messageDone(pi int32) bool {
 
 // delivered books a packet whose last flit is consumed now.
 func (s *simulator) delivered(hc *hcaDev, pi int32) {
-	pk := &s.pkts[pi]
+	pk, in := &s.pkts[pi], &s.info[pi]
 	now := s.k.now
 	s.inNetwork--
-	if pk.resp {
+	if in.resp {
 		// A response frees a place in the window; it is no message.
 		s.res.FlitsConsumed += int64(pk.flits)
 		hc.outstanding--
@@ -321,20 +321,20 @@ func (s *simulator) delivered(hc *hcaDev, pi int32) {
 		return
 	}
 	if s.p.HW.NICWindow > 0 {
-		s.respond(hc, pk.src)
-		pk = &s.pkts[pi] // respond may have grown pkts
+		s.respond(hc, in.src)
+		pk, in = &s.pkts[pi], &s.info[pi] // respond may have grown the slabs
 	}
-	s.payload += int64(pk.payload)
-	hc.payload += int64(pk.payload)
+	s.payload += int64(in.payload)
+	hc.payload += int64(in.payload)
 	s.res.Packets++
 	s.res.FlitsConsumed += int64(pk.flits)
 	s.lastDone = max(s.lastDone, now)
 	if s.ctr != nil {
-		s.ctr.hist[s.hcaOf[pk.src]].Add(now - pk.injected)
+		s.ctr.hist[s.hcaOf[in.src]].Add(now - in.injected)
 	}
 	if s.messageDone(pi) {
 		s.res.Messages++
-		src := s.hcaOf[pk.src]
+		src := s.hcaOf[in.src]
 		if s.jobs != nil {
 			s.jobMsgs[s.jobOf[src]]++
 			s.jobLast[s.jobOf[src]] = now
@@ -343,16 +343,16 @@ func (s *simulator) delivered(hc *hcaDev, pi int32) {
 			s.countedDone++
 			s.hcas[src].doneAt = now
 		}
-		m := traffic.Msg{Dst: int(hc.idx), Tag: pk.tag}
+		m := traffic.Msg{Dst: int(hc.idx), Tag: in.tag}
 		if s.src.Delivered(int(src), m, now) {
 			s.scheduleHCA(hc.idx, now)
 		}
 	}
 	if s.steadyMode() {
-		s.steady.book(hc, now, pk.payload, s.p.SampleWindow)
+		s.steady.book(hc, now, in.payload, s.p.SampleWindow)
 	}
 	if s.p.Record {
-		s.res.Deliveries = append(s.res.Deliveries, Delivery{Src: pk.src, Dst: pk.dst, Seq: pk.seq, InjectedPs: pk.injected, DonePs: now})
+		s.res.Deliveries = append(s.res.Deliveries, Delivery{Src: in.src, Dst: in.dst, Seq: in.seq, InjectedPs: in.injected, DonePs: now})
 	}
 	s.freePacket(pi)
 	if s.counted > 0 && s.countedDone == s.counted {

@@ -23,26 +23,32 @@ import (
 //	hca.go         the HCA: open-loop source, injection, sink with hiccups
 //	controllers.go completion, steady state, deadlock; the result
 
-// packet is one packet in flight, kept in a slab and linked into FIFOs.
+// packet is what a hop needs of a packet in flight, 32 bytes (two to a
+// cache line), kept in a slab and linked into FIFOs; packetInfo, parallel
+// to it, holds what its source and sink need.
 type packet struct {
+	headAt  int64 // its head flit fully arrived at the current node
+	ch      int32 // channel it arrived on (its current input buffer)
+	out     int32 // channel it leaves the current switch on, -1 none
+	next    int32 // next packet in the same input buffer, or the free list
+	reqNext int32 // with VOQ: next packet requesting the same output
+	flits   uint16
+	dstLID  uint16
+	sl, vl  uint8 // service level; VL on the current link
+	outVL   uint8 // VL on the link it leaves the current switch by
+	inPort  uint8 // port of the current switch it arrived on (ch's)
+}
+
+// packetInfo is the rest of a packet (simulator.info, parallel to pkts).
+type packetInfo struct {
 	seq      int64 // sequence number at its source HCA, from 1
-	src, dst int32 // HCA node indices
-	dstLID   uint16
-	sl, vl   uint8  // service level; VL on the current link
-	hop      uint16 // switch-to-switch hops taken (source routes), saturating
-	flits    int32
-	payload  int32
-	last     bool  // last packet of its message
-	resp     bool  // a response (HW.NICWindow), not part of a message
-	outVL    uint8 // VL on the link it leaves the current switch by
-	inPort   int16 // port of the current switch it arrived on (ch's)
 	tag      int64 // its message's tag (traffic.Msg.Tag)
-	ch       int32 // channel it arrived on (its current input buffer)
-	out      int32 // channel it leaves the current switch on, -1 none
-	headAt   int64 // its head flit fully arrived at the current node
 	injected int64
-	next     int32 // next packet in the same input buffer, or the free list
-	reqNext  int32 // with VOQ: next packet requesting the same output
+	src, dst int32 // HCA node indices
+	payload  int32
+	hop      uint16 // switch-to-switch hops taken (source routes), saturating
+	last     bool   // last packet of its message
+	resp     bool   // a response (HW.NICWindow), not part of a message
 }
 
 // adaptivePacket is what an adaptively routed packet carries besides
@@ -105,7 +111,7 @@ type lane struct {
 	blocked    int32 // credits the smallest packet blocked on this lane waits for, 0 none
 	wakeAt     int64 // with VOQ: when the blocked sender is to try again (never: not known)
 	cr         laneCredits
-	lastIn     int16 // input port the sender's arbiter last granted on this VL
+	lastIn     uint8 // input port the sender's arbiter last granted on this VL
 }
 
 // simulator is the state of one run.
@@ -152,6 +158,7 @@ type simulator struct {
 	hcas     []hcaDev
 	hcaOf    []int32 // node → index into hcas, -1 for switches
 	pkts     []packet
+	info     []packetInfo     // parallel to pkts
 	apk      []adaptivePacket // parallel to pkts with adaptive routing
 	free     int32            // packet free list
 
@@ -391,6 +398,7 @@ func (s *simulator) newPacket() int32 {
 		return i
 	}
 	s.pkts = append(s.pkts, packet{})
+	s.info = append(s.info, packetInfo{})
 	if s.ad != nil {
 		s.apk = append(s.apk, adaptivePacket{})
 	}

@@ -18,7 +18,7 @@ import "flitsim/routing"
 func (s *simulator) headArrive(sw int32, port int16, pi int32) {
 	pk := &s.pkts[pi]
 	pk.headAt = s.k.now
-	pk.inPort = port
+	pk.inPort = uint8(port)
 	s.route(sw, pi)
 	l := s.lane(pk.ch, pk.vl)
 	ln := &s.lanes[l]
@@ -76,9 +76,10 @@ func (s *simulator) route(sw int32, pi int32) {
 		if s.t.Source == nil {
 			p = s.t.Port(int(sw), pk.dstLID)
 		} else {
-			p = s.t.Forward(int(s.switchOf(pk.src)), int(s.switchOf(pk.dst)), int(pk.hop), int(sw), pk.dstLID)
-			if pk.hop < 1<<16-1 {
-				pk.hop++ // saturates far beyond any route
+			in := &s.info[pi]
+			p = s.t.Forward(int(s.switchOf(in.src)), int(s.switchOf(in.dst)), int(in.hop), int(sw), pk.dstLID)
+			if in.hop < 1<<16-1 {
+				in.hop++ // saturates far beyond any route
 			}
 		}
 		if p == routing.NoPath || p == 0 {
@@ -113,7 +114,7 @@ func (s *simulator) switchOf(h int32) int32 { return s.chans[s.hcas[s.hcaOf[h]].
 // channel, off the rings, from an HCA, or on another VL).
 func (s *simulator) need(out int32, pi int32, ovl uint8) int32 {
 	pk := &s.pkts[pi]
-	n := pk.flits
+	n := int32(pk.flits)
 	if s.bubble>>ovl&1 != 0 {
 		if r := s.chans[out].ring; r >= 0 && (r != s.chans[pk.ch].ring || ovl != pk.vl) {
 			n += s.bubbleN
@@ -279,7 +280,7 @@ func (s *simulator) noGrant(out int32, sc *arbScratch) {
 // sc.wake to when that may change (or notes the credits it waits for).
 func (s *simulator) eligible(out int32, pi int32, sc *arbScratch) (uint8, bool) {
 	pk := &s.pkts[pi]
-	if t := s.roomAt(out, pk.flits); t > s.k.now {
+	if t := s.roomAt(out, int32(int32(pk.flits))); t > s.k.now {
 		sc.wake = min(sc.wake, t)
 		return 0, false
 	}
@@ -394,10 +395,10 @@ func (s *simulator) move(out int32, in int, pi int32, ovl uint8) int64 {
 	c.lastVL = ovl
 	ol := s.lane(out, ovl)
 	s.lanes[ol].lastIn = pk.inPort
-	s.cr.take(&s.lanes[ol].cr, pk.flits)
+	s.cr.take(&s.lanes[ol].cr, int32(pk.flits))
 	s.res.FlitHops += int64(pk.flits)
 	if s.ctr != nil {
-		s.ctr.sent(out, pk.flits, s.k.now)
+		s.ctr.sent(out, int32(pk.flits), s.k.now)
 	}
 	g, h, n, fi := s.k.now, pk.headAt, int64(pk.flits), s.ft
 	if !s.sameFt {
