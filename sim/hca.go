@@ -73,7 +73,7 @@ func (s *simulator) nextPacket(hc *hcaDev) int32 {
 		case traffic.Waiting:
 			return -1 // delivered wakes the HCA
 		}
-		hc.msgDst = s.hcas[m.Dst].node
+		hc.msgDst = int32(s.net.NumSwitches + m.Dst) // terminals are the HCAs in node order
 		hc.msgLeft = int32(m.Bytes)
 		hc.msgT = m.At
 		hc.msgTag = m.Tag
@@ -84,10 +84,10 @@ func (s *simulator) nextPacket(hc *hcaDev) int32 {
 	payload := min(hc.msgLeft, int32(s.p.HW.MTU))
 	hc.msgLeft -= payload
 	i := s.newPacket()
-	dn := &s.net.Nodes[hc.msgDst]
-	sl := s.t.SL(int(s.chans[hc.ch].to), dn.LID)
+	lid := s.lids[hc.msgDst-int32(s.net.NumSwitches)]
+	sl := s.t.SL(int(s.chans[hc.ch].to), lid)
 	hc.pktSeq++
-	s.pkts[i] = packet{dstLID: dn.LID, sl: sl, vl: s.t.InjectVL(sl), flits: uint16(s.p.HW.PacketFlits(int(payload))), next: -1}
+	s.pkts[i] = packet{dstLID: lid, sl: sl, vl: s.t.InjectVL(sl), flits: uint16(s.p.HW.PacketFlits(int(payload))), next: -1}
 	s.info[i] = packetInfo{seq: hc.pktSeq, src: hc.node, dst: hc.msgDst, payload: payload, last: hc.msgLeft == 0, tag: hc.msgTag}
 	if s.ad != nil {
 		// Its candidates are drawn now, from the HCA's own route stream:
@@ -255,9 +255,9 @@ func (s *simulator) consume(hc *hcaDev, pi int32) {
 // adaptive candidates drawn now from hc's response stream.
 func (s *simulator) respond(hc *hcaDev, src int32) {
 	i := s.newPacket()
-	dn := &s.net.Nodes[src]
-	sl := s.t.SL(int(s.chans[hc.ch].to), dn.LID)
-	s.pkts[i] = packet{dstLID: dn.LID, sl: sl, vl: s.t.InjectVL(sl), flits: uint16(s.p.HW.ResponseFlits()), next: -1}
+	lid := s.lids[src-int32(s.net.NumSwitches)]
+	sl := s.t.SL(int(s.chans[hc.ch].to), lid)
+	s.pkts[i] = packet{dstLID: lid, sl: sl, vl: s.t.InjectVL(sl), flits: uint16(s.p.HW.ResponseFlits()), next: -1}
 	s.info[i] = packetInfo{src: hc.node, dst: src, last: true, resp: true}
 	if s.ad != nil {
 		s.drawRoute(i, hc, src, hc.respRng)

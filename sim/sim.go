@@ -156,7 +156,8 @@ type simulator struct {
 	portCh   []int32 // portBase[node]+port-1 → channel leaving that port (fabric.Channels), -1
 	portBase []int32
 	hcas     []hcaDev
-	hcaOf    []int32 // node → index into hcas, -1 for switches
+	hcaOf    []int32  // node → index into hcas, -1 for switches
+	lids     []uint16 // HCA index → its LID
 	pkts     []packet
 	info     []packetInfo     // parallel to pkts
 	apk      []adaptivePacket // parallel to pkts with adaptive routing
@@ -260,6 +261,7 @@ func newSimulator(net *fabric.Network, t *routing.Tables, p Params) (*simulator,
 			d.phase = fabric.Stream(p.Seed, "sim/hiccup/"+strconv.Itoa(int(idx))).Int64N(hw.HiccupPeriodPs)
 		}
 		s.hcas = append(s.hcas, d)
+		s.lids = append(s.lids, net.Nodes[h].LID)
 	}
 	// A message's wire time: its full packets and the rest back to back.
 	wire := func(bytes int) int64 {
