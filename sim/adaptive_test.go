@@ -126,3 +126,19 @@ func TestJobRoutingMode(t *testing.T) {
 	_, err := Run(net, tb, p)
 	assert.ErrorContains(t, err, "needs an adaptive engine")
 }
+
+// An adaptive engine on a network of one switch needs no VL beyond VL 0
+// (its dragonfly's diameter, and so its VL count, is 0); the simulator still
+// keeps VL 0, on which HCAs inject. Regression: lanes sized by the VLs the
+// tables report left none, and the first injection indexed an empty slice.
+func TestAdaptiveOneSwitch(t *testing.T) {
+	for _, engine := range []string{"min", "ugal"} {
+		net, tb := setup(t, "dragonfly:a=1,p=2,h=0,g=1", engine)
+		p := DefaultParams()
+		p.Traffic = traffic.Spec{Kind: traffic.Exchange, MessageBytes: 2 * p.HW.MTU}
+		res, err := Run(net, tb, p)
+		require.NoError(t, err, engine)
+		assert.Equal(t, Completed, res.Verdict, engine)
+		assert.EqualValues(t, 2, res.Messages, engine)
+	}
+}

@@ -184,13 +184,15 @@
 // parallel cables) and p did not arrive on a channel of that ring on VL w
 // (it came along another ring, a line, an HCA's cable, or on another VL).
 // A packet going on along its ring on its VL needs only its flits. An HCA
-// injects without a bubble (its cable is no ring). At every instant at which output o has an eligible packet, o
-// grants one: the eligible packet whose VL w comes first after the VL o last
-// granted (cyclically over HW.VLs lanes; VL 0 first), and among those on
-// that VL the one whose input port comes first after the input port o last
-// granted on w (cyclically over ports 0..radix; port 1 first), and between
-// two VL buffers of that port (an SL→VL table can map two input VLs onto
-// one output VL) the lower input VL. A grant takes
+// injects without a bubble (its cable is no ring). At every instant at
+// which output o has an eligible packet, o grants one: the eligible packet
+// whose VL w comes first after the VL o last granted (cyclically over
+// HW.VLs lanes, VL 0 first; VLs no packet uses never compete, so the order
+// among the others is the same without them), and among those on that VL
+// the one whose input port comes first after the input port o last granted
+// on w (cyclically over ports 0..radix; port 1 first), and between two VL
+// buffers of that port (an SL→VL table can map two input VLs onto one
+// output VL) the lower input VL. A grant takes
 // the packet's credits(o, w) at once and records w and i as o's last grants.
 //
 // Crossbar. Flit k of a packet granted at g crosses into the output buffer

@@ -73,8 +73,9 @@ func (h *qheap) pop() qent {
 // of sort entries, sorted once, and consumed in order, and an event pushed
 // into it is inserted in place. The current bucket's events are copied out
 // of their nodes when it is gathered (the nodes are free from then on), and
-// its entries' slots index that copy: popping reads no node a second time. Events beyond the ring's horizon
-// wait in a heap until the ring reaches them.
+// its entries' slots index that copy: popping reads no node a second time.
+// Events beyond the ring's horizon wait in a heap until the ring reaches
+// them.
 //
 // The width and the ring adapt to the load (Brown's calendar queue): the
 // queue tracks the mean distance of pushed events ahead of the current

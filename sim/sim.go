@@ -102,8 +102,8 @@ type channel struct {
 // lane is one VL of a channel: the receiver's input buffer (a FIFO of
 // packets) and, for the channel's sender, its credits and the state of its
 // arbitration on that VL. Lane l is channel l/nVL, VL l%nVL. A lane is 64
-// bytes, one cache line (the slice is page-aligned): a hop touches each
-// lane it uses once.
+// bytes, one cache line in practice (a large slice starts on a page): a hop
+// touches each lane it uses once.
 type lane struct {
 	head, tail int32 // packets in the input buffer, -1 empty
 	free       int64 // the buffer's read port is free (its last packet crossed)
@@ -225,10 +225,12 @@ func newSimulator(net *fabric.Network, t *routing.Tables, p Params) (*simulator,
 	if m >= hw.VLs {
 		return nil, fmt.Errorf("routing %s uses VL %d but the hardware has %d VLs", t.Engine, m, hw.VLs)
 	}
-	// Lanes exist for VLs 0..m only: no packet ever uses the others, and
-	// the arbiters' VL order among the used ones (cyclic, from VL 0) is the
-	// same without them; the state per port shrinks by hw.VLs/(m+1).
-	s := &simulator{p: p, net: net, t: t, nVL: m + 1, ft: hw.FlitPs(), prop: hw.CablePs(),
+	// Lanes exist for VLs 0..m only (at least VL 0, on which HCAs inject
+	// adaptively routed packets; an adaptive engine on one switch reports
+	// m = -1): no packet ever uses the others, and the arbiters' VL order
+	// among the used ones (cyclic, from VL 0) is the same without them; the
+	// state per port shrinks by hw.VLs/(m+1).
+	s := &simulator{p: p, net: net, t: t, nVL: max(m, 0) + 1, ft: hw.FlitPs(), prop: hw.CablePs(),
 		pcieFt: hw.PCIeFlitPs(), lat: hw.SwitchLatencyPs, fx: hw.CrossbarFlitPs(),
 		obuf: int64(hw.OutputBufferFlits), voq: hw.VOQ, bubble: uint32(hw.BubbleVLs), bubbleN: int32(hw.PacketFlits(hw.MTU)), free: -1, firstInject: -1, k: kernel{endAt: never}}
 	s.wireChannels(fabric.NewChannels(net))

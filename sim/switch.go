@@ -280,7 +280,7 @@ func (s *simulator) noGrant(out int32, sc *arbScratch) {
 // sc.wake to when that may change (or notes the credits it waits for).
 func (s *simulator) eligible(out int32, pi int32, sc *arbScratch) (uint8, bool) {
 	pk := &s.pkts[pi]
-	if t := s.roomAt(out, int32(int32(pk.flits))); t > s.k.now {
+	if t := s.roomAt(out, int32(pk.flits)); t > s.k.now {
 		sc.wake = min(sc.wake, t)
 		return 0, false
 	}
