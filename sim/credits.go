@@ -166,6 +166,39 @@ func (c *credits) drain(l *laneCredits, s *segment, t int64) {
 // drains every segment that has begun by t, then re-files the partly
 // drained ones by their next release.
 func (c *credits) settleOverlap(l *laneCredits, t int64) {
+	h := l.head
+	if h < 0 || c.pool[h].t0 > t {
+		return
+	}
+	// The common case: only the head segment has begun. Drained, it goes;
+	// partly drained, it stays where it is while it still comes first (the
+	// order among equal first releases changes no answer: settle and when
+	// see the releases as a multiset).
+	s := &c.pool[h]
+	if nx := s.next; nx < 0 || c.pool[nx].t0 > t {
+		c.drain(l, s, t)
+		switch {
+		case s.n == 0:
+			l.head = nx
+			if nx < 0 {
+				l.tail = -1
+			}
+			s.next = c.free
+			c.free = h
+		case nx >= 0 && s.t0 > c.pool[nx].t0:
+			g := *s
+			l.head = nx
+			s.next = c.free
+			c.free = h
+			c.insert(l, g)
+		}
+		return
+	}
+	c.settleOverlapAll(l, t)
+}
+
+// settleOverlapAll is settleOverlap when more than one segment has begun.
+func (c *credits) settleOverlapAll(l *laneCredits, t int64) {
 	var buf [8]int32
 	partial := buf[:0]
 	prev := int32(-1)

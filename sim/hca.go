@@ -88,6 +88,7 @@ func (s *simulator) nextPacket(hc *hcaDev) int32 {
 	sl := s.t.SL(int(s.chans[hc.ch].to), lid)
 	hc.pktSeq++
 	s.pkts[i] = packet{dstLID: lid, sl: sl, vl: s.t.InjectVL(sl), flits: uint16(s.p.HW.PacketFlits(int(payload))), next: -1}
+	s.minFlits = min(s.minFlits, int32(s.pkts[i].flits))
 	s.info[i] = packetInfo{seq: hc.pktSeq, src: hc.node, dst: hc.msgDst, payload: payload, last: hc.msgLeft == 0, tag: hc.msgTag}
 	if s.ad != nil {
 		// Its candidates are drawn now, from the HCA's own route stream:
@@ -258,6 +259,7 @@ func (s *simulator) respond(hc *hcaDev, src int32) {
 	lid := s.lids[src-int32(s.net.NumSwitches)]
 	sl := s.t.SL(int(s.chans[hc.ch].to), lid)
 	s.pkts[i] = packet{dstLID: lid, sl: sl, vl: s.t.InjectVL(sl), flits: uint16(s.p.HW.ResponseFlits()), next: -1}
+	s.minFlits = min(s.minFlits, int32(s.pkts[i].flits))
 	s.info[i] = packetInfo{src: hc.node, dst: src, last: true, resp: true}
 	if s.ad != nil {
 		s.drawRoute(i, hc, src, hc.respRng)

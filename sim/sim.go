@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"strconv"
 	"strings"
@@ -162,6 +163,9 @@ type simulator struct {
 	info     []packetInfo     // parallel to pkts
 	apk      []adaptivePacket // parallel to pkts with adaptive routing
 	free     int32            // packet free list
+	// minFlits is the size of the smallest packet formed so far: no
+	// request is smaller, which bounds when an output can next grant.
+	minFlits int32
 
 	k   kernel
 	res Result
@@ -232,7 +236,7 @@ func newSimulator(net *fabric.Network, t *routing.Tables, p Params) (*simulator,
 	// state per port shrinks by hw.VLs/(m+1).
 	s := &simulator{p: p, net: net, t: t, nVL: max(m, 0) + 1, ft: hw.FlitPs(), prop: hw.CablePs(),
 		pcieFt: hw.PCIeFlitPs(), lat: hw.SwitchLatencyPs, fx: hw.CrossbarFlitPs(),
-		obuf: int64(hw.OutputBufferFlits), voq: hw.VOQ, bubble: uint32(hw.BubbleVLs), bubbleN: int32(hw.PacketFlits(hw.MTU)), free: -1, firstInject: -1, k: kernel{endAt: never}}
+		obuf: int64(hw.OutputBufferFlits), voq: hw.VOQ, bubble: uint32(hw.BubbleVLs), bubbleN: int32(hw.PacketFlits(hw.MTU)), free: -1, firstInject: -1, minFlits: math.MaxInt32, k: kernel{endAt: never}}
 	s.wireChannels(fabric.NewChannels(net))
 	s.lanes = make([]lane, len(s.chans)*s.nVL)
 	s.capacity = make([]int32, len(s.lanes))
@@ -459,6 +463,6 @@ func (s *simulator) wakeSender(l int, first int64) {
 	if h := s.hcaOf[s.chans[ch].from]; h >= 0 {
 		s.scheduleHCA(h, max(t, s.k.now))
 	} else {
-		s.requestTry(ch, max(t, s.k.now))
+		s.requestTry(ch, max(t, s.k.now), s.minFlits)
 	}
 }

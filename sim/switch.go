@@ -59,7 +59,7 @@ func (s *simulator) request(pi int32) {
 	c := &s.chans[pk.out]
 	pk.reqNext = c.reqHead
 	c.reqHead = pi
-	s.requestTry(pk.out, max(s.k.now, pk.headAt+s.lat))
+	s.requestTry(pk.out, max(s.k.now, pk.headAt+s.lat), int32(pk.flits))
 }
 
 // route sets the channel a packet whose head has arrived at switch sw
@@ -147,7 +147,7 @@ func (s *simulator) becomeHead(l int) {
 	c := &s.chans[out]
 	ln.reqNext = c.reqHead
 	c.reqHead = int32(l)
-	s.requestTry(out, max(s.k.now, s.ready(l)))
+	s.requestTry(out, max(s.k.now, s.ready(l)), int32(s.pkts[ln.head].flits))
 }
 
 // ready is when the head packet of lane l may cross the crossbar: its head
@@ -158,9 +158,12 @@ func (s *simulator) ready(l int) int64 {
 }
 
 // requestTry makes output out arbitrate at t, unless it already will
-// earlier.
-func (s *simulator) requestTry(out int32, t int64) {
+// earlier, or later if no request of at least n flits could be eligible
+// by t: not before the crossbar path is free and the output buffer has
+// room for n flits (an arbitration before then would grant nothing).
+func (s *simulator) requestTry(out int32, t int64, n int32) {
 	c := &s.chans[out]
+	t = max(t, c.xbarFree, c.linkFree-(s.obuf-int64(n)+1)*c.ft)
 	if t >= c.tryAt {
 		return
 	}
@@ -177,7 +180,7 @@ func (s *simulator) arbitrate(out int32) {
 	c := &s.chans[out]
 	now := s.k.now
 	if now < c.xbarFree {
-		s.requestTry(out, c.xbarFree)
+		s.requestTry(out, c.xbarFree, s.minFlits)
 		return
 	}
 	if s.voq {
@@ -210,7 +213,7 @@ func (s *simulator) arbitrate(out int32) {
 	}
 	s.grant(out, int(best), bestVL)
 	if c.reqHead >= 0 {
-		s.requestTry(out, c.xbarFree)
+		s.requestTry(out, c.xbarFree, s.minFlits)
 	}
 }
 
@@ -247,7 +250,7 @@ func (s *simulator) arbitrateVOQ(out int32) {
 	}
 	s.grantVOQ(out, best, bestVL)
 	if c.reqHead >= 0 {
-		s.requestTry(out, c.xbarFree)
+		s.requestTry(out, c.xbarFree, s.minFlits)
 	}
 }
 
@@ -267,7 +270,7 @@ type arbScratch struct {
 // holds it until the next grant.
 func (s *simulator) noGrant(out int32, sc *arbScratch) {
 	if sc.wake != never {
-		s.requestTry(out, sc.wake)
+		s.requestTry(out, sc.wake, s.minFlits)
 	}
 	if sc.creditsShort && s.ctr != nil {
 		s.ctr.stallFrom(out, max(s.k.now, s.chans[out].linkFree))
