@@ -163,8 +163,9 @@ type simulator struct {
 	info     []packetInfo     // parallel to pkts
 	apk      []adaptivePacket // parallel to pkts with adaptive routing
 	free     int32            // packet free list
-	// minFlits is the size of the smallest packet formed so far: no
-	// request is smaller, which bounds when an output can next grant.
+	// minFlits is the size of the smallest packet formed so far
+	// (math.MaxInt32 before the first): no request is smaller, which
+	// bounds when an output can next grant.
 	minFlits int32
 
 	k   kernel

@@ -1,6 +1,11 @@
 package sim
 
-import "flitsim/routing"
+import (
+	"math"
+
+	"flitsim/fabric/invariants"
+	"flitsim/routing"
+)
 
 // A switch, as the package doc specifies it: per input port and VL a FIFO
 // input buffer (a lane of the arriving channel); per output port an
@@ -161,9 +166,14 @@ func (s *simulator) ready(l int) int64 {
 // earlier, or later if no request of at least n flits could be eligible
 // by t: not before the crossbar path is free and the output buffer has
 // room for n flits (an arbitration before then would grant nothing).
+// Callers pass the size of the one request the try is for, else
+// minFlits: n must not exceed any request the try stands for, or a grant
+// would come late. Both instants change only when out grants, which
+// schedules its next try afresh.
 func (s *simulator) requestTry(out int32, t int64, n int32) {
+	invariants.Checkf(n != math.MaxInt32, "output %d tries before any packet was formed", out)
 	c := &s.chans[out]
-	t = max(t, c.xbarFree, c.linkFree-(s.obuf-int64(n)+1)*c.ft)
+	t = max(t, c.xbarFree, s.roomFrom(c, n))
 	if t >= c.tryAt {
 		return
 	}
@@ -179,10 +189,7 @@ func (s *simulator) requestTry(out int32, t int64, n int32) {
 func (s *simulator) arbitrate(out int32) {
 	c := &s.chans[out]
 	now := s.k.now
-	if now < c.xbarFree {
-		s.requestTry(out, c.xbarFree, s.minFlits)
-		return
-	}
+	invariants.Checkf(now >= c.xbarFree, "output %d arbitrates at %d, its crossbar path busy until %d", out, now, c.xbarFree)
 	if s.voq {
 		s.arbitrateVOQ(out)
 		return
@@ -339,8 +346,14 @@ func (r *ranker) better(s *simulator, ovl uint8, pi int32) bool {
 // linkFree−ft: at instant t it holds ⌈(linkFree−t)/ft⌉−1 flits (ft the
 // channel's).
 func (s *simulator) roomAt(out int32, n int32) int64 {
-	c := &s.chans[out]
-	return max(s.k.now, c.linkFree-(s.obuf-int64(n)+1)*c.ft)
+	return max(s.k.now, s.roomFrom(&s.chans[out], n))
+}
+
+// roomFrom is the instant from which the output buffer of channel c has
+// room for n flits, valid for instants at or after c.xbarFree (see
+// roomAt); it may lie in the past.
+func (s *simulator) roomFrom(c *channel, n int32) int64 {
+	return c.linkFree - (s.obuf-int64(n)+1)*c.ft
 }
 
 // grant moves the head packet of input lane in through output out on VL
