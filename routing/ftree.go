@@ -3,6 +3,8 @@ package routing
 import (
 	"fmt"
 	"sort"
+
+	"flitsim/fabric/invariants"
 )
 
 // routeFatTree is Zahavi's fat-tree routing (§3.3.5, Alg. 3.2-3.4) as
@@ -123,7 +125,10 @@ type fatTree struct {
 	// col is every switch's output port for the destination being routed,
 	// a column of w.
 	col []uint8
-	w   *columnWriter
+	// minArc and minLoad cache each switch's least loaded up-arc (the
+	// first in upArcs order) and its load, for leastUp.
+	minArc, minLoad []int32
+	w               *columnWriter
 }
 
 func newFatTree(g *graph, level []int32) *fatTree {
@@ -140,6 +145,7 @@ func newFatTree(g *graph, level []int32) *fatTree {
 		top = max(top, l)
 	}
 	f.downsBy = make([][]int32, top+1)
+	f.minArc, f.minLoad = make([]int32, g.S), make([]int32, g.S)
 	for s := range g.out {
 		for _, a := range g.out[s] {
 			switch level[a.to] - level[s] {
@@ -170,7 +176,10 @@ func newFatTree(g *graph, level []int32) *fatTree {
 func (f *fatTree) routed(s int32, lid uint16) bool { return f.col[s] != NoPath }
 
 // set routes the destination being routed at switch s through port.
-func (f *fatTree) set(s int32, port int32) { f.col[s] = uint8(port) }
+func (f *fatTree) set(s int32, port int32) {
+	invariants.Checkf(f.col[s] == NoPath, "ftree: switch %d routed twice to one destination", s)
+	f.col[s] = uint8(port)
+}
 
 // routeDestination routes HCA h, on leaf s, from every switch.
 func (f *fatTree) routeDestination(s, h int32) {
@@ -290,22 +299,73 @@ func (f *fatTree) routeOffPath(s int32, lid uint16) {
 // them all up the first secondary path instead, which piles a leaf's
 // orphaned destinations onto one up-link.
 func (f *fatTree) routeCutOff(s int32, lid uint16) {
+	// A switch all of whose parents route lid (most of them: without
+	// failures every switch off the main path comes here) takes its least
+	// loaded up-link from leastUp instead of testing every parent. The
+	// others are the children of the switches one level up left without
+	// a route (stuck), marked on entering their level.
+	f.stamp++
+	stuck, cur := f.cand[:0], int32(-1)
 	for i := len(f.byLevel) - 1; i >= 0; i-- {
 		u := f.byLevel[i]
+		if l := f.level[u]; l != cur {
+			for _, p := range stuck {
+				for _, a := range f.downArcs[p] {
+					f.mark[a.to] = f.stamp
+				}
+			}
+			stuck, cur = stuck[:0], l
+		}
 		if f.routed(u, lid) || u == s {
 			continue
 		}
 		best := int32(-1)
-		for _, a := range f.upArcs[u] {
-			if f.routed(a.to, lid) && (best < 0 || f.up[u][a.port] < f.up[u][best]) {
-				best = a.port
+		if f.mark[u] != f.stamp {
+			if len(f.upArcs[u]) > 0 {
+				best = f.upArcs[u][f.leastUp(u)].port
+			}
+		} else {
+			for _, a := range f.upArcs[u] {
+				if f.routed(a.to, lid) && (best < 0 || f.up[u][a.port] < f.up[u][best]) {
+					best = a.port
+				}
 			}
 		}
-		if best >= 0 {
-			f.set(u, best)
-			f.up[u][best]++
+		if best < 0 {
+			stuck = append(stuck, u)
+			continue
+		}
+		f.set(u, best)
+		f.up[u][best]++
+	}
+	f.cand = stuck
+}
+
+// leastUp returns the index in upArcs[u] of the first up-arc with the
+// fewest up-going routes. Loads only grow, so the cached arc's
+// predecessors stay above the cached minimum: while the cached arc keeps
+// it, it is still the answer; otherwise the first later arc at the
+// minimum is, and only when none is left is the minimum found afresh.
+func (f *fatTree) leastUp(u int32) int32 {
+	arcs, load := f.upArcs[u], f.up[u]
+	i, m := f.minArc[u], f.minLoad[u]
+	if load[arcs[i].port] == m {
+		return i
+	}
+	for j := i + 1; j < int32(len(arcs)); j++ {
+		if load[arcs[j].port] == m {
+			f.minArc[u] = j
+			return j
 		}
 	}
+	best := int32(0)
+	for j := int32(1); j < int32(len(arcs)); j++ {
+		if load[arcs[j].port] < load[arcs[best].port] {
+			best = j
+		}
+	}
+	f.minArc[u], f.minLoad[u] = best, load[arcs[best].port]
+	return best
 }
 
 // checkComplete fails when an HCA-carrying switch has no route to an HCA
