@@ -2,6 +2,7 @@ package routing
 
 import (
 	"fmt"
+	"math/bits"
 	"slices"
 
 	"flitsim/fabric"
@@ -114,9 +115,9 @@ func (vf *verifier) verifyTables() {
 	for len(ws) < min(workers(blocks), max(1, (1<<30)/perWorker)) {
 		ws = append(ws, newVerifier(g, t))
 	}
-	if bits := g.chans.Len() * MaxVLs * g.stride; !t.HasSL2VL() && bits <= 1<<31 {
+	if nbits := g.chans.Len() * MaxVLs * g.stride; !t.HasSL2VL() && nbits <= 1<<31 {
 		for _, w := range ws {
-			w.depBits = make([]uint64, (bits+63)/64)
+			w.depBits = make([]uint64, (nbits+63)/64)
 		}
 	}
 	ports, sls := make([][]uint8, len(ws)), make([][]uint8, len(ws))
@@ -156,6 +157,45 @@ func (vf *verifier) verifyTables() {
 		}
 		vf.deps = append(vf.deps, w.deps...)
 	}
+	if vf.depBits != nil {
+		for _, w := range ws[1:] {
+			for i, x := range w.depBits {
+				vf.depBits[i] |= x
+			}
+		}
+		vf.deps = vf.bitDeps()
+	}
+}
+
+// bitDeps lists the dependencies marked in depBits (prev·stride+port, see
+// addDependencies) as edge keys, sorted as findCycle sorts them: by prev,
+// then by the node the port leads to, on prev's VL.
+func (vf *verifier) bitDeps() []uint64 {
+	g := vf.g
+	n := 0
+	for _, word := range vf.depBits {
+		n += bits.OnesCount64(word)
+	}
+	deps := make([]uint64, 0, n)
+	for w, word := range vf.depBits {
+		for word != 0 {
+			b := w*64 + bits.TrailingZeros64(word)
+			word &= word - 1
+			prev, p := int32(b/g.stride), b%g.stride
+			to := g.chanAt(int(g.chTo(prev/MaxVLs)), p)*MaxVLs + prev%MaxVLs
+			deps = append(deps, edgeKey(prev, to))
+		}
+	}
+	// A node's ports lead to channels in no particular order.
+	for i := 0; i < len(deps); {
+		j := i + 1
+		for j < len(deps) && deps[j]>>32 == deps[i]>>32 {
+			j++
+		}
+		slices.Sort(deps[i:j])
+		i = j
+	}
+	return deps
 }
 
 // fate is where a switch's packets to the destination being checked end up.
@@ -303,11 +343,9 @@ func (vf *verifier) addDependencies(i int) {
 			if prev >= 0 {
 				if vf.depBits != nil {
 					// Without SL→VL tables a dependency keeps its VL,
-					// so (prev, port) names it.
-					if b := int(prev)*g.stride + p; vf.depBits[b>>6]&(1<<(b&63)) == 0 {
-						vf.depBits[b>>6] |= 1 << (b & 63)
-						deps = append(deps, edgeKey(prev, node))
-					}
+					// so (prev, port) names it; bitDeps lists them.
+					b := int(prev)*g.stride + p
+					vf.depBits[b>>6] |= 1 << (b & 63)
 				} else if e := edgeKey(prev, node); vf.edges.add(e) {
 					deps = append(deps, e)
 				}
