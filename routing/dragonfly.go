@@ -276,7 +276,7 @@ func (d *Dragonfly) Hops(src, dst int, r Route) int {
 // VL) is acyclic. It returns the number of routes walked.
 func (d *Dragonfly) Verify() (int, error) {
 	g := newGraph(d.net)
-	c := &cdg{index: map[uint64]int32{}}
+	c := &cdg{}
 	walked := 0
 	node := func(ch int32, vl int) int32 { return ch*int32(d.VLs) + int32(vl) }
 	var walkFrom func(src, s, dst int, r Route, prev int32) error

@@ -53,3 +53,88 @@ func mix(k uint64) uint64 {
 	k ^= k >> 33
 	return k
 }
+
+// edgeMap maps CDG edge keys (edgeKey) to edge ids by open addressing:
+// the ordered graphs of LASH and Nue look an edge up at every insertion
+// and removal, most of their time outside the cycle searches.
+type edgeMap struct {
+	slots []edgeSlot
+	n     int
+}
+
+// edgeSlot is one entry of an edgeMap: key+1 (0 = empty) and its id.
+type edgeSlot struct {
+	key uint64
+	val int32
+}
+
+// get returns the id of key and whether it is there.
+func (m *edgeMap) get(key uint64) (int32, bool) {
+	if m.n == 0 {
+		return 0, false
+	}
+	k := key + 1
+	mask := uint64(len(m.slots) - 1)
+	for i := mix(k) & mask; ; i = (i + 1) & mask {
+		switch m.slots[i].key {
+		case k:
+			return m.slots[i].val, true
+		case 0:
+			return 0, false
+		}
+	}
+}
+
+// put sets the id of key, which must not be there yet.
+func (m *edgeMap) put(key uint64, val int32) {
+	if 4*(m.n+1) > 3*len(m.slots) {
+		m.grow()
+	}
+	k := key + 1
+	mask := uint64(len(m.slots) - 1)
+	i := mix(k) & mask
+	for m.slots[i].key != 0 {
+		i = (i + 1) & mask
+	}
+	m.slots[i] = edgeSlot{k, val}
+	m.n++
+}
+
+// reset empties the map, keeping its storage.
+func (m *edgeMap) reset() {
+	clear(m.slots)
+	m.n = 0
+}
+
+func (m *edgeMap) grow() {
+	old := m.slots
+	m.slots = make([]edgeSlot, max(1024, 2*len(old)))
+	mask := uint64(len(m.slots) - 1)
+	for _, s := range old {
+		if s.key == 0 {
+			continue
+		}
+		i := mix(s.key) & mask
+		for m.slots[i].key != 0 {
+			i = (i + 1) & mask
+		}
+		m.slots[i] = s
+	}
+}
+
+// has reports whether key is in the set.
+func (s *edgeSet) has(key uint64) bool {
+	if s.n == 0 {
+		return false
+	}
+	k := key + 1
+	mask := uint64(len(s.slots) - 1)
+	for i := mix(k) & mask; ; i = (i + 1) & mask {
+		switch s.slots[i] {
+		case k:
+			return true
+		case 0:
+			return false
+		}
+	}
+}

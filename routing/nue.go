@@ -159,7 +159,7 @@ func (g *graph) nueOrder() []int {
 type nueLayer struct {
 	deps    *cdg
 	tree    []int32
-	blocked map[uint64]bool
+	blocked *edgeSet
 }
 
 // initLayer sets up layer l for the destination switches dstSw: the root
@@ -169,7 +169,7 @@ type nueLayer struct {
 func (n *nueState) initLayer(l *nueLayer, dstSw []int32) bool {
 	root := n.g.centralSwitch(dstSw)
 	n.deps, n.tree = newOrderedCDG(n.nch), n.g.bfsTree(root)
-	l.deps, l.tree, l.blocked = n.deps, n.tree, map[uint64]bool{}
+	l.deps, l.tree, l.blocked = n.deps, n.tree, &edgeSet{}
 	for _, d := range dstSw {
 		n.escape(d)
 		if !n.markEscape() {
@@ -189,7 +189,7 @@ type nueState struct {
 	// escape paths' spanning tree and its blocked dependencies.
 	deps    *cdg
 	tree    []int32
-	blocked map[uint64]bool
+	blocked *edgeSet
 	esc     []int32 // escape next channel per switch for the current destination
 	next    []int32 // chosen next channel per switch, -1 none
 	dep     []int32 // the dependency target of next[u] (next of its head), -1 none
@@ -424,11 +424,11 @@ func (n *nueState) setNext(u int32, c int32, v, dst int32) bool {
 	if v != dst {
 		dep = n.next[v]
 		key := edgeKey(c, dep)
-		if n.blocked[key] {
+		if n.blocked.has(key) {
 			return false
 		}
 		if !n.deps.insert(c, dep) {
-			n.blocked[key] = true
+			n.blocked.add(key)
 			return false
 		}
 	}
