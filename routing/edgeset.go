@@ -1,5 +1,11 @@
 package routing
 
+import (
+	"math"
+
+	"flitsim/fabric/invariants"
+)
+
 // edgeSet is a set of CDG edge keys (edgeKey) by open addressing, so a
 // verification that meets one dependency once per destination keeps it
 // once: on a 40,000-HCA fabric the edges met number ~10⁸, the distinct ones
@@ -55,8 +61,10 @@ func mix(k uint64) uint64 {
 }
 
 // edgeMap maps CDG edge keys (edgeKey) to edge ids by open addressing:
-// the ordered graphs of LASH and Nue look an edge up at every insertion
-// and removal, most of their time outside the cycle searches.
+// every cdg looks an edge up at each insertion, use and removal (LASH's
+// and Nue's ordered graphs, DFSSSP's layers, the dragonfly check). Keys
+// are stored plus one, so the key 2⁶⁴−1 (edgeKey(−1, −1), never a CDG
+// edge) cannot be held; nor can it in an edgeSet.
 type edgeMap struct {
 	slots []edgeSlot
 	n     int
@@ -87,6 +95,11 @@ func (m *edgeMap) get(key uint64) (int32, bool) {
 
 // put sets the id of key, which must not be there yet.
 func (m *edgeMap) put(key uint64, val int32) {
+	invariants.Checkf(key != math.MaxUint64, "edgeMap: key 2⁶⁴−1 cannot be held")
+	if invariants.Enabled {
+		_, there := m.get(key)
+		invariants.Checkf(!there, "edgeMap: key %#x put twice", key)
+	}
 	if 4*(m.n+1) > 3*len(m.slots) {
 		m.grow()
 	}
@@ -106,6 +119,7 @@ func (m *edgeMap) reset() {
 	m.n = 0
 }
 
+// grow doubles the table (at least 1,024 slots) and re-inserts the keys.
 func (m *edgeMap) grow() {
 	old := m.slots
 	m.slots = make([]edgeSlot, max(1024, 2*len(old)))

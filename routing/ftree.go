@@ -113,8 +113,9 @@ type fatTree struct {
 	// up to p (parallel cables), in that switch's arc order.
 	upPorts [][][]int32
 	// downs lists the switches that route the destination down, in the
-	// order they were set (isDown); mark and stamp dedupe routeOffPath's
-	// candidates.
+	// order they were set (isDown). cand is routeOffPath's candidates, then
+	// routeCutOff's stuck switches; mark and stamp dedupe the candidates,
+	// then mark the children of stuck switches.
 	downs   []int32
 	downsBy [][]int32 // downs by level
 	cand    []int32
@@ -125,8 +126,9 @@ type fatTree struct {
 	// col is every switch's output port for the destination being routed,
 	// a column of w.
 	col []uint8
-	// minArc and minLoad cache each switch's least loaded up-arc (the
-	// first in upArcs order) and its load, for leastUp.
+	// minArc and minLoad are leastUp's hint per switch: no up-arc before
+	// upArcs[minArc] carries minLoad routes or fewer, and none fewer than
+	// minLoad (up-going loads only grow, so this stays true).
 	minArc, minLoad []int32
 	w               *columnWriter
 }

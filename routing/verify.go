@@ -162,14 +162,16 @@ func (vf *verifier) verifyTables() {
 			for i, x := range w.depBits {
 				vf.depBits[i] |= x
 			}
+			w.depBits = nil
 		}
-		vf.deps = vf.bitDeps()
+		vf.deps, vf.depBits = vf.bitDeps(), nil
 	}
 }
 
 // bitDeps lists the dependencies marked in depBits (prev·stride+port, see
-// addDependencies) as edge keys, sorted as findCycle sorts them: by prev,
-// then by the node the port leads to, on prev's VL.
+// addDependencies) as edge keys, each once and in the order findCycle sorts
+// them into (its sort then only confirms it): by prev, then by the node the
+// port leads to, on prev's VL.
 func (vf *verifier) bitDeps() []uint64 {
 	g := vf.g
 	n := 0
@@ -177,9 +179,9 @@ func (vf *verifier) bitDeps() []uint64 {
 		n += bits.OnesCount64(word)
 	}
 	deps := make([]uint64, 0, n)
-	for w, word := range vf.depBits {
+	for i, word := range vf.depBits {
 		for word != 0 {
-			b := w*64 + bits.TrailingZeros64(word)
+			b := i*64 + bits.TrailingZeros64(word)
 			word &= word - 1
 			prev, p := int32(b/g.stride), b%g.stride
 			to := g.chanAt(int(g.chTo(prev/MaxVLs)), p)*MaxVLs + prev%MaxVLs
