@@ -15,6 +15,9 @@ type Failure struct {
 	Engine    string
 	Reason    string
 	VLsNeeded int // when the failure is a VL shortage, else 0
+	// AtLeast: VLsNeeded is a lower bound (the engine stopped at the
+	// first path no VL could take instead of counting further).
+	AtLeast bool
 }
 
 // Error returns the engine and the reason.

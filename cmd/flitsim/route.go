@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -19,10 +20,13 @@ import (
 
 // routeReport is what `flitsim route` prints for one engine.
 type routeReport struct {
-	Routing      string        `json:"routing"`
-	OK           bool          `json:"ok"`
-	Error        string        `json:"error,omitempty"`
-	VLsNeeded    int           `json:"vls_needed"`
+	Routing   string `json:"routing"`
+	OK        bool   `json:"ok"`
+	Error     string `json:"error,omitempty"`
+	VLsNeeded int    `json:"vls_needed"`
+	// VLsAtLeast: the engine failed knowing only that it needs at least
+	// VLsNeeded VLs.
+	VLsAtLeast   bool          `json:"vls_needed_at_least,omitempty"`
 	VLsUsed      int           `json:"vls_used"`
 	DeadlockFree bool          `json:"deadlock_free"`
 	Cycle        []routing.Hop `json:"cycle,omitempty"`
@@ -273,7 +277,7 @@ func routeOne(net *fabric.Network, name string, opts routing.Options, ebbPattern
 	if rt.Failure != nil {
 		var f *routing.Failure
 		if errors.As(rt.Failure, &f) {
-			r.VLsNeeded = f.VLsNeeded
+			r.VLsNeeded, r.VLsAtLeast = f.VLsNeeded, f.AtLeast
 		}
 		return r, nil, nil
 	}
@@ -300,7 +304,11 @@ func printRouteReports(w io.Writer, net *fabric.Network, reports []routeReport) 
 	fmt.Fprintln(tw, "routing\tok\tdeadlock-free\tVLs needed/used\tEFI min\tmax\tmean\tsdv\tpath mean\tmax\tσ4\tebb\troute ms\t")
 	for _, r := range reports {
 		if r.Error != "" && r.Verdict.Problem == "" && !r.OK {
-			fmt.Fprintf(tw, "%s\tfailed\t\t%d\t\t\t\t\t\t\t\t\t%.1f\t\n", r.Routing, r.VLsNeeded, r.RouteMS)
+			need := strconv.Itoa(r.VLsNeeded)
+			if r.VLsAtLeast {
+				need = "≥" + need
+			}
+			fmt.Fprintf(tw, "%s\tfailed\t\t%s\t\t\t\t\t\t\t\t\t%.1f\t\n", r.Routing, need, r.RouteMS)
 			continue
 		}
 		ebb := "-"

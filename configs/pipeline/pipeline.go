@@ -103,7 +103,8 @@ type Routed struct {
 	Verdict routing.Verdict
 	Metrics routing.Metrics
 	// Failure is why the engine could not route (nil when it did); its
-	// VLsNeeded says how many VLs it would have needed, when it knows.
+	// VLsNeeded says how many VLs it would have needed, when it knows
+	// (at least, when AtLeast is set).
 	Failure error
 }
 

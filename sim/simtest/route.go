@@ -52,7 +52,11 @@ func (d *Driver) cmdRoute(t *testing.T, td *datadriven.TestData, b *strings.Buil
 		}
 		fmt.Fprintf(b, "routing failed: %s", f.Reason)
 		if f.VLsNeeded > 0 {
-			fmt.Fprintf(b, " (VLs needed: %d)", f.VLsNeeded)
+			at := ""
+			if f.AtLeast {
+				at = "at least "
+			}
+			fmt.Fprintf(b, " (VLs needed: %s%d)", at, f.VLsNeeded)
 		}
 		b.WriteByte('\n')
 		return
