@@ -20,16 +20,25 @@ func (s *edgeSet) add(key uint64) bool {
 	if 4*(s.n+1) > 3*len(s.slots) {
 		s.grow()
 	}
+	i, there := s.probe(key)
+	if !there {
+		s.slots[i] = key + 1
+		s.n++
+	}
+	return !there
+}
+
+// probe returns the slot holding key, or the empty slot where it would go,
+// and whether key is there (the table has an empty slot).
+func (s *edgeSet) probe(key uint64) (uint64, bool) {
 	k := key + 1
 	mask := uint64(len(s.slots) - 1)
 	for i := mix(k) & mask; ; i = (i + 1) & mask {
 		switch s.slots[i] {
 		case k:
-			return false
+			return i, true
 		case 0:
-			s.slots[i] = k
-			s.n++
-			return true
+			return i, false
 		}
 	}
 }
@@ -141,14 +150,6 @@ func (s *edgeSet) has(key uint64) bool {
 	if s.n == 0 {
 		return false
 	}
-	k := key + 1
-	mask := uint64(len(s.slots) - 1)
-	for i := mix(k) & mask; ; i = (i + 1) & mask {
-		switch s.slots[i] {
-		case k:
-			return true
-		case 0:
-			return false
-		}
-	}
+	_, there := s.probe(key)
+	return there
 }
