@@ -68,87 +68,110 @@ func (h *qheap) pop() qent {
 // total order, so runs are bit-for-bit reproducible whatever the queue's
 // shape. Time is cut into buckets of 2^shift ps held in a ring of R buckets
 // ahead of the current one; a bitmap finds the next busy bucket. A future
-// bucket is a singly linked list through the node pool (a push writes the
-// node and the bucket's head); the current bucket is gathered into an array
-// of sort entries, sorted once, and consumed in order, and an event pushed
-// into it is inserted in place. The current bucket's events are copied out
-// of their nodes when it is gathered (the nodes are free from then on), and
-// its entries' slots index that copy: popping reads no node a second time.
-// Events beyond the ring's horizon wait in a heap until the ring reaches
-// them.
+// bucket is a list of chunks, each holding up to chunkLen events side by
+// side: a push appends to its bucket's last chunk, and gathering a bucket
+// reads its events a chunk (a few cache lines) at a time. The current
+// bucket is gathered into an array of sort entries and a copy of its
+// events (its chunks are free from then on, and the next pushes reuse them
+// while they are still in the cache), sorted once and consumed in order;
+// an event pushed into it is inserted in place. Events beyond the ring's
+// horizon wait in a heap until the ring reaches them.
+//
+// On a large fabric an event waits tens of milliseconds of wall time in
+// the queue, long enough for its memory to leave every cache: a bucket
+// that is a linked list of one node per event (the queue's first shape)
+// cost a miss per event to gather, where a list of chunks costs one per
+// chunkLen events.
 //
 // The width and the ring adapt to the load (Brown's calendar queue): the
 // queue tracks the mean distance of pushed events ahead of the current
-// time, mu, and with n events in flight aims at width ≈ 2·mu/n (about two
-// events per bucket near the front) and R ≈ 8n buckets, rebuilding when the
-// shape is off by more than a factor of four. The ring reaches far beyond
-// the mean distance because the distances are bimodal: hops and arbitration
+// time, mu, and with n events in flight aims at width ≈ 2^bucketShift·mu/n
+// (about 2^(bucketShift+1) events per bucket near the front, a chunk or
+// two) and R ≈ 2^(3−bucketShift)·n buckets, rebuilding when the shape is
+// off by more than a factor of four. The ring reaches far beyond the mean
+// distance because the distances are bimodal: hops and arbitration
 // nanoseconds ahead, a sink's completions and an HCA's next injection
-// microseconds ahead; with R ≈ 2n a sixth of the pushes on a 275-HCA torus
-// went to the heap (and the runs took 6-10 % longer).
+// microseconds ahead; a ring reaching only twice the mean distance sent a
+// sixth of the pushes on a 275-HCA torus to the heap (and the runs took
+// 6-10 % longer).
 type eventQueue struct {
 	seq    uint64
 	n      int
-	nodes  []qnode
-	free   []int32
 	shift  uint  // bucket width 2^shift ps
 	cur    int64 // bucket being consumed
 	last   int64 // time of the last event popped
 	curBuf []qent
 	curEv  []event // the current bucket's events, indexed by their entries' slots
 	pos    int
-	heads  []int32 // per ring slot: first node, -1 empty
+	slots  []qslot // per ring slot: its chunks
 	bits   []uint64
 	mask   int64
-	over   qheap
-	mu     int64 // moving mean of (at − last) of pushed events
-	since  int   // pushes since the shape was last checked
+	chunks []qchunk
+	freeCh int32 // free chunks, linked by next; -1 none
+	// over holds the events beyond the ring, their slots indexing overEv.
+	over     qheap
+	overEv   []event
+	overFree []int32
+	mu       int64 // moving mean of (at − last) of pushed events
+	since    int   // pushes since the shape was last checked
 }
 
-// qnode holds a queued event and links it into its bucket.
-type qnode struct {
-	ev   event
-	key  uint64
-	sid  uint64
-	next int32
+// qitem is a queued event and its sequence number.
+type qitem struct {
+	ev  event
+	seq uint64
 }
+
+// chunkLen is the number of events a chunk holds: 15 of 32 bytes and the
+// header fill 488 bytes, under eight cache lines.
+const chunkLen = 15
+
+// qchunk is a piece of a bucket: up to chunkLen events in push order.
+type qchunk struct {
+	n, next int32 // events held; next chunk of the bucket or the free list, -1 none
+	it      [chunkLen]qitem
+}
+
+// qslot is a ring slot's bucket: its first and last chunk, -1 empty.
+type qslot struct{ head, tail int32 }
 
 const (
 	minRing  = 1 << 10
 	maxRing  = 1 << 20
 	maxShift = 40
+	// bucketShift widens the buckets 2^bucketShift times beyond one event
+	// per bucket on average.
+	bucketShift = 4
 )
 
 func (q *eventQueue) len() int { return q.n }
 
-// init gives an unused queue its first shape: 1 ns buckets, minRing slots.
+// init gives an unused queue its first shape: 16 ns buckets, minRing
+// slots.
 func (q *eventQueue) init() {
-	q.shift = 10
+	q.shift = 10 + bucketShift
+	q.freeCh = -1
 	q.reshape(minRing)
 	q.mu = 1 << 20
 }
 
 // reshape allocates an empty ring of r slots.
 func (q *eventQueue) reshape(r int) {
-	q.heads = make([]int32, r)
-	for i := range q.heads {
-		q.heads[i] = -1
+	q.slots = make([]qslot, r)
+	for i := range q.slots {
+		q.slots[i] = qslot{-1, -1}
 	}
 	q.bits = make([]uint64, r/64)
 	q.mask = int64(r - 1)
 }
 
 func (q *eventQueue) push(e event) {
-	if q.heads == nil {
+	if q.slots == nil {
 		q.init()
 	}
 	q.seq++
 	q.n++
-	if e.at>>q.shift <= q.cur {
-		q.insertCur(e, q.seq)
-	} else {
-		q.place(q.node(e, q.seq))
-	}
+	q.place(e, q.seq)
 	q.mu += (max(e.at-q.last, 0) - q.mu) >> 6
 	if q.since++; q.since >= max(q.n, 4096) {
 		q.since = 0
@@ -156,19 +179,75 @@ func (q *eventQueue) push(e event) {
 	}
 }
 
-// node stores event e with sequence number seq in a free node and
-// returns its index.
-func (q *eventQueue) node(e event, seq uint64) int32 {
-	var idx int32
-	if n := len(q.free); n > 0 {
-		idx = q.free[n-1]
-		q.free = q.free[:n-1]
-	} else {
-		idx = int32(len(q.nodes))
-		q.nodes = append(q.nodes, qnode{})
+// place files event e with sequence number seq into the current bucket,
+// the ring or the overflow heap.
+func (q *eventQueue) place(e event, seq uint64) {
+	b := e.at >> q.shift
+	switch {
+	case b <= q.cur:
+		q.insertCur(e, seq)
+	case b <= q.cur+q.mask:
+		q.appendSlot(b&q.mask, e, seq)
+	default:
+		var idx int32
+		if n := len(q.overFree); n > 0 {
+			idx = q.overFree[n-1]
+			q.overFree = q.overFree[:n-1]
+			q.overEv[idx] = e
+		} else {
+			idx = int32(len(q.overEv))
+			q.overEv = append(q.overEv, e)
+		}
+		q.over.push(qent{key: uint64(e.at)<<2 | uint64(e.phase), sid: seq<<slotBits | uint64(idx)})
 	}
-	q.nodes[idx] = qnode{ev: e, key: uint64(e.at)<<2 | uint64(e.phase), sid: seq<<slotBits | uint64(idx)}
-	return idx
+}
+
+// appendSlot appends event e with sequence number seq to ring slot k.
+func (q *eventQueue) appendSlot(k int64, e event, seq uint64) {
+	sl := &q.slots[k]
+	if sl.tail < 0 || q.chunks[sl.tail].n == chunkLen {
+		c := q.newChunk()
+		if sl.tail < 0 {
+			sl.head = c
+			q.bits[k>>6] |= 1 << (k & 63)
+		} else {
+			q.chunks[sl.tail].next = c
+		}
+		sl.tail = c
+	}
+	ch := &q.chunks[sl.tail]
+	ch.it[ch.n] = qitem{ev: e, seq: seq}
+	ch.n++
+}
+
+// newChunk returns an empty chunk, the one freed last if any.
+func (q *eventQueue) newChunk() int32 {
+	c := q.freeCh
+	if c >= 0 {
+		q.freeCh = q.chunks[c].next
+	} else {
+		c = int32(len(q.chunks))
+		q.chunks = append(q.chunks, qchunk{})
+	}
+	q.chunks[c].n, q.chunks[c].next = 0, -1
+	return c
+}
+
+// takeSlot empties ring slot k, calling fn for each of its events in push
+// order and freeing its chunks.
+func (q *eventQueue) takeSlot(k int64, fn func(e *event, seq uint64)) {
+	for c := q.slots[k].head; c >= 0; {
+		ch := &q.chunks[c]
+		for i := range ch.n {
+			fn(&ch.it[i].ev, ch.it[i].seq)
+		}
+		next := ch.next
+		ch.next = q.freeCh
+		q.freeCh = c
+		c = next
+	}
+	q.slots[k] = qslot{-1, -1}
+	q.bits[k>>6] &^= 1 << (k & 63)
 }
 
 // insertCur files event e with sequence number seq into the current
@@ -185,66 +264,52 @@ func (q *eventQueue) insertCur(e event, seq uint64) {
 	q.curBuf[i] = c
 }
 
-// place files node idx into the current bucket (freeing the node), the
-// ring or the overflow heap.
-func (q *eventQueue) place(idx int32) {
-	nd := &q.nodes[idx]
-	b := nd.ev.at >> q.shift
-	switch {
-	case b <= q.cur:
-		q.insertCur(nd.ev, nd.sid>>slotBits)
-		q.free = append(q.free, idx)
-	case b <= q.cur+q.mask:
-		k := b & q.mask
-		nd.next = q.heads[k]
-		q.heads[k] = idx
-		q.bits[k>>6] |= 1 << (k & 63)
-	default:
-		q.over.push(qent{key: nd.key, sid: nd.sid})
-	}
+// popOver removes the overflow heap's first event.
+func (q *eventQueue) popOver() (event, uint64) {
+	o := q.over.pop()
+	idx := int32(o.sid & (1<<slotBits - 1))
+	q.overFree = append(q.overFree, idx)
+	return q.overEv[idx], o.sid >> slotBits
 }
 
 // adapt rebuilds the ring when its width or size is off by more than a
 // factor of four from what the load calls for.
 func (q *eventQueue) adapt() {
 	want := uint(0)
-	if w := 2 * q.mu / int64(max(q.n, 1)); w > 1 {
+	if w := 2 * q.mu << bucketShift / int64(max(q.n, 1)); w > 1 {
 		want = uint(63 - bits.LeadingZeros64(uint64(w)))
 	}
 	want = min(want, maxShift)
 	r := minRing
-	for r < 8*q.n && r < maxRing {
+	for r < 8*q.n>>bucketShift && r < maxRing {
 		r <<= 1
 	}
-	ring := len(q.heads)
+	ring := len(q.slots)
 	if want+2 > q.shift && want < q.shift+2 && r < 4*ring && 4*r > ring {
 		return
 	}
 	// Collect everything, then refile under the new shape.
-	pending := make([]int32, 0, q.n)
+	pending := make([]qitem, 0, q.n)
 	for _, c := range q.curBuf[q.pos:] {
-		pending = append(pending, q.node(q.curEv[c.sid&(1<<slotBits-1)], c.sid>>slotBits))
+		pending = append(pending, qitem{ev: q.curEv[c.sid&(1<<slotBits-1)], seq: c.sid >> slotBits})
 	}
-	for k, h := range q.heads {
-		for i := h; i >= 0; i = q.nodes[i].next {
-			pending = append(pending, i)
+	for k := range q.slots {
+		if q.slots[k].head >= 0 {
+			q.takeSlot(int64(k), func(e *event, seq uint64) { pending = append(pending, qitem{ev: *e, seq: seq}) })
 		}
-		q.heads[k] = -1
 	}
-	for _, e := range q.over {
-		pending = append(pending, int32(e.sid&(1<<slotBits-1)))
+	for len(q.over) > 0 {
+		e, seq := q.popOver()
+		pending = append(pending, qitem{ev: e, seq: seq})
 	}
-	q.over = q.over[:0]
 	q.curBuf, q.curEv, q.pos = q.curBuf[:0], q.curEv[:0], 0
 	q.shift = want
 	if r != ring {
 		q.reshape(r)
-	} else {
-		clear(q.bits)
 	}
 	q.cur = q.last >> q.shift
-	for _, i := range pending {
-		q.place(i)
+	for _, it := range pending {
+		q.place(it.ev, it.seq)
 	}
 }
 
@@ -280,26 +345,25 @@ func (q *eventQueue) fill() {
 		}
 		q.cur = next
 		for len(q.over) > 0 && int64(q.over[0].key>>2)>>q.shift <= q.cur+q.mask {
-			e := q.over.pop()
-			q.place(int32(e.sid & (1<<slotBits - 1)))
+			q.place(q.popOver())
 		}
 		k := q.cur & q.mask
-		h := q.heads[k]
-		if h < 0 {
+		if q.slots[k].head < 0 {
+			if q.pos < len(q.curBuf) {
+				return // overflow events filed, in order, into the current bucket
+			}
 			continue
 		}
-		for i := h; i >= 0; {
-			nd := &q.nodes[i]
-			q.curBuf = append(q.curBuf, qent{key: nd.key, sid: nd.sid>>slotBits<<slotBits | uint64(len(q.curEv))})
-			q.curEv = append(q.curEv, nd.ev)
-			q.free = append(q.free, i)
-			i = nd.next
-		}
-		q.heads[k] = -1
-		q.bits[k>>6] &^= 1 << (k & 63)
+		q.takeSlot(k, q.gather)
 		sortEntries(q.curBuf)
 		return
 	}
+}
+
+// gather adds an event of the bucket being gathered to the current one.
+func (q *eventQueue) gather(e *event, seq uint64) {
+	q.curBuf = append(q.curBuf, qent{key: uint64(e.at)<<2 | uint64(e.phase), sid: seq<<slotBits | uint64(len(q.curEv))})
+	q.curEv = append(q.curEv, *e)
 }
 
 func (q *eventQueue) pop() event {
@@ -330,13 +394,16 @@ func (q *eventQueue) each(fn func(*event)) {
 	for _, c := range q.curBuf[q.pos:] {
 		fn(&q.curEv[c.sid&(1<<slotBits-1)])
 	}
-	for _, h := range q.heads {
-		for i := h; i >= 0; i = q.nodes[i].next {
-			fn(&q.nodes[i].ev)
+	for _, sl := range q.slots {
+		for c := sl.head; c >= 0; c = q.chunks[c].next {
+			ch := &q.chunks[c]
+			for i := range ch.n {
+				fn(&ch.it[i].ev)
+			}
 		}
 	}
-	for _, e := range q.over {
-		fn(&q.nodes[e.sid&(1<<slotBits-1)].ev)
+	for _, o := range q.over {
+		fn(&q.overEv[o.sid&(1<<slotBits-1)])
 	}
 }
 
