@@ -136,6 +136,7 @@ func (s *simulator) tryInject(h int32) {
 	l := s.lane(hc.ch, pk.vl)
 	if s.voq {
 		s.lanes[l].blocked, s.lanes[l].wakeAt = 0, never // noted again below while still short
+		s.chans[hc.ch].blockedVLs &^= 1 << pk.vl
 	}
 	if !s.cr.has(&s.lanes[l].cr, int32(pk.flits), now) {
 		if t := s.creditsAt(l, int32(pk.flits)); t != never {

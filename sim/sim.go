@@ -98,6 +98,10 @@ type channel struct {
 	// ports is the sending node's radix + 1 (the arbiter's round-robin
 	// modulus).
 	ports int16
+	// blockedVLs has a bit for each of its lanes whose sender notes a
+	// blocked need (lane.blocked ≠ 0; VOQ only), so that an arbitration
+	// clears those lanes alone.
+	blockedVLs uint16
 }
 
 // lane is one VL of a channel: the receiver's input buffer (a FIFO of
@@ -436,6 +440,7 @@ func (s *simulator) creditsAt(l int, n int32) int64 {
 		}
 		if s.voq {
 			ln.wakeAt = min(ln.wakeAt, t)
+			s.chans[l/s.nVL].blockedVLs |= 1 << (l % s.nVL)
 		}
 	}
 	return t

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"math"
+	"math/bits"
 
 	"flitsim/fabric/invariants"
 	"flitsim/routing"
@@ -229,10 +230,11 @@ func (s *simulator) arbitrate(out int32) {
 func (s *simulator) arbitrateVOQ(out int32) {
 	c := &s.chans[out]
 	now := s.k.now
-	for v := 0; v < s.nVL; v++ {
-		ln := &s.lanes[s.lane(out, uint8(v))]
+	for m := c.blockedVLs; m != 0; m &= m - 1 {
+		ln := &s.lanes[s.lane(out, uint8(bits.TrailingZeros16(m)))]
 		ln.blocked, ln.wakeAt = 0, never // noted again below while still short
 	}
+	c.blockedVLs = 0
 	best, bestVL, bestPrev := int32(-1), uint8(0), int32(-1)
 	sc := arbScratch{wake: never}
 	rk := s.newRanker(out)
