@@ -3,6 +3,8 @@ package sim
 import (
 	"math/bits"
 	"slices"
+
+	"flitsim/fabric/invariants"
 )
 
 // qent is what the overflow heap orders: the sort key (time and phase)
@@ -14,7 +16,9 @@ type qent struct {
 	sid uint64 // seq<<slotBits | slot
 }
 
-const slotBits = 24 // up to 16 M events in flight
+// slotBits is the width of an entry's slot: up to 16 M events in the
+// overflow heap, and as many in the current bucket (popped ones included).
+const slotBits = 24
 
 func (a qent) before(b qent) bool { return a.key < b.key || (a.key == b.key && a.sid < b.sid) }
 
@@ -85,15 +89,16 @@ func (h *qheap) pop() qent {
 //
 // The width and the ring adapt to the load (Brown's calendar queue): the
 // queue tracks the mean distance of pushed events ahead of the current
-// time, mu, and with n events in flight aims at width ≈ 2^bucketShift·mu/n
-// (about 2^(bucketShift+1) events per bucket near the front, a chunk or
-// two) and R ≈ 2^(3−bucketShift)·n buckets, rebuilding when the shape is
-// off by more than a factor of four. The ring reaches far beyond the mean
-// distance because the distances are bimodal: hops and arbitration
-// nanoseconds ahead, a sink's completions and an HCA's next injection
-// microseconds ahead; a ring reaching only twice the mean distance sent a
-// sixth of the pushes on a 275-HCA torus to the heap (and the runs took
-// 6-10 % longer).
+// time, mu, and with n events in flight aims at width ≈
+// 2^(bucketShift+1)·mu/n (rounded down to a power of two: some 16-32
+// events per bucket near the front, two or three chunks) and R ≈
+// 2^(3−bucketShift)·n buckets, so that the ring reaches about 16·mu,
+// rebuilding when the shape is off by more than a factor of four. The ring
+// reaches far beyond the mean distance because the distances are bimodal:
+// hops and arbitration nanoseconds ahead, a sink's completions and an
+// HCA's next injection microseconds ahead; a ring reaching only about four
+// times the mean distance sent a sixth of the pushes on a 275-HCA torus to
+// the heap (and the runs took 6-10 % longer).
 type eventQueue struct {
 	seq    uint64
 	n      int
@@ -122,14 +127,16 @@ type qitem struct {
 	seq uint64
 }
 
-// chunkLen is the number of events a chunk holds: 15 of 32 bytes and the
-// header fill 488 bytes, under eight cache lines.
+// chunkLen is the number of events a chunk holds: 15 of 32 bytes, the
+// header and padding fill 512 bytes, eight cache lines (the chunk slab is
+// large, so it starts on a page).
 const chunkLen = 15
 
 // qchunk is a piece of a bucket: up to chunkLen events in push order.
 type qchunk struct {
 	n, next int32 // events held; next chunk of the bucket or the free list, -1 none
 	it      [chunkLen]qitem
+	_       [24]byte
 }
 
 // qslot is a ring slot's bucket: its first and last chunk, -1 empty.
@@ -139,8 +146,8 @@ const (
 	minRing  = 1 << 10
 	maxRing  = 1 << 20
 	maxShift = 40
-	// bucketShift widens the buckets 2^bucketShift times beyond one event
-	// per bucket on average.
+	// bucketShift widens the buckets 2^bucketShift times beyond the
+	// queue's first shape (about two events per bucket near the front).
 	bucketShift = 4
 )
 
@@ -309,8 +316,13 @@ func (q *eventQueue) adapt() {
 	}
 	q.cur = q.last >> q.shift
 	for _, it := range pending {
-		q.place(it.ev, it.seq)
+		if it.ev.at>>q.shift <= q.cur {
+			q.gather(&it.ev, it.seq) // sorted once below
+		} else {
+			q.place(it.ev, it.seq)
+		}
 	}
+	sortEntries(q.curBuf)
 }
 
 // fill makes sure curBuf[pos] is the earliest entry; q.n > 0.
@@ -320,44 +332,39 @@ func (q *eventQueue) fill() {
 	}
 	q.curBuf, q.curEv, q.pos = q.curBuf[:0], q.curEv[:0], 0
 	ring := q.mask + 1
-	for {
-		next := int64(-1)
-		for d := int64(1); d < ring; {
-			k := (q.cur + d) & q.mask
-			w := q.bits[k>>6] >> (k & 63)
-			if w == 0 {
-				d += 64 - (k & 63)
-				continue
-			}
-			d += int64(bits.TrailingZeros64(w))
-			if d < ring {
-				next = q.cur + d
-			}
-			break
-		}
-		if len(q.over) > 0 {
-			if ob := int64(q.over[0].key>>2) >> q.shift; next < 0 || ob < next {
-				next = ob
-			}
-		}
-		if next < 0 {
-			return
-		}
-		q.cur = next
-		for len(q.over) > 0 && int64(q.over[0].key>>2)>>q.shift <= q.cur+q.mask {
-			q.place(q.popOver())
-		}
-		k := q.cur & q.mask
-		if q.slots[k].head < 0 {
-			if q.pos < len(q.curBuf) {
-				return // overflow events filed, in order, into the current bucket
-			}
+	next := int64(-1)
+	for d := int64(1); d < ring; {
+		k := (q.cur + d) & q.mask
+		w := q.bits[k>>6] >> (k & 63)
+		if w == 0 {
+			d += 64 - (k & 63)
 			continue
 		}
-		q.takeSlot(k, q.gather)
-		sortEntries(q.curBuf)
+		d += int64(bits.TrailingZeros64(w))
+		if d < ring {
+			next = q.cur + d
+		}
+		break
+	}
+	if len(q.over) > 0 {
+		if ob := int64(q.over[0].key>>2) >> q.shift; next < 0 || ob < next {
+			next = ob
+		}
+	}
+	if next < 0 {
 		return
 	}
+	q.cur = next
+	for len(q.over) > 0 && int64(q.over[0].key>>2)>>q.shift <= q.cur+q.mask {
+		q.place(q.popOver())
+	}
+	// The bucket is busy in the ring, or it came from the heap and its
+	// events were just filed, in order, into the current bucket.
+	if k := q.cur & q.mask; q.slots[k].head >= 0 {
+		q.takeSlot(k, q.gather)
+		sortEntries(q.curBuf)
+	}
+	invariants.Checkf(q.pos < len(q.curBuf), "queue of %d events gathered an empty bucket", q.n)
 }
 
 // gather adds an event of the bucket being gathered to the current one.

@@ -54,6 +54,13 @@ func TestQueueOrder(t *testing.T) {
 				}
 			}
 			require.Zero(t, pending.Len())
+			// Drained, every chunk and overflow slot is free again.
+			free := 0
+			for c := q.freeCh; c >= 0; c = q.chunks[c].next {
+				free++
+			}
+			require.Equal(t, len(q.chunks), free, "chunks leaked")
+			require.Len(t, q.overFree, len(q.overEv), "overflow slots leaked")
 		})
 	}
 }

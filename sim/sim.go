@@ -18,7 +18,8 @@ import (
 // and an arbitration, and every flit's crossing, departure, credit and
 // consumption instant follows by arithmetic. Its parts, one file each:
 //
-//	kernel.go      events, the calendar queue, the event loop
+//	kernel.go      events, the event loop
+//	queue.go       the calendar queue
 //	credits.go     credits per lane, owning their checks
 //	switch.go      input buffers, arbitration, crossbar, output buffer, cable
 //	hca.go         the HCA: open-loop source, injection, sink with hiccups

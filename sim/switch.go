@@ -230,6 +230,13 @@ func (s *simulator) arbitrate(out int32) {
 func (s *simulator) arbitrateVOQ(out int32) {
 	c := &s.chans[out]
 	now := s.k.now
+	if invariants.Enabled {
+		for v := 0; v < s.nVL; v++ {
+			ln := &s.lanes[s.lane(out, uint8(v))]
+			invariants.Checkf(c.blockedVLs>>v&1 != 0 || ln.blocked == 0 && ln.wakeAt == never,
+				"output %d: lane on VL %d notes a blocked need (%d, wake at %d) without its bit", out, v, ln.blocked, ln.wakeAt)
+		}
+	}
 	for m := c.blockedVLs; m != 0; m &= m - 1 {
 		ln := &s.lanes[s.lane(out, uint8(bits.TrailingZeros16(m)))]
 		ln.blocked, ln.wakeAt = 0, never // noted again below while still short
