@@ -22,11 +22,29 @@ func needTool(t *testing.T, name string) {
 	}
 }
 
+// hostlistOnly lets scontrol expand host lists on a machine that has no
+// Slurm configuration (a fresh CI machine, before the end-to-end test
+// brings its cluster up): scontrol loads a configuration even for that,
+// and fails without one.
+func hostlistOnly(t *testing.T) {
+	t.Helper()
+	if os.Getenv("SLURM_CONF") != "" {
+		return
+	}
+	if _, err := os.Stat("/etc/slurm/slurm.conf"); err == nil {
+		return
+	}
+	conf, err := filepath.Abs("testdata/slurm-hostlist.conf")
+	require.NoError(t, err)
+	t.Setenv("SLURM_CONF", conf)
+}
+
 // Recorded squeue output of a multi-node cluster: host lists expanded by
 // scontrol, hosts mapped to fabric nodes, and the jobs file it writes
 // routes and simulates.
 func TestJobsFromSlurmRecorded(t *testing.T) {
 	needTool(t, "scontrol")
+	hostlistOnly(t)
 	dir := t.TempDir()
 	out := filepath.Join(dir, "jobs.toml")
 	code, _, errs := run("jobs", "from-slurm", "--squeue", "testdata/squeue-running.txt", "--map", "testdata/squeue-hosts.map",
