@@ -35,6 +35,8 @@
 // output's credits, crossbar and output buffer; an input buffer's head; an
 // HCA's link) have one owner each, and everything a decision causes
 // elsewhere happens later (credits travel cab ≥ 1 ps, flits ft + cab).
+// TestInstantOrderIndependence checks it: popping the events of one
+// instant and step in reverse order changes no result.
 //
 // # Network, packets, virtual lanes
 //

@@ -119,6 +119,10 @@ type eventQueue struct {
 	overFree []int32
 	mu       int64 // moving mean of (at − last) of pushed events
 	since    int   // pushes since the shape was last checked
+	// reverseTies pops events of equal time and phase in reverse push
+	// order (tests: the package doc says no order among them changes a
+	// result).
+	reverseTies bool
 }
 
 // qitem is a queued event and its sequence number.
@@ -178,7 +182,11 @@ func (q *eventQueue) push(e event) {
 	}
 	q.seq++
 	q.n++
-	q.place(e, q.seq)
+	seq := q.seq
+	if q.reverseTies {
+		seq = 1<<(64-slotBits) - 1 - seq
+	}
+	q.place(e, seq)
 	q.mu += (max(e.at-q.last, 0) - q.mu) >> 6
 	if q.since++; q.since >= max(q.n, 4096) {
 		q.since = 0

@@ -203,9 +203,17 @@ type simulator struct {
 // pure function of its arguments (wall time aside): no goroutines, no
 // clock, no files.
 func Run(net *fabric.Network, t *routing.Tables, p Params) (*Result, error) {
+	return run(net, t, p, nil)
+}
+
+// run is Run, letting a test adjust the simulator before it starts.
+func run(net *fabric.Network, t *routing.Tables, p Params, adjust func(*simulator)) (*Result, error) {
 	s, err := newSimulator(net, t, p)
 	if err != nil {
 		return nil, err
+	}
+	if adjust != nil {
+		adjust(s)
 	}
 	start := time.Now()
 	s.start()

@@ -1,0 +1,12 @@
+package sim
+
+import (
+	"flitsim/fabric"
+	"flitsim/routing"
+)
+
+// RunReversedTies is Run with the events of equal time and phase popped in
+// reverse push order, for the external tests.
+func RunReversedTies(net *fabric.Network, t *routing.Tables, p Params) (*Result, error) {
+	return run(net, t, p, func(s *simulator) { s.k.q.reverseTies = true })
+}
