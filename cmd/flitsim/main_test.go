@@ -84,3 +84,13 @@ func TestFaultsJSONDeterministic(t *testing.T) {
 	require.NoError(t, json.Unmarshal([]byte(o1), &got))
 	assert.Len(t, got.Faults.Links, 12)
 }
+
+// An engine that cannot route is named once in its error line.
+func TestRouteFailureNamesEngineOnce(t *testing.T) {
+	_, stdout, stderr := run("route", "torus:dims=4x4x4", "--routing", "lash,dfsssp", "--vls", "1")
+	out := stdout + stderr
+	require.Contains(t, out, "\nlash: needs more than 1 VLs")
+	require.Contains(t, out, "\ndfsssp: needs 2 VLs, 1 available")
+	require.NotContains(t, out, "lash: lash:")
+	require.NotContains(t, out, "dfsssp: dfsssp:")
+}

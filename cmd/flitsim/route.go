@@ -325,7 +325,8 @@ func printRouteReports(w io.Writer, net *fabric.Network, reports []routeReport) 
 	tw.Flush()
 	for _, r := range reports {
 		if r.Error != "" {
-			fmt.Fprintf(w, "%s: %s\n", r.Routing, r.Error)
+			// An engine's failure already names the engine.
+			fmt.Fprintf(w, "%s: %s\n", r.Routing, strings.TrimPrefix(r.Error, r.Routing+": "))
 		}
 		if len(r.Cycle) > 0 {
 			hops := make([]string, len(r.Cycle))
