@@ -170,6 +170,11 @@ func (h Hardware) PacketFlits(payload int) int {
 // bytes).
 const MaxPacketFlits = 1<<16 - 1
 
+// MaxFlitPs is the longest a flit may take on a link, through a crossbar
+// or over a host bus, in ps (about 2.1 ms: the fast simulator keeps a credit
+// progression's spacing in 32 bits).
+const MaxFlitPs = 1<<31 - 1
+
 // ResponseFlits returns the flits of a response (NICWindow): its headers,
 // at least one flit.
 func (h Hardware) ResponseFlits() int {
@@ -201,6 +206,10 @@ func (h Hardware) Validate() error {
 		return &param.Error{Key: "pcie_gbps", Msg: fmt.Sprintf("%g Gbit/s moves a %d-byte flit (flit_bytes) in under 1 ps", h.PCIeGbps, h.FlitBytes), Also: []string{"flit_bytes"}}
 	case h.CrossbarFlitPs() < 1:
 		return &param.Error{Key: "crossbar_gbps", Msg: fmt.Sprintf("%g Gbit/s moves a %d-byte flit (flit_bytes) in under 1 ps", h.CrossbarGbps, h.FlitBytes), Also: []string{"flit_bytes"}}
+	case h.FlitPs() > MaxFlitPs:
+		return &param.Error{Key: "link_gbps", Msg: fmt.Sprintf("%g Gbit/s takes %d ps for a %d-byte flit (flit_bytes), more than the %d a flit may take", h.LinkGbps, h.FlitPs(), h.FlitBytes, MaxFlitPs), Also: []string{"flit_bytes"}}
+	case h.PCIeFlitPs() > MaxFlitPs:
+		return &param.Error{Key: "pcie_gbps", Msg: fmt.Sprintf("%g Gbit/s takes %d ps for a %d-byte flit (flit_bytes), more than the %d a flit may take", h.PCIeGbps, h.PCIeFlitPs(), h.FlitBytes, MaxFlitPs), Also: []string{"flit_bytes"}}
 	}
 	pf := h.PacketFlits(h.MTU)
 	packet := []string{"mtu", "header_bytes", "flit_bytes"}
@@ -236,6 +245,8 @@ func (h Hardware) Validate() error {
 		switch g := h.ClassGbps(r.c); {
 		case h.ClassFlitPs(r.c) < 1:
 			return also(bad(r.key, "%g Gbit/s moves a %d-byte flit (flit_bytes) in under 1 ps", g, h.FlitBytes), "flit_bytes")
+		case h.ClassFlitPs(r.c) > MaxFlitPs:
+			return also(bad(r.key, "%g Gbit/s takes %d ps for a %d-byte flit (flit_bytes), more than the %d a flit may take", g, h.ClassFlitPs(r.c), h.FlitBytes, MaxFlitPs), "flit_bytes")
 		case h.CrossbarGbps < g:
 			return also(bad("crossbar_gbps", "%g is below %s %g: a cut-through switch needs a crossbar at least as fast as its links",
 				h.CrossbarGbps, r.key, g), r.key)

@@ -4,23 +4,30 @@ import "flitsim/fabric/invariants"
 
 // credits is the flow-control state of every lane at its sender, in flits:
 // each lane's own part (laneCredits, which the simulator keeps inside its
-// lane record so that one cache line holds a lane) and the segment pool
-// they share.
+// lane record so that one cache line holds a lane) and the arena that holds
+// the lanes' queues.
 //
 // A lane's avail counts the credits the sender holds now. Credits the
 // receiver has freed that are still travelling back, or that it will free
 // at known future instants one flit at a time, wait in a queue of
 // arithmetic segments {first instant, spacing, count}: a packet that
 // crosses a crossbar at a steady rate frees its flits at t0, t0+dt,
-// t0+2dt, …, so one segment stands for a whole packet. A lane's receiver
-// frees its places in order (its buffer is a FIFO), so release instants
-// never decrease and the queue stays sorted by construction.
+// t0+2dt, …, so one segment stands for a whole packet (or the two parts of
+// it: crossbar-bound, then arrival-bound).
+//
+// Each lane's queue is a sorted array in a block of the arena, its own:
+// settling and asking read one block (one or two cache lines), and a
+// release writes the same block, where a shared linked pool scattered a
+// queue over lines last written by other lanes. A block starts at 8
+// segments, taken when the lane first queues one; a full block first sheds
+// the credits that have arrived, then moves to a block twice its size at
+// the arena's end (the old block is not reused: a lane's queue is bounded
+// by its buffer's credits, so a lane moves a few times at most).
 //
 // The type owns its invariants: a sender never takes credits it does not
 // hold, and releases never go back in time (checked in invariants builds).
 type credits struct {
-	pool []segment
-	free int32
+	arena []segment
 	// overlap allows a lane's releases to come out of order and overlap in
 	// time (with VOQ, packets of one input buffer cross side by side):
 	// segments are then inserted in order of their first release, settle
@@ -29,33 +36,73 @@ type credits struct {
 	overlap bool
 }
 
-// laneCredits is one lane's credit state at its sender.
+// laneCredits is one lane's credit state at its sender, 24 bytes.
 type laneCredits struct {
 	// In overlap mode, the last answer of when: the instant and the need
 	// it was for (0: none). Releases and takes forget it; settling keeps
 	// it (it moves queued credits into avail, which changes no instant).
-	whenAt     int64
-	avail      int32
-	head, tail int32 // segment queue, sorted by t0; -1 empty
-	whenNeed   int32
+	whenAt   int64
+	avail    int32
+	whenNeed int32
+	// The queue: arena[off : off+len], sorted by t0, in a block of
+	// 1<<capLog segments at off (off -1: no block yet). lq packs len (the
+	// low 27 bits: a queue has fewer segments than its buffer has credits,
+	// at most 2^24) and capLog (the high 5), to keep a lane in one line.
+	off int32
+	lq  uint32
+	// in holds the queue while it is short (off -1).
+	in [inline]segment
 }
+
+// inline is the number of segments a lane's queue holds in its record.
+const inline = 4
+
+const lenBits = 27
+
+// len is the number of segments queued; capLog the log2 of the block's size.
+func (l *laneCredits) len() int32    { return int32(l.lq & (1<<lenBits - 1)) }
+func (l *laneCredits) capLog() uint8 { return uint8(l.lq >> lenBits) }
+
+// setQueue sets the queue's block and length.
+func (l *laneCredits) setQueue(off int32, capLog uint8, n int32) {
+	invariants.Checkf(n < 1<<lenBits && capLog < 32, "credit queue of %d segments in a block of 2^%d", n, capLog)
+	l.off, l.lq = off, uint32(capLog)<<lenBits|uint32(n)
+}
+
+// firstBlockLog is the log2 of a lane's first block: a switch input buffer
+// of 128 flits holds under four full packets, two segments each.
+const firstBlockLog = 3
 
 // newLaneCredits returns the state of a lane whose sender holds capacity
 // credits and none are queued.
 func newLaneCredits(capacity int32) laneCredits {
-	return laneCredits{avail: capacity, head: -1, tail: -1}
+	return laneCredits{avail: capacity, off: -1}
 }
 
+// segment is an arithmetic progression of n credit releases from t0, dt
+// apart, 16 bytes (dt is at most fabric.MaxFlitPs).
 type segment struct {
-	t0, dt int64
-	n      int32
-	next   int32
+	t0 int64
+	dt int32
+	n  int32
 }
+
+// last returns the instant of the segment's last release.
+func (s *segment) last() int64 { return s.t0 + int64(s.n-1)*int64(s.dt) }
 
 // never is an instant after every run.
 const never = int64(1<<62 - 1)
 
-func newCredits(overlap bool) credits { return credits{free: -1, overlap: overlap} }
+func newCredits(overlap bool) credits { return credits{overlap: overlap} }
+
+// queue returns lane l's queued segments (aliasing the arena).
+func (c *credits) queue(l *laneCredits) []segment {
+	n := l.len()
+	if l.off < 0 {
+		return l.in[:n]
+	}
+	return c.arena[l.off : l.off+n : l.off+1<<l.capLog()]
+}
 
 // take spends n credits of lane l, which the sender must hold (after settle).
 func (c *credits) take(l *laneCredits, n int32) {
@@ -66,88 +113,114 @@ func (c *credits) take(l *laneCredits, n int32) {
 
 // release queues n credits of lane l reaching the sender at t0, t0+dt, …;
 // a segment that continues the previous one's progression merges into it.
-func (c *credits) release(l *laneCredits, t0, dt int64, n int32) {
+// now is the current instant (no release comes before it): a full block
+// sheds the credits arrived by then.
+func (c *credits) release(l *laneCredits, t0, dt int64, n int32, now int64) {
 	if n <= 0 {
 		return
 	}
 	l.whenNeed = 0
-	if tl := l.tail; tl >= 0 {
-		s := &c.pool[tl]
-		last := s.t0 + int64(s.n-1)*s.dt
+	if k := l.len(); k > 0 {
+		s := &c.queue(l)[k-1]
+		last := s.last()
 		if t0 < last || (c.overlap && t0 < s.t0) {
 			invariants.Checkf(c.overlap, "credit released at %d before the previous one (%d)", t0, last)
-			c.insert(l, segment{t0: t0, dt: dt, n: n})
+			c.insert(l, segment{t0: t0, dt: int32(dt), n: n}, now)
 			return
 		}
-		if (s.n == 1 || s.dt == dt) && t0 == last+dt {
-			s.dt = dt
+		if (s.n == 1 || int64(s.dt) == dt) && t0 == last+dt {
+			s.dt = int32(dt)
 			s.n += n
 			return
 		}
 	}
-	i := c.alloc()
-	c.pool[i] = segment{t0: t0, dt: dt, n: n, next: -1}
-	if l.tail >= 0 {
-		c.pool[l.tail].next = i
-	} else {
-		l.head = i
+	c.room(l, now)
+	q := c.queue(l)
+	q = q[:len(q)+1]
+	q[len(q)-1] = segment{t0: t0, dt: int32(dt), n: n}
+	l.lq++
+}
+
+// room makes room for one more segment in lane l's block.
+func (c *credits) room(l *laneCredits, now int64) {
+	size := func() int32 {
+		if l.off < 0 {
+			return inline
+		}
+		return 1 << l.capLog()
 	}
-	l.tail = i
+	if l.len() < size() {
+		return
+	}
+	c.settle(l, now)
+	if l.len() < size() {
+		return
+	}
+	log := uint8(firstBlockLog)
+	if l.off >= 0 {
+		log = l.capLog() + 1
+	}
+	off := c.block(log)
+	copy(c.arena[off:], c.queue(l))
+	l.setQueue(off, log, l.len())
+}
+
+// block takes a new block of 1<<log segments at the arena's end.
+func (c *credits) block(log uint8) int32 {
+	off := len(c.arena)
+	c.arena = append(c.arena, make([]segment, 1<<log)...)
+	invariants.Checkf(len(c.arena) <= 1<<31-1, "credit arena beyond 2^31 segments")
+	return int32(off)
 }
 
 // insert files segment g into lane l's queue in order of first release
-// (overlap mode).
-func (c *credits) insert(l *laneCredits, g segment) {
-	i := c.alloc()
-	c.pool[i] = g
-	prev := int32(-1)
-	for h := l.head; h >= 0 && c.pool[h].t0 <= g.t0; h = c.pool[h].next {
-		prev = h
+// (overlap mode), after those that begin no later.
+func (c *credits) insert(l *laneCredits, g segment, now int64) {
+	c.room(l, now)
+	q := c.queue(l)
+	q = q[:len(q)+1]
+	i := len(q) - 1
+	for i > 0 && q[i-1].t0 > g.t0 {
+		i--
 	}
-	if prev < 0 {
-		c.pool[i].next = l.head
-		l.head = i
-	} else {
-		c.pool[i].next = c.pool[prev].next
-		c.pool[prev].next = i
-	}
-	if c.pool[i].next < 0 {
-		l.tail = i
-	}
-}
-
-func (c *credits) alloc() int32 {
-	if c.free >= 0 {
-		i := c.free
-		c.free = c.pool[i].next
-		return i
-	}
-	c.pool = append(c.pool, segment{})
-	return int32(len(c.pool) - 1)
+	copy(q[i+1:], q[i:len(q)-1])
+	q[i] = g
+	l.lq++
 }
 
 // settle moves every credit of lane l that has arrived by t into avail.
 func (c *credits) settle(l *laneCredits, t int64) {
-	if c.overlap {
-		c.settleOverlap(l, t)
+	if l.len() == 0 {
 		return
 	}
-	for h := l.head; h >= 0; h = l.head {
-		s := &c.pool[h]
-		if s.t0 > t {
-			return
-		}
-		c.drain(l, s, t)
-		if s.n > 0 {
-			return
-		}
-		l.head = s.next
-		if l.head < 0 {
-			l.tail = -1
-		}
-		s.next = c.free
-		c.free = h
+	q := c.queue(l)
+	if q[0].t0 > t {
+		return
 	}
+	if c.overlap {
+		c.settleOverlap(l, q, t)
+		return
+	}
+	// In order: a prefix of whole segments has arrived, then perhaps part
+	// of one.
+	k := 0
+	for k < len(q) && q[k].t0 <= t {
+		c.drain(l, &q[k], t)
+		if q[k].n > 0 {
+			break
+		}
+		k++
+	}
+	c.drop(l, q, k)
+}
+
+// drop removes the first k segments of lane l's queue q.
+func (c *credits) drop(l *laneCredits, q []segment, k int) {
+	if k == 0 {
+		return
+	}
+	copy(q, q[k:])
+	l.lq -= uint32(k)
 }
 
 // drain moves the credits of segment s of lane l that have arrived by t
@@ -155,79 +228,49 @@ func (c *credits) settle(l *laneCredits, t int64) {
 func (c *credits) drain(l *laneCredits, s *segment, t int64) {
 	k := s.n
 	if s.dt > 0 {
-		k = int32(min(int64(s.n), (t-s.t0)/s.dt+1))
+		k = int32(min(int64(s.n), (t-s.t0)/int64(s.dt)+1))
 	}
 	l.avail += k
 	s.n -= k
-	s.t0 += int64(k) * s.dt
+	s.t0 += int64(k) * int64(s.dt)
 }
 
-// settleOverlap is settle for queues whose segments may overlap: it
-// drains every segment that has begun by t, then re-files the partly
-// drained ones by their next release.
-func (c *credits) settleOverlap(l *laneCredits, t int64) {
-	h := l.head
-	if h < 0 || c.pool[h].t0 > t {
+// settleOverlap is settle for queues whose segments may overlap (q[0] has
+// begun by t): it drains every segment that has begun by t (a prefix, the
+// queue being sorted), then files the partly drained ones again by their
+// next release. The order among equal first releases changes no answer:
+// settle and when see the releases as a multiset.
+func (c *credits) settleOverlap(l *laneCredits, q []segment, t int64) {
+	k := 0
+	for k < len(q) && q[k].t0 <= t {
+		c.drain(l, &q[k], t)
+		k++
+	}
+	// Keep the partly drained of q[:k] and close the gap.
+	w := 0
+	for i := 0; i < k; i++ {
+		if q[i].n > 0 {
+			q[w] = q[i]
+			w++
+		}
+	}
+	if w < k {
+		copy(q[w:], q[k:])
+		l.lq -= uint32(k - w)
+		q = q[:len(q)-(k-w)]
+	}
+	if w == 0 {
 		return
 	}
-	// The common case: only the head segment has begun. Drained, it goes;
-	// partly drained, it stays where it is while it still comes first (the
-	// order among equal first releases changes no answer: settle and when
-	// see the releases as a multiset).
-	s := &c.pool[h]
-	if nx := s.next; nx < 0 || c.pool[nx].t0 > t {
-		c.drain(l, s, t)
-		switch {
-		case s.n == 0:
-			l.head = nx
-			if nx < 0 {
-				l.tail = -1
-			}
-			s.next = c.free
-			c.free = h
-		case nx >= 0 && s.t0 > c.pool[nx].t0:
-			g := *s
-			l.head = nx
-			s.next = c.free
-			c.free = h
-			c.insert(l, g)
+	// Insertion sort: q[w:] is sorted, and the queue is short.
+	for i := 1; i < len(q); i++ {
+		g := q[i]
+		j := i
+		for j > 0 && q[j-1].t0 > g.t0 {
+			q[j] = q[j-1]
+			j--
 		}
-		return
-	}
-	c.settleOverlapAll(l, t)
-}
-
-// settleOverlapAll is settleOverlap when more than one segment has begun.
-func (c *credits) settleOverlapAll(l *laneCredits, t int64) {
-	var buf [8]int32
-	partial := buf[:0]
-	prev := int32(-1)
-	for h := l.head; h >= 0 && c.pool[h].t0 <= t; {
-		s := &c.pool[h]
-		c.drain(l, s, t)
-		next := s.next
-		// Unlink it; a partly drained segment goes back in order below.
-		if prev < 0 {
-			l.head = next
-		} else {
-			c.pool[prev].next = next
-		}
-		if next < 0 {
-			l.tail = prev
-		}
-		if s.n > 0 {
-			partial = append(partial, h)
-		} else {
-			s.next = c.free
-			c.free = h
-		}
-		h = next
-	}
-	for _, h := range partial {
-		g := c.pool[h]
-		c.pool[h].next = c.free
-		c.free = h
-		c.insert(l, g)
+		q[j] = g
 	}
 }
 
@@ -251,16 +294,16 @@ func (c *credits) when(l *laneCredits, need int32, now int64) int64 {
 		}
 		return l.whenAt
 	}
-	return c.whenInOrder(l, missing)
+	return whenInOrder(c.queue(l), missing)
 }
 
 // whenInOrder is when for a queue whose segments come one after the
 // other: the instant of the missing-th queued release, or never.
-func (c *credits) whenInOrder(l *laneCredits, missing int32) int64 {
-	for h := l.head; h >= 0; h = c.pool[h].next {
-		s := &c.pool[h]
+func whenInOrder(q []segment, missing int32) int64 {
+	for i := range q {
+		s := &q[i]
 		if s.n >= missing {
-			return s.t0 + int64(missing-1)*s.dt
+			return s.t0 + int64(missing-1)*int64(s.dt)
 		}
 		missing -= s.n
 	}
@@ -272,28 +315,27 @@ func (c *credits) whenInOrder(l *laneCredits, missing int32) int64 {
 // common case) are walked in order; otherwise the releases are merged
 // (the segments are few, and missing at most a buffer's credits).
 func (c *credits) whenOverlap(l *laneCredits, missing int32) int64 {
+	q := c.queue(l)
 	prevLast := int64(-1)
 	ordered := true
-	for h := l.head; h >= 0; h = c.pool[h].next {
-		s := &c.pool[h]
-		if s.t0 <= prevLast {
+	for i := range q {
+		if q[i].t0 <= prevLast {
 			ordered = false
 			break
 		}
-		prevLast = s.t0 + int64(s.n-1)*s.dt
+		prevLast = q[i].last()
 	}
 	if ordered {
-		return c.whenInOrder(l, missing)
+		return whenInOrder(q, missing)
 	}
 	type cursor struct {
 		t, dt int64
 		n     int32
 	}
-	var buf [8]cursor
+	var buf [16]cursor
 	cur := buf[:0]
-	for h := l.head; h >= 0; h = c.pool[h].next {
-		s := &c.pool[h]
-		cur = append(cur, cursor{t: s.t0, dt: s.dt, n: s.n})
+	for i := range q {
+		cur = append(cur, cursor{t: q[i].t0, dt: int64(q[i].dt), n: q[i].n})
 	}
 	t := never
 	for ; missing > 0; missing-- {

@@ -34,7 +34,7 @@ func TestCreditsAgainstNaive(t *testing.T) {
 							n = 1
 						}
 					}
-					c.release(&l, t0, dt, n)
+					c.release(&l, t0, dt, n, now)
 					for k := int32(0); k < n; k++ {
 						naive = append(naive, t0+int64(k)*dt)
 					}
@@ -66,7 +66,7 @@ func pickOne(r *rand.Rand, xs ...int) int { return xs[r.IntN(len(xs))] }
 
 // A lane is one cache line.
 func TestLaneSize(t *testing.T) {
-	require.EqualValues(t, 64, unsafe.Sizeof(lane{}))
+	require.EqualValues(t, 128, unsafe.Sizeof(lane{}))
 }
 
 // A packet's hop state is 32 bytes, two to a cache line.

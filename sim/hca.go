@@ -238,14 +238,14 @@ func (s *simulator) consume(hc *hcaDev, pi int32) {
 		if c := done + s.prop; runN > 0 && c == runT0+runN*pf {
 			runN++
 		} else {
-			s.cr.release(&s.lanes[l].cr, runT0, pf, int32(runN))
+			s.cr.release(&s.lanes[l].cr, runT0, pf, int32(runN), s.k.now)
 			runT0, runN = c, 1
 			if first < 0 {
 				first = c
 			}
 		}
 	}
-	s.cr.release(&s.lanes[l].cr, runT0, pf, int32(runN))
+	s.cr.release(&s.lanes[l].cr, runT0, pf, int32(runN), s.k.now)
 	hc.sinkFree = done
 	s.horizon = max(s.horizon, done+s.prop)
 	s.k.schedule(event{at: done, phase: phaseArrive, kind: evDone, node: hc.idx, ref: pi})

@@ -433,8 +433,8 @@ func (s *simulator) move(out int32, in int, pi int32, ovl uint8) int64 {
 	if s.fx < fi {
 		k1 = min(n, (g-h)/(fi-s.fx)+1)
 	}
-	s.cr.release(&s.lanes[in].cr, g+s.prop, s.fx, int32(k1))
-	s.cr.release(&s.lanes[in].cr, h+k1*fi+s.prop, fi, int32(n-k1))
+	s.cr.release(&s.lanes[in].cr, g+s.prop, s.fx, int32(k1), g)
+	s.cr.release(&s.lanes[in].cr, h+k1*fi+s.prop, fi, int32(n-k1), g)
 	last := max(g+(n-1)*s.fx, h+(n-1)*fi)
 	c.xbarFree = last + s.fx
 	// The cable sends the output buffer back to back: the packet starts when

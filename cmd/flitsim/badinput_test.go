@@ -151,7 +151,7 @@ func campaignCases(t *testing.T, dir string) []badCase {
 	// Combinations only the validation of the whole hardware rules out.
 	for _, kv := range [][2]string{{"input_buffer_flits", "32"}, {"hca_buffer_flits", "20"}, {"output_buffer_flits", "32"},
 		{"crossbar_gbps", "16"}, {"hiccup", `"100ns"`}, {"hiccup", `"200ns"`}, {"cable_m", "0.00001"}, {"link_gbps", "99999"},
-		{"rank3_gbps", "300"}} {
+		{"rank3_gbps", "300"}, {"link_gbps", "0.0001"}, {"pcie_gbps", "0.0001"}, {"rank1_gbps", "0.0001"}} {
 		add("hardware combination "+kv[0], "[hardware]", kv[0], kv[1], "hardware."+kv[0])
 	}
 	add("hardware unknown key", "[hardware]", "link_speed", "32", "hardware.link_speed")
