@@ -4,8 +4,7 @@ import "flitsim/fabric/invariants"
 
 // credits is the flow-control state of every lane at its sender, in flits:
 // each lane's own part (laneCredits, which the simulator keeps inside its
-// lane record so that one cache line holds a lane) and the arena that holds
-// the lanes' queues.
+// lane record) and the arena that holds the queues too long for it.
 //
 // A lane's avail counts the credits the sender holds now. Credits the
 // receiver has freed that are still travelling back, or that it will free
@@ -15,14 +14,15 @@ import "flitsim/fabric/invariants"
 // t0+2dt, …, so one segment stands for a whole packet (or the two parts of
 // it: crossbar-bound, then arrival-bound).
 //
-// Each lane's queue is a sorted array in a block of the arena, its own:
-// settling and asking read one block (one or two cache lines), and a
-// release writes the same block, where a shared linked pool scattered a
-// queue over lines last written by other lanes. A block starts at 8
-// segments, taken when the lane first queues one; a full block first sheds
-// the credits that have arrived, then moves to a block twice its size at
-// the arena's end (the old block is not reused: a lane's queue is bounded
-// by its buffer's credits, so a lane moves a few times at most).
+// A lane's queue is a sorted array of its own: up to four segments in the
+// lane record (the cache line after the lane's first), more in a block of
+// the arena. Settling, asking and releasing read one or two lines next to
+// the lane, where a shared linked pool scattered a queue over lines last
+// written by other lanes. A full queue first sheds the credits that have
+// arrived, then moves to a block twice its size (8 segments first) at the
+// arena's end; a lane stays in the arena once there, and the old block is
+// not reused: a lane's queue is bounded by its buffer's credits, so a lane
+// moves a few times at most.
 //
 // The type owns its invariants: a sender never takes credits it does not
 // hold, and releases never go back in time (checked in invariants builds).
@@ -36,7 +36,7 @@ type credits struct {
 	overlap bool
 }
 
-// laneCredits is one lane's credit state at its sender, 24 bytes.
+// laneCredits is one lane's credit state at its sender, 88 bytes.
 type laneCredits struct {
 	// In overlap mode, the last answer of when: the instant and the need
 	// it was for (0: none). Releases and takes forget it; settling keeps
@@ -44,10 +44,11 @@ type laneCredits struct {
 	whenAt   int64
 	avail    int32
 	whenNeed int32
-	// The queue: arena[off : off+len], sorted by t0, in a block of
-	// 1<<capLog segments at off (off -1: no block yet). lq packs len (the
-	// low 27 bits: a queue has fewer segments than its buffer has credits,
-	// at most 2^24) and capLog (the high 5), to keep a lane in one line.
+	// The queue, sorted by t0: in[:len] while off is -1, else
+	// arena[off : off+len] in a block of 1<<capLog segments at off. lq
+	// packs len (the low 27 bits: a queue has no more segments than its
+	// buffer has credits, at most 2^24) and capLog (the high 5), so that
+	// the lane keeps to two cache lines.
 	off int32
 	lq  uint32
 	// in holds the queue while it is short (off -1).
@@ -95,7 +96,7 @@ const never = int64(1<<62 - 1)
 
 func newCredits(overlap bool) credits { return credits{overlap: overlap} }
 
-// queue returns lane l's queued segments (aliasing the arena).
+// queue returns lane l's queued segments (aliasing its record or the arena).
 func (c *credits) queue(l *laneCredits) []segment {
 	n := l.len()
 	if l.off < 0 {
@@ -113,7 +114,7 @@ func (c *credits) take(l *laneCredits, n int32) {
 
 // release queues n credits of lane l reaching the sender at t0, t0+dt, …;
 // a segment that continues the previous one's progression merges into it.
-// now is the current instant (no release comes before it): a full block
+// now is the current instant (no release comes before it): a full queue
 // sheds the credits arrived by then.
 func (c *credits) release(l *laneCredits, t0, dt int64, n int32, now int64) {
 	if n <= 0 {
@@ -134,14 +135,21 @@ func (c *credits) release(l *laneCredits, t0, dt int64, n int32, now int64) {
 			return
 		}
 	}
+	g := segment{t0: t0, dt: int32(dt), n: n}
+	if c.overlap {
+		// Making room settles, which can file a partly drained segment
+		// after this one: it goes in order, most likely at the end.
+		c.insert(l, g, now)
+		return
+	}
 	c.room(l, now)
 	q := c.queue(l)
 	q = q[:len(q)+1]
-	q[len(q)-1] = segment{t0: t0, dt: int32(dt), n: n}
+	q[len(q)-1] = g
 	l.lq++
 }
 
-// room makes room for one more segment in lane l's block.
+// room makes room for one more segment in lane l's queue.
 func (c *credits) room(l *laneCredits, now int64) {
 	size := func() int32 {
 		if l.off < 0 {

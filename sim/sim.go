@@ -107,9 +107,10 @@ type channel struct {
 
 // lane is one VL of a channel: the receiver's input buffer (a FIFO of
 // packets) and, for the channel's sender, its credits and the state of its
-// arbitration on that VL. Lane l is channel l/nVL, VL l%nVL. A lane is 64
-// bytes, one cache line in practice (a large slice starts on a page): a hop
-// touches each lane it uses once.
+// arbitration on that VL. Lane l is channel l/nVL, VL l%nVL. A lane is 128
+// bytes, two cache lines in practice (a large slice starts on a page): the
+// first holds the buffer and arbitration state, the second the first
+// segments of its credit queue. A hop touches each lane it uses once.
 type lane struct {
 	head, tail int32 // packets in the input buffer, -1 empty
 	free       int64 // the buffer's read port is free (its last packet crossed)
