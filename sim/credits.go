@@ -124,29 +124,16 @@ func (c *credits) release(l *laneCredits, t0, dt int64, n int32, now int64) {
 	if k := l.len(); k > 0 {
 		s := &c.queue(l)[k-1]
 		last := s.last()
-		if t0 < last || (c.overlap && t0 < s.t0) {
-			invariants.Checkf(c.overlap, "credit released at %d before the previous one (%d)", t0, last)
-			c.insert(l, segment{t0: t0, dt: int32(dt), n: n}, now)
-			return
-		}
+		invariants.Checkf(c.overlap || t0 >= last, "credit released at %d before the previous one (%d)", t0, last)
 		if (s.n == 1 || int64(s.dt) == dt) && t0 == last+dt {
 			s.dt = int32(dt)
 			s.n += n
 			return
 		}
 	}
-	g := segment{t0: t0, dt: int32(dt), n: n}
-	if c.overlap {
-		// Making room settles, which can file a partly drained segment
-		// after this one: it goes in order, most likely at the end.
-		c.insert(l, g, now)
-		return
-	}
-	c.room(l, now)
-	q := c.queue(l)
-	q = q[:len(q)+1]
-	q[len(q)-1] = g
-	l.lq++
+	// In order it goes at the end; in overlap mode anywhere, and making
+	// room settles, which can file a partly drained segment after it.
+	c.insert(l, segment{t0: t0, dt: int32(dt), n: n}, now)
 }
 
 // room makes room for one more segment in lane l's queue.
@@ -181,8 +168,8 @@ func (c *credits) block(log uint8) int32 {
 	return int32(off)
 }
 
-// insert files segment g into lane l's queue in order of first release
-// (overlap mode), after those that begin no later.
+// insert files segment g into lane l's queue in order of first release,
+// after those that begin no later (at the end, but in overlap mode).
 func (c *credits) insert(l *laneCredits, g segment, now int64) {
 	c.room(l, now)
 	q := c.queue(l)
