@@ -99,7 +99,7 @@ func (s *simulator) frozen() bool {
 			}
 			pk := &s.pkts[pi]
 			ol := s.lane(int32(out), pk.outVL)
-			if s.cr.has(&s.lanes[ol].cr, s.need(int32(out), pi, pk.outVL), s.k.now) {
+			if s.crOf(c.from).has(&s.lanes[ol].cr, s.need(int32(out), pi, pk.outVL), s.k.now) {
 				return false
 			}
 		}
@@ -108,12 +108,21 @@ func (s *simulator) frozen() bool {
 		hc := &s.hcas[h]
 		if pi, _ := s.nextToSend(hc); pi >= 0 {
 			pk := &s.pkts[pi]
-			if s.cr.has(&s.lanes[s.lane(hc.ch, pk.vl)].cr, int32(pk.flits), s.k.now) {
+			if s.crOf(hc.node).has(&s.lanes[s.lane(hc.ch, pk.vl)].cr, int32(pk.flits), s.k.now) {
 				return false
 			}
 		}
 	}
 	return true
+}
+
+// crOf returns the credit state (its arena) of the lanes node sends on:
+// its domain's.
+func (s *simulator) crOf(node int32) *credits {
+	if s.par == nil {
+		return &s.cr
+	}
+	return &s.par.doms[s.par.domOf[node]].cr
 }
 
 // finish fills in the verdict and the measures of the result.
@@ -321,23 +330,29 @@ func (s *simulator) checkConservation() {
 	}
 	committed := make([]int32, len(s.lanes)) // flits holding a credit but not yet in the buffer
 	var around int64                         // flits injected, not yet consumed
-	s.k.q.each(func(e *event) {
-		switch e.kind {
-		case evHeadArrive:
-			pk := &s.pkts[e.ref]
-			committed[s.lane(pk.ch, pk.vl)] += int32(pk.flits)
-			around += int64(pk.flits)
-		case evDone: // at the sink, credits already on their way back
-			around += int64(s.pkts[e.ref].flits)
-		}
-	})
+	doms := []*simulator{s}
+	if s.par != nil { // the mailboxes are empty after the last barrier
+		doms = s.par.doms
+	}
+	for _, d := range doms {
+		d.k.q.each(func(e *event) {
+			switch e.kind {
+			case evHeadArrive:
+				pk := &s.pkts[e.ref]
+				committed[s.lane(pk.ch, pk.vl)] += int32(pk.flits)
+				around += int64(pk.flits)
+			case evDone: // at the sink, credits already on their way back
+				around += int64(s.pkts[e.ref].flits)
+			}
+		})
+	}
 	for l := range s.lanes {
 		held := int32(0)
 		for pi := s.lanes[l].head; pi >= 0; pi = s.pkts[pi].next {
 			held += int32(s.pkts[pi].flits)
 		}
 		around += int64(held)
-		s.cr.settle(&s.lanes[l].cr, never-1)
+		s.crOf(s.chans[l/s.nVL].from).settle(&s.lanes[l].cr, never-1)
 		invariants.Checkf(s.lanes[l].cr.avail+held+committed[l] == s.capacity[l],
 			"lane %d: credits %d + held %d + committed %d != capacity %d",
 			l, s.lanes[l].cr.avail, held, committed[l], s.capacity[l])

@@ -293,4 +293,17 @@
 // to its delivery, counted for its source HCA when it is delivered; the
 // 99th percentile is the upper end of its bucket in a histogram with 16
 // buckets per octave (sim.LatencyHist).
+//
+// # Domains
+//
+// The fast simulator may cut the fabric into domains (Params.Domains) that
+// advance in windows of one cable delay, each on a goroutine of its own
+// (domains.go): nothing a node does reaches another node sooner than a
+// cable delay later, so what a domain's events do to another domain's nodes
+// (a head arriving there, credits freed for a sender there) waits for the
+// window's end. This is the model above, executed differently: a cut run
+// agrees with an uncut one on everything but the events it queues (its
+// event count and trace hash), and its results do not depend on the number
+// of goroutines (Params.Workers). Deliveries at one instant are listed in
+// domain order.
 package sim

@@ -344,7 +344,11 @@ func (s *simulator) delivered(hc *hcaDev, pi int32) {
 		}
 		if s.src.Counted(int(src)) {
 			s.countedDone++
-			s.hcas[src].doneAt = now
+			if s.par == nil {
+				s.hcas[src].doneAt = now
+			} else { // src may be another domain's: booked at the barrier
+				s.dmem.done = append(s.dmem.done, doneRec{src, now})
+			}
 		}
 		m := traffic.Msg{Dst: int(hc.idx), Tag: in.tag}
 		if s.src.Delivered(int(src), m, now) {
@@ -358,7 +362,7 @@ func (s *simulator) delivered(hc *hcaDev, pi int32) {
 		s.res.Deliveries = append(s.res.Deliveries, Delivery{Src: in.src, Dst: in.dst, Seq: in.seq, InjectedPs: in.injected, DonePs: now})
 	}
 	s.freePacket(pi)
-	if s.counted > 0 && s.countedDone == s.counted {
+	if s.par == nil && s.counted > 0 && s.countedDone == s.counted {
 		// What else happens at this instant still counts (infinite jobs
 		// beside, responses), whatever order the instant's events take.
 		s.k.endAt = now

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"hash"
 	"hash/fnv"
 	"strconv"
 
@@ -61,8 +62,11 @@ func (k *kernel) schedule(e event) {
 // stops the run, the time limit comes, or nothing can move any more.
 func (s *simulator) loop() {
 	k := &s.k
+	if s.par != nil {
+		s.loopDomains()
+		return
+	}
 	h := fnv.New64a()
-	var buf [32]byte
 	for k.q.len() > 0 && !k.stop {
 		next := k.q.peek()
 		if next.at > k.endAt {
@@ -88,34 +92,7 @@ func (s *simulator) loop() {
 		if e.kind != evSample {
 			k.modelEvents--
 		}
-		s.res.Events++
-		if s.p.TraceHash {
-			b := buf[:0]
-			b = strconv.AppendInt(b, e.at, 36)
-			b = append(b, e.kind, e.vl, byte(e.port), byte(e.port>>8))
-			b = strconv.AppendInt(b, int64(e.node), 36)
-			b = strconv.AppendInt(b, int64(e.ref), 36)
-			h.Write(b)
-		}
-		switch e.kind {
-		case evHeadArrive:
-			if h := s.hcaOf[e.node]; h >= 0 {
-				s.consume(&s.hcas[h], e.ref)
-			} else {
-				s.headArrive(e.node, e.port, e.ref)
-			}
-		case evTryOut:
-			if c := &s.chans[e.ref]; e.at == c.tryAt {
-				c.tryAt = never
-				s.arbitrate(e.ref)
-			}
-		case evTryHCA:
-			s.tryInject(e.node)
-		case evDone:
-			s.delivered(&s.hcas[e.node], e.ref)
-		case evSample:
-			s.sample()
-		}
+		s.handle(e, h)
 		// A completed run (endAt set) ends after its instant whatever
 		// is left in the network (responses, infinite jobs beside).
 		if k.modelEvents == 0 && s.inNetwork > 0 && k.endAt == never {
@@ -125,6 +102,39 @@ func (s *simulator) loop() {
 	}
 	if s.p.TraceHash {
 		s.res.TraceHash = strconv.FormatUint(h.Sum64(), 16)
+	}
+}
+
+// handle counts, hashes (into h, when traces are on) and runs event e,
+// the current one (k.now is its instant).
+func (s *simulator) handle(e event, h hash.Hash64) {
+	s.res.Events++
+	if s.p.TraceHash {
+		b := s.traceBuf[:0]
+		b = strconv.AppendInt(b, e.at, 36)
+		b = append(b, e.kind, e.vl, byte(e.port), byte(e.port>>8))
+		b = strconv.AppendInt(b, int64(e.node), 36)
+		b = strconv.AppendInt(b, int64(e.ref), 36)
+		h.Write(b)
+	}
+	switch e.kind {
+	case evHeadArrive:
+		if h := s.hcaOf[e.node]; h >= 0 {
+			s.consume(&s.hcas[h], e.ref)
+		} else {
+			s.headArrive(e.node, e.port, e.ref)
+		}
+	case evTryOut:
+		if c := &s.chans[e.ref]; e.at == c.tryAt {
+			c.tryAt = never
+			s.arbitrate(e.ref)
+		}
+	case evTryHCA:
+		s.tryInject(e.node)
+	case evDone:
+		s.delivered(&s.hcas[e.node], e.ref)
+	case evSample:
+		s.sample()
 	}
 }
 

@@ -43,6 +43,17 @@ type Params struct {
 	UGALBiasHigh int64 `param:"ugal_bias_high" unit:"flit-hops" range:"[0,1073741824]" default:"256" help:"ugal-high: added to a non-minimal candidate's cost"`
 	UGALBiasStep int64 `param:"ugal_bias_step" unit:"flit-hops" range:"[0,1073741824]" default:"64" help:"ugal-imb: added to a non-minimal route's cost per hop taken in its source group"`
 
+	// Domains cuts the fabric into this many domains simulated in windows
+	// of one cable delay, each on a goroutine of its own when Workers
+	// allows (domains.go). The cut changes the run's event count and
+	// trace hash, nothing else.
+	Domains int `param:"domains" range:"[0,64]" default:"0" help:"cut the fabric into this many domains, simulated side by side in windows of one cable delay (0: 2 from 8192 HCAs on, else 1); changes only the event count"`
+	// Workers is the number of goroutines a cut run uses: 0 as many as
+	// domains, at most GOMAXPROCS, for the windows with enough events to
+	// pay for the hand-over; n > 0 at most n for every window. Results do
+	// not depend on it.
+	Workers int
+
 	// TraceHash computes a hash over every processed event.
 	TraceHash bool
 	// Record keeps every packet's injection and delivery time.

@@ -69,8 +69,11 @@ type Result struct {
 	// and waiting for credits from the next.
 	DeadlockCycle []Buffer `json:"deadlock_cycle,omitempty"`
 	TraceHash     string   `json:"trace_hash,omitempty"`
-	WallSeconds   float64  `json:"wall_s"`
-	FlitHopsPerS  float64  `json:"flit_hops_per_s"`
+	// Domains is the number of domains the run was cut into (Params.Domains;
+	// 0: not cut).
+	Domains      int     `json:"domains,omitempty"`
+	WallSeconds  float64 `json:"wall_s"`
+	FlitHopsPerS float64 `json:"flit_hops_per_s"`
 	// Jobs are the per-job results of a workload (Params.Jobs).
 	Jobs []JobResult `json:"jobs,omitempty"`
 	// Counters, when Params.Counters is set: per HCA and per link.

@@ -103,6 +103,8 @@ type channel struct {
 	// blocked need (lane.blocked ≠ 0; VOQ only), so that an arbitration
 	// clears those lanes alone.
 	blockedVLs uint16
+	// toDom is the domain of the receiving node (domains.go).
+	toDom uint8
 }
 
 // lane is one VL of a channel: the receiver's input buffer (a FIFO of
@@ -119,6 +121,10 @@ type lane struct {
 	wakeAt     int64 // with VOQ: when the blocked sender is to try again (never: not known)
 	cr         laneCredits
 	lastIn     uint8 // input port the sender's arbiter last granted on this VL
+	// fromDom is the domain of the sending node (domains.go): the
+	// sender's fields (cr, blocked, wakeAt, lastIn) are that domain's,
+	// the buffer's (head, tail, free, reqNext) the receiver's.
+	fromDom uint8
 }
 
 // simulator is the state of one run.
@@ -198,6 +204,17 @@ type simulator struct {
 	ctr *counting
 	// sink receives the loads of touch.
 	sink uint64
+	// traceBuf is the scratch of an event's trace record.
+	traceBuf [32]byte
+
+	// A run cut into domains (Params.Domains > 1; nil otherwise): par is
+	// the run's, shared by its domains, and this simulator is domain dom
+	// of it. Every domain is a simulator of its own, sharing the fabric's
+	// state (channels, lanes, packets, HCAs) and keeping its own kernel,
+	// totals, packet free list and credit arena (domains.go).
+	par  *domains
+	dom  uint8
+	dmem domainMem
 }
 
 // Run simulates traffic on net routed by t and returns the result. It is a
@@ -316,6 +333,7 @@ func newSimulator(net *fabric.Network, t *routing.Tables, p Params) (*simulator,
 	if err := s.setAdaptive(); err != nil {
 		return nil, err
 	}
+	s.cut()
 	return s, nil
 }
 
@@ -400,7 +418,11 @@ func (s *simulator) wireChannels(chs *fabric.Channels) {
 
 func (s *simulator) start() {
 	for i := range s.hcas {
-		s.scheduleHCA(int32(i), 0)
+		d := s
+		if s.par != nil { // each HCA's events are its domain's
+			d = s.par.doms[s.par.domOf[s.hcas[i].node]]
+		}
+		d.scheduleHCA(int32(i), 0)
 	}
 	if s.steadyMode() {
 		s.k.q.push(event{at: s.p.SampleWindow, phase: phaseCtl, kind: evSample})
@@ -415,9 +437,14 @@ func (s *simulator) steadyMode() bool { return s.counted == 0 && s.infinite }
 func (s *simulator) lane(ch int32, vl uint8) int { return int(ch)*s.nVL + int(vl) }
 
 func (s *simulator) newPacket() int32 {
+	if s.free < 0 && s.par != nil {
+		s.par.refill(s, 1)
+	}
 	if s.free >= 0 {
 		i := s.free
 		s.free = s.pkts[i].next
+		s.dmem.nfree--
+		s.dmem.formed++
 		return i
 	}
 	s.pkts = append(s.pkts, packet{})
@@ -431,6 +458,7 @@ func (s *simulator) newPacket() int32 {
 func (s *simulator) freePacket(i int32) {
 	s.pkts[i].next = s.free
 	s.free = i
+	s.dmem.nfree++
 }
 
 // creditsAt returns when the sender of lane l will hold n credits. If the

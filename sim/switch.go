@@ -378,7 +378,9 @@ func (s *simulator) grant(out int32, in int, ovl uint8) {
 	if ln.head >= 0 {
 		s.becomeHead(in)
 	}
-	s.wakeSender(in, s.k.now+s.prop)
+	if ln.fromDom == s.dom { // else with the credits (move)
+		s.wakeSender(in, s.k.now+s.prop)
+	}
 }
 
 // grantVOQ moves packet pi, its lane's oldest for output out, through out
@@ -404,7 +406,9 @@ func (s *simulator) grantVOQ(out int32, pi int32, ovl uint8) {
 	if n := s.oldestFor(next, out); n >= 0 {
 		s.request(n)
 	}
-	s.wakeSender(in, s.k.now+s.prop)
+	if ln.fromDom == s.dom { // else with the credits (move)
+		s.wakeSender(in, s.k.now+s.prop)
+	}
 }
 
 // move sends packet pi from input lane in through output out on VL ovl,
@@ -433,8 +437,13 @@ func (s *simulator) move(out int32, in int, pi int32, ovl uint8) int64 {
 	if s.fx < fi {
 		k1 = min(n, (g-h)/(fi-s.fx)+1)
 	}
-	s.cr.release(&s.lanes[in].cr, g+s.prop, s.fx, int32(k1), g)
-	s.cr.release(&s.lanes[in].cr, h+k1*fi+s.prop, fi, int32(n-k1), g)
+	if ln := &s.lanes[in]; ln.fromDom == s.dom {
+		s.cr.release(&ln.cr, g+s.prop, s.fx, int32(k1), g)
+		s.cr.release(&ln.cr, h+k1*fi+s.prop, fi, int32(n-k1), g)
+	} else { // the sender is another domain's: at the window's end
+		s.dmem.ops = append(s.dmem.ops, creditOp{l: int32(in), t1: g + s.prop, dt1: s.fx, n1: int32(k1),
+			t2: h + k1*fi + s.prop, dt2: fi, n2: int32(n - k1), first: g + s.prop})
+	}
 	last := max(g+(n-1)*s.fx, h+(n-1)*fi)
 	c.xbarFree = last + s.fx
 	// The cable sends the output buffer back to back: the packet starts when
@@ -449,6 +458,11 @@ func (s *simulator) move(out int32, in int, pi int32, ovl uint8) int64 {
 	c.linkFree = d0 + n*c.ft
 	s.horizon = max(s.horizon, c.linkFree+s.prop, last+s.prop)
 	pk.ch, pk.vl, pk.next = out, ovl, -1
-	s.k.schedule(event{at: d0 + c.ft + s.prop, phase: phaseArrive, kind: evHeadArrive, node: c.to, port: c.toPort, vl: ovl, ref: pi})
+	e := event{at: d0 + c.ft + s.prop, phase: phaseArrive, kind: evHeadArrive, node: c.to, port: c.toPort, vl: ovl, ref: pi}
+	if c.toDom == s.dom {
+		s.k.schedule(e)
+	} else { // another domain's node: queued there at the window's end
+		s.dmem.out = append(s.dmem.out, e)
+	}
 	return last
 }

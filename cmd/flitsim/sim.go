@@ -62,6 +62,7 @@ func simCmd(args []string, stdout, stderr io.Writer) error {
 	jobsSeed := fs.Int64("jobs-seed", -1, "seed of the jobs file's random placements and fragmentation (default: the file's seed)")
 	noSlow := fs.Bool("no-slowdown", false, "with --jobs: skip the runs of each job alone (no slowdowns)")
 	counters := fs.Bool("counters", false, "count per HCA and per link (seeds/004's NIC counters: request flits and packets, stalls per flit, packet latency mean/p99/max; per link flits, stalled time, utilization); --json lists every HCA and link")
+	workers := fs.Int("workers", 0, "goroutines of a run cut into domains (--sim domains=N, by default 2 from 8192 HCAs on): 0 one per domain, at most the processors; results do not depend on it")
 	var ff faultFlags
 	ff.register(fs)
 	var rf routeFlags
@@ -83,6 +84,10 @@ func simCmd(args []string, stdout, stderr io.Writer) error {
 	}
 	p.Seed = *seed
 	p.Counters = *counters
+	if *workers < 0 {
+		return badInput("--workers %d: want 0 (one per domain) or more", *workers)
+	}
+	p.Workers = *workers
 	if p.Traffic, err = trafficFlags(fs, *kind, *msg, *load, *distance, *order, p.HW.MTU); err != nil {
 		return err
 	}

@@ -130,23 +130,32 @@ func BenchmarkScale(b *testing.B) {
 		if tb == nil {
 			continue
 		}
-		b.Run(f.name+"/sim-"+f.sim, func(b *testing.B) {
-			p := sim.DefaultParams()
-			p.Traffic = traffic.Spec{Kind: traffic.Uniform, MessageBytes: 2048, Load: 1}
-			p.MaxTime = 100 * fabric.Microsecond
-			p.SteadyFraction = 2 // run to the time limit: a fixed amount of work
-			for range b.N {
-				resetPeak(b)
-				r, err := sim.Run(net, tb, p)
-				if err != nil {
-					b.Fatal(err)
+		// The default cuts these fabrics in two domains, one goroutine
+		// each (sim/domains.go); -uncut is the single event loop.
+		for _, cut := range []struct {
+			suffix  string
+			domains int
+		}{{"", 0}, {"-uncut", 1}} {
+			b.Run(f.name+"/sim-"+f.sim+cut.suffix, func(b *testing.B) {
+				p := sim.DefaultParams()
+				p.Traffic = traffic.Spec{Kind: traffic.Uniform, MessageBytes: 2048, Load: 1}
+				p.MaxTime = 100 * fabric.Microsecond
+				p.SteadyFraction = 2 // run to the time limit: a fixed amount of work
+				p.Domains = cut.domains
+				for range b.N {
+					resetPeak(b)
+					r, err := sim.Run(net, tb, p)
+					if err != nil {
+						b.Fatal(err)
+					}
+					reportPeak(b)
+					b.ReportMetric(float64(r.FlitHops)/b.Elapsed().Seconds(), "flit-hops/s")
+					b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(r.Events), "ns/event")
+					b.ReportMetric(r.ThroughputGBs, "GB/s")
+					b.ReportMetric(float64(max(r.Domains, 1)), "domains")
 				}
-				reportPeak(b)
-				b.ReportMetric(float64(r.FlitHops)/b.Elapsed().Seconds(), "flit-hops/s")
-				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(r.Events), "ns/event")
-				b.ReportMetric(r.ThroughputGBs, "GB/s")
-			}
-		})
+			})
+		}
 	}
 }
 

@@ -47,12 +47,35 @@ func TestDifferential(t *testing.T) {
 // with every difference.
 func check(t *testing.T, s Scenario, b *Built) {
 	t.Helper()
+	checkWith(t, s, b, true)
+}
+
+// checkWith is check, which with workers also requires a run cut into
+// domains to give the same result on one goroutine and on one per domain
+// (every window handed over: slow under a fuzzer that runs a process per
+// processor, which leaves it out).
+func checkWith(t *testing.T, s Scenario, b *Built, workers bool) {
+	t.Helper()
 	fast, err := sim.Run(b.Net, b.Tables, b.Params)
 	require.NoError(t, err, "fast: %v", s)
 	ref, err := reference.Run(b.Net, b.Tables, b.Params)
 	require.NoError(t, err, "reference: %v", s)
 	if d := Compare(fast, ref); len(d) > 0 {
 		t.Errorf("%v\n(deadlock-free tables: %v)\nfast and reference differ:\n  %s", s, b.DeadlockFree, joinLines(d))
+	}
+	if workers && fast.Domains > 1 {
+		// A cut run's result, its event count and trace included, does not
+		// depend on the goroutines that ran its domains.
+		p := b.Params
+		p.TraceHash, p.Workers = true, 1
+		one, err := sim.Run(b.Net, b.Tables, p)
+		require.NoError(t, err, "fast, one worker: %v", s)
+		p.Workers = fast.Domains
+		all, err := sim.Run(b.Net, b.Tables, p)
+		require.NoError(t, err, "fast, %d workers: %v", fast.Domains, s)
+		one.WallSeconds, one.FlitHopsPerS, all.WallSeconds, all.FlitHopsPerS = 0, 0, 0, 0
+		require.Equal(t, one, all, "%v: one worker and %d differ", s, fast.Domains)
+		require.Equal(t, fast.Events, one.Events, "%v", s)
 	}
 	if b.DeadlockFree {
 		for _, r := range []struct {
@@ -88,6 +111,6 @@ func FuzzDifferential(f *testing.F) {
 		if err != nil {
 			t.Skip(err)
 		}
-		check(t, s, b)
+		checkWith(t, s, b, false)
 	})
 }

@@ -108,6 +108,9 @@ func (s Scenario) String() string {
 		p := s.Params
 		fmt.Fprintf(&b, " bias low %d high %d step %d", p.UGALBiasLow, p.UGALBiasHigh, p.UGALBiasStep)
 	}
+	if s.Params.Domains > 1 {
+		fmt.Fprintf(&b, " domains %d", s.Params.Domains)
+	}
 	if d := hwDiff(s.Params.HW); d != "" {
 		fmt.Fprintf(&b, " hw[%s]", d)
 	}
@@ -547,6 +550,12 @@ func generate(c chooser) Scenario {
 		if hw.InputBufferFlits < 2*pf || chance(c, 50) {
 			hw.InputBufferFlits = between(c, 2*pf, 3*pf+7)
 		}
+	}
+	// The fabric cut into domains (sim/domains.go), drawn last of all: half
+	// the scenarios run cut in two or three, on as many goroutines as the
+	// test has processors.
+	if chance(c, 50) {
+		p.Domains = pick(c, 2, 2, 3)
 	}
 	return s
 }
