@@ -72,8 +72,18 @@ type domains struct {
 	// microseconds, and a short cable makes windows of a few events).
 	forced     bool
 	lastEvents int64
-	start      []chan uint64 // per worker beyond the first: a window's end key
-	done       chan struct{}
+	// lastParallel: the window just run ran on the workers, which then
+	// deliver its mail too.
+	lastParallel bool
+	start        []chan job // per worker beyond the first: its next job
+	done         chan struct{}
+}
+
+// job is what the workers do next: run a window up to end, or deliver
+// the mail of their domains (mail).
+type job struct {
+	end  uint64
+	mail bool
 }
 
 // domainMem is what a domain keeps for itself beyond its kernel and
@@ -296,7 +306,8 @@ func (s *simulator) loopDomains() {
 			end = min(end, evKey((s.steady.windows+1)*s.p.SampleWindow, phaseCtl))
 		}
 		before := s.res.Events + p.events()
-		if p.workers > 1 && (p.forced || p.lastEvents >= parallelEvents) && (s.counted == 0 || s.counted-s.countedDone > p.bound) {
+		p.lastParallel = p.workers > 1 && (p.forced || p.lastEvents >= parallelEvents) && (s.counted == 0 || s.counted-s.countedDone > p.bound)
+		if p.lastParallel {
 			p.runParallel(end)
 		} else {
 			p.interleave(end)
@@ -427,30 +438,39 @@ func (p *domains) countedDone() int64 {
 // taking every workers-th domain.
 func (p *domains) runParallel(end uint64) {
 	p.parallel = true
-	for _, c := range p.start {
-		c <- end
-	}
-	p.runShare(0, end)
-	for range p.start {
-		<-p.done
-	}
+	p.hand(job{end: end})
 	p.parallel = false
 }
 
-func (p *domains) runShare(w int, end uint64) {
+// hand runs job j on every worker, this goroutine being the first.
+func (p *domains) hand(j job) {
+	for _, c := range p.start {
+		c <- j
+	}
+	p.runShare(0, j)
+	for range p.start {
+		<-p.done
+	}
+}
+
+func (p *domains) runShare(w int, j job) {
 	for i := w; i < len(p.doms); i += p.workers {
-		p.doms[i].window(end)
+		if j.mail {
+			p.deliver(p.doms[i])
+		} else {
+			p.doms[i].window(j.end)
+		}
 	}
 }
 
 func (p *domains) startWorkers() {
 	p.done = make(chan struct{})
 	for w := 1; w < p.workers; w++ {
-		c := make(chan uint64)
+		c := make(chan job)
 		p.start = append(p.start, c)
 		go func() {
-			for end := range c {
-				p.runShare(w, end)
+			for j := range c {
+				p.runShare(w, j)
 				p.done <- struct{}{}
 			}
 		}()
@@ -462,6 +482,30 @@ func (p *domains) stopWorkers() {
 		close(c)
 	}
 	p.start = nil
+}
+
+// deliver hands domain d its mail, in the order of the sending domains:
+// the heads arriving at its nodes, and the credits freed for its senders
+// with the wake-ups they bring.
+func (p *domains) deliver(d *simulator) {
+	for _, src := range p.doms {
+		m := &src.dmem
+		for _, e := range m.out {
+			if p.domOf[e.node] == d.dom {
+				d.k.schedule(e)
+			}
+		}
+		for i := range m.ops {
+			op := &m.ops[i]
+			ln := &d.lanes[op.l]
+			if ln.fromDom != d.dom {
+				continue
+			}
+			d.cr.release(&ln.cr, op.t1, op.dt1, op.n1, d.k.now)
+			d.cr.release(&ln.cr, op.t2, op.dt2, op.n2, d.k.now)
+			d.wakeSender(int(op.l), op.first)
+		}
+	}
 }
 
 // barrier ends a window: it delivers the mailboxes in domain order (so
@@ -479,21 +523,18 @@ func (p *domains) barrier() {
 	for _, d := range p.doms {
 		d.minFlits = minFlits
 	}
+	// Each domain takes its mail from the others, on the workers when the
+	// window ran on them (what it does touches that domain's state alone).
+	if p.lastParallel {
+		p.hand(job{mail: true})
+	} else {
+		for _, d := range p.doms {
+			p.deliver(d)
+		}
+	}
 	for _, src := range p.doms {
 		m := &src.dmem
-		for _, e := range m.out {
-			p.doms[p.domOf[e.node]].k.schedule(e)
-		}
-		m.out = m.out[:0]
-		for i := range m.ops {
-			op := &m.ops[i]
-			d := p.doms[s.lanes[op.l].fromDom]
-			cr := &d.lanes[op.l].cr
-			d.cr.release(cr, op.t1, op.dt1, op.n1, d.k.now)
-			d.cr.release(cr, op.t2, op.dt2, op.n2, d.k.now)
-			d.wakeSender(int(op.l), op.first)
-		}
-		m.ops = m.ops[:0]
+		m.out, m.ops = m.out[:0], m.ops[:0]
 		for _, r := range m.done {
 			hc := &s.hcas[r.src]
 			hc.doneAt = max(hc.doneAt, r.at)
