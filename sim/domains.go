@@ -369,13 +369,8 @@ func (p *domains) modelEvents() int64 {
 
 // step runs the domain's next event.
 func (s *simulator) step() {
-	k := &s.k
-	e := k.q.pop()
-	s.touch()
-	invariants.Checkf(e.at >= k.now, "time went backwards: %d < %d", e.at, k.now)
+	e := s.advance()
 	invariants.Checkf(e.kind != evSample, "a controller's sample inside a window")
-	k.now = e.at
-	k.modelEvents--
 	s.handle(e, s.dmem.th)
 }
 

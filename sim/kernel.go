@@ -85,14 +85,7 @@ func (s *simulator) loop() {
 				break
 			}
 		}
-		e := k.q.pop()
-		s.touch()
-		invariants.Checkf(e.at >= k.now, "time went backwards: %d < %d", e.at, k.now)
-		k.now = e.at
-		if e.kind != evSample {
-			k.modelEvents--
-		}
-		s.handle(e, h)
+		s.handle(s.advance(), h)
 		// A completed run (endAt set) ends after its instant whatever
 		// is left in the network (responses, infinite jobs beside).
 		if k.modelEvents == 0 && s.inNetwork > 0 && k.endAt == never {
@@ -103,6 +96,20 @@ func (s *simulator) loop() {
 	if s.p.TraceHash {
 		s.res.TraceHash = strconv.FormatUint(h.Sum64(), 16)
 	}
+}
+
+// advance pops the next event, moves the clock to it and returns it,
+// loading what the one after it will use (touch).
+func (s *simulator) advance() event {
+	k := &s.k
+	e := k.q.pop()
+	s.touch()
+	invariants.Checkf(e.at >= k.now, "time went backwards: %d < %d", e.at, k.now)
+	k.now = e.at
+	if e.kind != evSample {
+		k.modelEvents--
+	}
+	return e
 }
 
 // handle counts, hashes (into h, when traces are on) and runs event e,
