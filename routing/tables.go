@@ -92,6 +92,10 @@ func NewTables(net *fabric.Network, engine string) *Tables {
 // NumSwitches returns the number of switches the tables cover.
 func (t *Tables) NumSwitches() int { return t.switches }
 
+// Row returns switch s's forwarding table, indexed by LID, for reading
+// only (the simulator prefetches from it).
+func (t *Tables) Row(s int) []uint8 { return t.lft[s*t.NumLIDs : (s+1)*t.NumLIDs] }
+
 // Port returns the output port at switch s for lid, or NoPath.
 func (t *Tables) Port(s int, lid uint16) uint8 {
 	if int(lid) >= t.NumLIDs {

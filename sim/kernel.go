@@ -99,7 +99,7 @@ func (s *simulator) loop() {
 }
 
 // advance pops the next event, moves the clock to it and returns it,
-// loading what the one after it will use (touch).
+// prefetching what the ones after it will use (touch).
 func (s *simulator) advance() event {
 	k := &s.k
 	e := k.q.pop()
@@ -177,21 +177,4 @@ func (s *simulator) timeLimit() {
 		return
 	}
 	s.res.Verdict = NotConverged
-}
-
-// touch loads the first memory the event after the current one will use
-// (its packet or its output channel), so that the likely cache miss (a
-// large fabric's state is far beyond the caches) overlaps the current
-// event's work instead of following it. It changes nothing but s.sink.
-func (s *simulator) touch() {
-	e := s.k.q.following()
-	if e == nil {
-		return
-	}
-	switch e.kind {
-	case evHeadArrive:
-		s.sink += uint64(s.pkts[e.ref].headAt)
-	case evTryOut:
-		s.sink += uint64(s.chans[e.ref].tryAt)
-	}
 }

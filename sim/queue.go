@@ -395,15 +395,6 @@ func (q *eventQueue) peek() *event {
 	return &q.curEv[q.curBuf[q.pos].sid&(1<<slotBits-1)]
 }
 
-// following returns the event pop will return next if it is already in
-// the current bucket, else nil (it gathers no bucket).
-func (q *eventQueue) following() *event {
-	if q.pos < len(q.curBuf) {
-		return &q.curEv[q.curBuf[q.pos].sid&(1<<slotBits-1)]
-	}
-	return nil
-}
-
 // each calls fn for every queued event (in no particular order).
 func (q *eventQueue) each(fn func(*event)) {
 	for _, c := range q.curBuf[q.pos:] {
@@ -443,4 +434,9 @@ func sortEntries(b []qent) {
 		}
 		b[j] = e
 	}
+}
+
+// at returns the event of the current bucket's i-th entry (i < len(curBuf)).
+func (q *eventQueue) at(i int) *event {
+	return &q.curEv[q.curBuf[i].sid&(1<<slotBits-1)]
 }

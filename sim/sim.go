@@ -202,8 +202,6 @@ type simulator struct {
 	steady  steadyState
 	// ctr counts for Params.Counters (nil: off).
 	ctr *counting
-	// sink receives the loads of touch.
-	sink uint64
 	// traceBuf is the scratch of an event's trace record.
 	traceBuf [32]byte
 
