@@ -166,6 +166,7 @@ func BenchmarkMemory10k(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
+		s.cut()
 		runtime.ReadMemStats(&after)
 		b.ReportMetric(float64(after.HeapAlloc-before.HeapAlloc)/float64(net.Ports()), "bytes/port")
 		s.start()

@@ -162,6 +162,7 @@ func (s *simulator) cut() {
 			c := *s
 			d = &c
 			d.k = kernel{endAt: never}
+			d.k.q.reverseTies = s.k.q.reverseTies
 			d.res = Result{}
 			d.cr = newCredits(s.voq)
 			d.free = -1

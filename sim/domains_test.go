@@ -23,11 +23,7 @@ func TestCutAgreesWithUncut(t *testing.T) {
 		n = 100
 	}
 	cut := 0
-	for seed := uint64(1); seed <= uint64(n); seed++ {
-		s, b, err := difftest.Ready(difftest.Generate(seed))
-		if err != nil {
-			continue // the differential tests report scenarios that cannot run
-		}
+	forScenarios(t, n, func(seed uint64, s difftest.Scenario, b *difftest.Built) {
 		var base *sim.Result
 		for _, d := range []int{1, 2, 3} {
 			p := b.Params
@@ -45,6 +41,6 @@ func TestCutAgreesWithUncut(t *testing.T) {
 			cut++
 			require.Equal(t, base, r, "seed %d, %d domains: %s", seed, d, s)
 		}
-	}
+	})
 	require.Greater(t, cut, n/3, "cut runs")
 }

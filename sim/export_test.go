@@ -10,3 +10,9 @@ import (
 func RunReversedTies(net *fabric.Network, t *routing.Tables, p Params) (*Result, error) {
 	return run(net, t, p, func(s *simulator) { s.k.q.reverseTies = true })
 }
+
+// RunPrefetching is Run with the prefetch pipeline on whatever the
+// fabric's size, for the external tests.
+func RunPrefetching(net *fabric.Network, t *routing.Tables, p Params) (*Result, error) {
+	return run(net, t, p, func(s *simulator) { s.prefetching = true })
+}

@@ -19,15 +19,7 @@ import (
 // kind the generator draws, per-packet deliveries recorded, compared as
 // sets) run both ways.
 func TestInstantOrderIndependence(t *testing.T) {
-	n := 1500
-	if testing.Short() {
-		n = 100
-	}
-	for seed := uint64(1); seed <= uint64(n); seed++ {
-		s, b, err := difftest.Ready(difftest.Generate(seed))
-		if err != nil {
-			continue // the differential tests report scenarios that cannot run
-		}
+	forScenarios(t, 1500, func(seed uint64, s difftest.Scenario, b *difftest.Built) {
 		p := b.Params
 		p.Record = true
 		fwd, err := sim.Run(b.Net, b.Tables, p)
@@ -35,6 +27,22 @@ func TestInstantOrderIndependence(t *testing.T) {
 		rev, err := sim.RunReversedTies(b.Net, b.Tables, p)
 		require.NoError(t, err, "seed %d: %s", seed, s)
 		require.Equal(t, outcome(fwd), outcome(rev), "seed %d: %s", seed, s)
+	})
+}
+
+// forScenarios calls fn with the generated difftest scenarios of seeds 1
+// to n (100 with -short) that can run; the differential tests report the
+// others.
+func forScenarios(t *testing.T, n int, fn func(seed uint64, s difftest.Scenario, b *difftest.Built)) {
+	if testing.Short() {
+		n = 100
+	}
+	for seed := uint64(1); seed <= uint64(n); seed++ {
+		s, b, err := difftest.Ready(difftest.Generate(seed))
+		if err != nil {
+			continue
+		}
+		fn(seed, s, b)
 	}
 }
 

@@ -413,10 +413,13 @@ func (q *eventQueue) each(fn func(*event)) {
 	}
 }
 
-// sortEntries sorts a bucket: insertion sort when small, else the standard
-// library's pattern-defeating quicksort.
+// sortEntries sorts a bucket: insertion sort up to insertionMax entries,
+// else the standard library's pattern-defeating quicksort. A bucket holds
+// some 16-32 events (adapt), which the quicksort's comparison calls made
+// 17 % of a 264-HCA fat tree's run; insertion sort, the comparison inlined,
+// takes a third of that.
 func sortEntries(b []qent) {
-	if len(b) > 16 {
+	if len(b) > insertionMax {
 		slices.SortFunc(b, func(x, y qent) int {
 			if x.before(y) {
 				return -1
@@ -435,6 +438,9 @@ func sortEntries(b []qent) {
 		b[j] = e
 	}
 }
+
+// insertionMax is the largest bucket sortEntries sorts by insertion.
+const insertionMax = 64
 
 // at returns the event of the current bucket's i-th entry (i < len(curBuf)).
 func (q *eventQueue) at(i int) *event {

@@ -202,6 +202,8 @@ type simulator struct {
 	steady  steadyState
 	// ctr counts for Params.Counters (nil: off).
 	ctr *counting
+	// prefetching runs touch's prefetches (prefetch.go).
+	prefetching bool
 	// traceBuf is the scratch of an event's trace record.
 	traceBuf [32]byte
 
@@ -222,7 +224,8 @@ func Run(net *fabric.Network, t *routing.Tables, p Params) (*Result, error) {
 	return run(net, t, p, nil)
 }
 
-// run is Run, letting a test adjust the simulator before it starts.
+// run is Run, letting a test adjust the simulator before it is cut into
+// domains (which copy it) and starts.
 func run(net *fabric.Network, t *routing.Tables, p Params, adjust func(*simulator)) (*Result, error) {
 	s, err := newSimulator(net, t, p)
 	if err != nil {
@@ -231,6 +234,7 @@ func run(net *fabric.Network, t *routing.Tables, p Params, adjust func(*simulato
 	if adjust != nil {
 		adjust(s)
 	}
+	s.cut()
 	start := time.Now()
 	s.start()
 	s.loop()
@@ -331,7 +335,7 @@ func newSimulator(net *fabric.Network, t *routing.Tables, p Params) (*simulator,
 	if err := s.setAdaptive(); err != nil {
 		return nil, err
 	}
-	s.cut()
+	s.prefetching = s.stateBytes() >= prefetchFrom
 	return s, nil
 }
 
