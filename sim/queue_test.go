@@ -4,9 +4,17 @@ import (
 	"container/heap"
 	"math/rand/v2"
 	"testing"
+	"unsafe"
 
 	"github.com/stretchr/testify/require"
 )
+
+// A chunk fills whole cache lines (its padding follows chunkLen), so that
+// gathering a bucket reads no line shared with another chunk.
+func TestQueueChunkFillsLines(t *testing.T) {
+	require.Zero(t, unsafe.Sizeof(qchunk{})%64, "chunk of %d bytes", unsafe.Sizeof(qchunk{}))
+	require.Less(t, unsafe.Sizeof(qchunk{})-uintptr(chunkLen)*unsafe.Sizeof(qitem{}), uintptr(64), "padding beyond a line")
+}
 
 // The calendar queue pops in (time, phase, push order) whatever the load
 // does to its shape: a metamorphic check against a plain sort, under
