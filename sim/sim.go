@@ -24,6 +24,8 @@ import (
 //	switch.go      input buffers, arbitration, crossbar, output buffer, cable
 //	hca.go         the HCA: open-loop source, injection, sink with hiccups
 //	controllers.go completion, steady state, deadlock; the result
+//	domains.go     a run cut into domains, one goroutine each
+//	prefetch.go    fetching the lines the next events will use
 
 // packet is what a hop needs of a packet in flight, 32 bytes (two to a
 // cache line), kept in a slab and linked into FIFOs; packetInfo, parallel
