@@ -85,12 +85,29 @@ func TestFaultsJSONDeterministic(t *testing.T) {
 	assert.Len(t, got.Faults.Links, 12)
 }
 
-// An engine that cannot route is named once in its error line.
+// An engine that cannot route is named once in its error line, and the
+// command ends with exit status 1 after the whole report.
 func TestRouteFailureNamesEngineOnce(t *testing.T) {
-	_, stdout, stderr := run("route", "torus:dims=4x4x4", "--routing", "lash,dfsssp", "--vls", "1")
+	code, stdout, stderr := run("route", "torus:dims=4x4x4", "--routing", "lash,dfsssp", "--vls", "1")
+	assert.Equal(t, 1, code)
+	assert.Contains(t, stderr, "2 of 2 engines could not route the network: lash, dfsssp")
 	out := stdout + stderr
 	require.Contains(t, out, "\nlash: needs more than 1 VLs")
 	require.Contains(t, out, "\ndfsssp: needs 2 VLs, 1 available")
 	require.NotContains(t, out, "lash: lash:")
 	require.NotContains(t, out, "dfsssp: dfsssp:")
+}
+
+// route's exit status: 0 when every engine routes, 1 when one does not
+// (the others' rows still printed, in text and in JSON).
+func TestRouteExitStatus(t *testing.T) {
+	code, _, stderr := run("route", "kary-ntree:k=4,n=2", "--routing", "minhop,updn")
+	assert.Equal(t, 0, code, stderr)
+	code, stdout, stderr := run("route", "kary-ntree:k=4,n=2", "--routing", "minhop,torus-2qos")
+	assert.Equal(t, 1, code)
+	assert.Contains(t, stdout, "minhop")
+	assert.Contains(t, stderr, "1 of 2 engines could not route the network: torus-2qos")
+	code, stdout, _ = run("route", "kary-ntree:k=4,n=2", "--routing", "torus-2qos", "--json")
+	assert.Equal(t, 1, code)
+	assert.Contains(t, stdout, `"ok": false`)
 }

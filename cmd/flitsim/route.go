@@ -56,7 +56,8 @@ func routeCmd(args []string, stdout, stderr io.Writer) error {
 			"With --jobs it also measures, per engine, the metrics of the thesis' §5.1 for the jobs of the file:\n"+
 			"the effective edge forwarding index (max over channels, mean over jobs of each job's max), the dark\n"+
 			"fiber percentage and the channels per job; sar routes for those jobs. --mixes N repeats this over N\n"+
-			"seeded job mixes and reports sar's improvement over every other engine as Tables 5.1/5.2 do.", stderr)
+			"seeded job mixes and reports sar's improvement over every other engine as Tables 5.1/5.2 do.\n"+
+			"Exit status 1 (after the report) if an engine could not route the network.", stderr)
 	names := &setString{v: "dfsssp"}
 	fs.Var(names, "routing", "engine(s), comma separated; see --list; opensm:<engine> runs the real OpenSM")
 	compare := fs.String("compare", "", "opensm: route with flitsim's and OpenSM's implementation side by side (default: all ten engines)")
@@ -199,10 +200,16 @@ func routeCmd(args []string, stdout, stderr io.Writer) error {
 		reports = append(reports, r)
 	}
 	if *asJSON {
+		var err error
 		if len(reports) == 1 {
-			return writeJSON(stdout, reports[0])
+			err = writeJSON(stdout, reports[0])
+		} else {
+			err = writeJSON(stdout, reports)
 		}
-		return writeJSON(stdout, reports)
+		if err != nil {
+			return err
+		}
+		return routeFailures(reports)
 	}
 	printRouteReports(stdout, net, reports)
 	if work != nil {
@@ -212,7 +219,23 @@ func routeCmd(args []string, stdout, stderr io.Writer) error {
 		}
 		printJobMetrics(stdout, reports, ids, sizes)
 	}
-	return nil
+	return routeFailures(reports)
+}
+
+// routeFailures is the error `route` ends with when engines could not
+// route the network (their reasons are in the report already), so that
+// a script sees exit status 1.
+func routeFailures(reports []routeReport) error {
+	var failed []string
+	for _, r := range reports {
+		if !r.OK {
+			failed = append(failed, r.Routing)
+		}
+	}
+	if len(failed) == 0 {
+		return nil
+	}
+	return fmt.Errorf("%d of %d engines could not route the network: %s", len(failed), len(reports), strings.Join(failed, ", "))
 }
 
 // listEngines prints the registry with each engine's parameters.
