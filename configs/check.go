@@ -38,6 +38,9 @@ func (c *Campaign) Check() error {
 		if net.NumHCAs() < 2 {
 			return c.errAtKey("topology.spec", i, "%s has %d HCAs: traffic needs at least two", t.Spec, net.NumHCAs())
 		}
+		if err := c.hw.CheckNetwork(net); err != nil {
+			return c.errAtKey("topology.spec", i, "%s with this [hardware]: %v", t.Spec, err)
+		}
 		nets[i] = net
 	}
 	if c.JobsFile != "" {

@@ -293,3 +293,21 @@ func TestCampaignJobsFile(t *testing.T) {
 		assert.Contains(t, err.Error(), tc.want)
 	}
 }
+
+// A fabric file whose cable is faster than the campaign's crossbar fails
+// Check, located at the topology's spec line; file_rates = false runs it.
+func TestCheckCableRates(t *testing.T) {
+	dir := t.TempDir()
+	topo := "Switch 4 \"S1\"\n[1] \"H1\"[1]\n[2] \"S2\"[2] # 4xEDR\n\nSwitch 4 \"S2\"\n[1] \"H2\"[1]\n\n" +
+		"Hca 1 \"H1\"\n[1] \"S1\"[1]\n\nHca 1 \"H2\"\n[1] \"S2\"[1]\n"
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "f.topo"), []byte(topo), 0o644))
+	text := "name = \"rates\"\n[hardware]\ncrossbar_gbps = 64\n%s\n[[topology]]\nspec = \"file:f.topo\"\n[[routing]]\nengine = \"minhop\"\n[[traffic]]\nkind = \"exchange\"\n"
+	c, err := Parse([]byte(fmt.Sprintf(text, "")), "r.toml", dir)
+	require.NoError(t, err)
+	err = c.Check()
+	assert.ErrorContains(t, err, "r.toml:6: topology.spec: file:")
+	assert.ErrorContains(t, err, `f.topo with this [hardware]: crossbar_gbps: 64 is below the 100 Gbit/s of cable "S1" port 2`)
+	c, err = Parse([]byte(fmt.Sprintf(text, "file_rates = false")), "r.toml", dir)
+	require.NoError(t, err)
+	assert.NoError(t, c.Check())
+}

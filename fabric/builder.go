@@ -119,6 +119,19 @@ func (b *Builder) Connect(a, pa, c, pc int) error {
 	return nil
 }
 
+// SetGbps gives the cable at node a port pa its own data rate (see
+// Link.Gbps).
+func (b *Builder) SetGbps(a, pa int, gbps float64) error {
+	if a < 0 || a >= len(b.nodes) || pa < 1 || pa > len(b.ports[a]) || b.ports[a][pa-1] < 0 {
+		return fmt.Errorf("node %d port %d: no cable to rate", a, pa)
+	}
+	if !(gbps >= 0) {
+		return fmt.Errorf("%s port %d: rate %g Gbit/s", b.nodes[a].Name, pa, gbps)
+	}
+	b.links[b.ports[a][pa-1]].Gbps = gbps
+	return nil
+}
+
 func (b *Builder) checkPort(i, p int) error {
 	if i < 0 || i >= len(b.nodes) {
 		return fmt.Errorf("node index %d out of range", i)

@@ -36,6 +36,12 @@ type Hardware struct {
 	Rank1Gbps float64 `json:"rank1_gbps,omitempty" param:"rank1_gbps" unit:"Gbit/s" range:"[0,100000]" default:"0" help:"rate of rank-1 cables (within a chassis); 0: link_gbps"`
 	Rank2Gbps float64 `json:"rank2_gbps,omitempty" param:"rank2_gbps" unit:"Gbit/s" range:"[0,100000]" default:"0" help:"rate of rank-2 cables (between the chassis of a group); 0: link_gbps"`
 	Rank3Gbps float64 `json:"rank3_gbps,omitempty" param:"rank3_gbps" unit:"Gbit/s" range:"[0,100000]" default:"0" help:"rate of rank-3 cables (between groups); 0: link_gbps"`
+	// FileRates runs each cable whose fabric file states a width and speed
+	// (ibnetdiscover's 4xDDR, ibsim's w= s=; Link.Gbps) at that rate, as
+	// the thesis' toolchain did (its createIBNet.py reads them per link):
+	// a real fabric's degraded 1x or slower cables are simulated as such.
+	// Off, every cable runs at LinkGbps or its class's rate.
+	FileRates bool `json:"file_rates" param:"file_rates" default:"true" help:"cables a fabric file gives a width and speed (4xDDR) run at that rate (false: every cable at link_gbps)"`
 	// FlitBytes is the credit unit.
 	FlitBytes int `json:"flit_bytes" param:"flit_bytes" unit:"bytes" range:"[1,1048576]" default:"64" help:"flit size, the credit unit"`
 	// MTU is the payload bytes per packet; HeaderBytes the per-packet
@@ -136,6 +142,46 @@ func (h Hardware) ClassGbps(c LinkClass) float64 {
 // class c, in ps.
 func (h Hardware) ClassFlitPs(c LinkClass) int64 {
 	return int64(float64(h.FlitBytes*8)*1000/h.ClassGbps(c) + 0.5)
+}
+
+// CableGbps returns the data rate of cable l of n: its own (Link.Gbps)
+// when it has one and FileRates is on, else its class's.
+func (h Hardware) CableGbps(n *Network, l int) float64 {
+	if g := n.Links[l].Gbps; g != 0 && h.FileRates {
+		return g
+	}
+	return h.ClassGbps(n.LinkClass(l))
+}
+
+// LinkFlitPs returns the serialization time of one flit on cable l of n,
+// in ps: at its own rate or its class's (CableGbps).
+func (h Hardware) LinkFlitPs(n *Network, l int) int64 {
+	return int64(float64(h.FlitBytes*8)*1000/h.CableGbps(n, l) + 0.5)
+}
+
+// CheckNetwork reports a cable of n whose own rate these parameters cannot
+// run (Validate has checked the classes' rates): a flit time outside
+// 1..MaxFlitPs ps, or a crossbar slower than the cable.
+func (h Hardware) CheckNetwork(n *Network) error {
+	if !h.FileRates {
+		return nil
+	}
+	for l, lk := range n.Links {
+		if lk.Gbps == 0 {
+			continue
+		}
+		name := func() string {
+			a := &n.Nodes[lk.A.Node]
+			return fmt.Sprintf("cable %q port %d", a.Name, lk.A.Port)
+		}
+		switch ps := h.LinkFlitPs(n, l); {
+		case ps < 1 || ps > MaxFlitPs:
+			return &param.Error{Key: "file_rates", Msg: fmt.Sprintf("%s: %d ps per %d-byte flit (flit_bytes), want 1..%d", name(), ps, h.FlitBytes, MaxFlitPs), Also: []string{"flit_bytes"}}
+		case h.CrossbarGbps < lk.Gbps:
+			return &param.Error{Key: "crossbar_gbps", Msg: fmt.Sprintf("%g is below the %g Gbit/s of %s: a cut-through switch needs a crossbar at least as fast as its links (or file_rates = false)", h.CrossbarGbps, lk.Gbps, name()), Also: []string{"file_rates"}}
+		}
+	}
+	return nil
 }
 
 // classRates are the keys of the per-class rates, with their classes.

@@ -60,6 +60,7 @@ type rawPort struct {
 	peer       string
 	peerPort   int
 	line       int
+	gbps       float64 // the rate the line states, 0 if none
 }
 
 // ReadIBNetDiscover parses ibnetdiscover output or the short ibsim netlist
@@ -235,7 +236,11 @@ func (p *ibnetParser) port(m []string) error {
 			}
 		}
 	}
-	p.ports = append(p.ports, rawPort{node: p.cur, port: num, peer: m[3], peerPort: peerPort, line: p.ln})
+	gbps, err := portRate(rest)
+	if err != nil {
+		return p.errorf("%q port %d: %v", n.id, num, err)
+	}
+	p.ports = append(p.ports, rawPort{node: p.cur, port: num, peer: m[3], peerPort: peerPort, line: p.ln, gbps: gbps})
 	return nil
 }
 
@@ -297,7 +302,19 @@ func (p *ibnetParser) cable(b *Builder) (map[int]bool, error) {
 		}
 		if prev, ok := conn[me]; ok {
 			if prev.peer == rp.peer && prev.peerPort == rp.peerPort {
-				continue // the same cable, listed from its other end
+				// The same cable, listed from its other end.
+				switch {
+				case rp.gbps == 0 || prev.gbps == rp.gbps:
+				case prev.gbps == 0:
+					conn[me], conn[them] = rp, conn[them]
+					if err := b.SetGbps(rp.node, rp.port, rp.gbps); err != nil {
+						return nil, p.errorf("%v", err)
+					}
+				default:
+					return nil, p.errorf("%q port %d runs at %g Gbit/s here and at %g at line %d",
+						p.nodes[rp.node].id, rp.port, rp.gbps, prev.gbps, prev.line)
+				}
+				continue
 			}
 			return nil, p.errorf("%q port %d already cabled at line %d", p.nodes[rp.node].id, rp.port, prev.line)
 		}
@@ -305,9 +322,14 @@ func (p *ibnetParser) cable(b *Builder) (map[int]bool, error) {
 			return nil, p.errorf("%q port %d is cabled to %q port %d at line %d", rp.peer, rp.peerPort, prev.peer, prev.peerPort, prev.line)
 		}
 		conn[me] = rp
-		conn[them] = rawPort{node: peer, port: rp.peerPort, peer: p.nodes[rp.node].id, peerPort: rp.port, line: rp.line}
+		conn[them] = rawPort{node: peer, port: rp.peerPort, peer: p.nodes[rp.node].id, peerPort: rp.port, line: rp.line, gbps: rp.gbps}
 		if err := b.Connect(rp.node, rp.port, peer, rp.peerPort); err != nil {
 			return nil, p.errorf("%v", err)
+		}
+		if rp.gbps != 0 {
+			if err := b.SetGbps(rp.node, rp.port, rp.gbps); err != nil {
+				return nil, p.errorf("%v", err)
+			}
 		}
 	}
 	cabled := map[int]bool{}
@@ -371,14 +393,24 @@ func WriteIBNetDiscover(w io.Writer, n *Network) error {
 				continue
 			}
 			pn := &n.Nodes[e.Node]
+			// A cable's own rate as ibnetdiscover states it (after the
+			// comment's LIDs, where ibsim ignores it); none for a cable
+			// that runs at the hardware's rate.
+			rate := ""
+			if g := n.Links[n.LinkAt(i, p)].Gbps; g != 0 {
+				if rate = RateName(g); rate == "" {
+					return fmt.Errorf("%q port %d: %g Gbit/s is no InfiniBand width and speed", nd.Name, p, g)
+				}
+				rate = " " + rate
+			}
 			if nd.Kind == Switch {
 				pg := ""
 				if pn.Kind == HCA {
 					pg = fmt.Sprintf("(%x) ", pn.PortGUID)
 				}
-				fmt.Fprintf(bw, "[%d]\t\"%s\"[%d]%s\t\t# \"%s\" lid %d 4xQDR\n", p, pn.Name, e.Port, pg, pn.Name, pn.LID)
+				fmt.Fprintf(bw, "[%d]\t\"%s\"[%d]%s\t\t# \"%s\" lid %d%s\n", p, pn.Name, e.Port, pg, pn.Name, pn.LID, rate)
 			} else {
-				fmt.Fprintf(bw, "[%d](%x) \t\"%s\"[%d]\t\t# lid %d lmc 0 \"%s\" lid %d 4xQDR\n", p, nd.PortGUID, pn.Name, e.Port, nd.LID, pn.Name, pn.LID)
+				fmt.Fprintf(bw, "[%d](%x) \t\"%s\"[%d]\t\t# lid %d lmc 0 \"%s\" lid %d%s\n", p, nd.PortGUID, pn.Name, e.Port, nd.LID, pn.Name, pn.LID, rate)
 			}
 		}
 	}

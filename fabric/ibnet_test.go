@@ -3,6 +3,7 @@ package fabric
 import (
 	"bytes"
 	"errors"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -191,4 +192,63 @@ func TestReadIBNetDiscoverRefuses(t *testing.T) {
 		assert.Equal(t, tc.line, pe.Line, "%s: %v", tc.name, err)
 		assert.Contains(t, err.Error(), tc.msg, tc.name)
 	}
+}
+
+// Cable rates as ibnetdiscover (4xDDR after the comment's LIDs) and ibsim
+// (w= s=) state them: read per cable, written back, kept by Without; a
+// cable listed from both ends needs one rate; a node description that
+// looks like a rate is not one.
+func TestReadCableRates(t *testing.T) {
+	const file = "Switch 8 \"S1\" # \"4xSDR spine\" lid 1\n" +
+		"[1] \"H1\"[1] # \"H1 4xEDR\" lid 3 1xQDR\n" +
+		"[2] \"S2\"[2] w=2 s=2 # \"S2\" lid 2 4xDDR\n" +
+		"[3] \"S2\"[3] # \"S2\" lid 2 4xFDR\n" +
+		"[4] \"S2\"[4]\n\n" +
+		"Switch 8 \"S2\" # \"S2\" lid 2\n" +
+		"[2] \"S1\"[2] # \"S1\" lid 1 4xDDR\n" +
+		"[3] \"S1\"[3]\n" +
+		"[1] \"H2\"[1] # \"H2\" lid 4 4xQDR\n\n" +
+		"Ca 1 \"H1\" # \"H1\"\n[1] \"S1\"[1] # lid 3 lmc 0 \"S1\" lid 1 1xQDR\n\n" +
+		"Ca 1 \"H2\" # \"H2\"\n[1] \"S2\"[1] # lid 4 lmc 0 \"S2\" lid 2\n"
+	net, err := ReadIBNetDiscover(strings.NewReader(file), "rates.topo")
+	require.NoError(t, err)
+	byName := net.ByName()
+	rate := func(node string, port int) float64 { return net.Links[net.LinkAt(byName[node], port)].Gbps }
+	assert.Equal(t, 8.0, rate("S1", 1), "1xQDR")
+	assert.Equal(t, 16.0, rate("S1", 2), "4xDDR, and w=2 s=2 agree")
+	assert.InDelta(t, 54.545454, rate("S1", 3), 1e-5, "4xFDR: 4 × 14.0625 × 64/66")
+	assert.Zero(t, rate("S1", 4), "no rate stated")
+	assert.Equal(t, 32.0, rate("H2", 1))
+	assert.Equal(t, map[string]int{"8": 1, "16": 1, "54.54545454545455": 1, "32": 1, "": 1}, Summarize(net).Rates)
+
+	back := roundTrip(t, net)
+	assert.Equal(t, net.Links, back.Links, "written and read back, rates and all")
+	less, err := net.Without([]bool{true, false, false, false, false}, nil)
+	require.NoError(t, err)
+	for _, lk := range less.Links {
+		assert.Equal(t, net.Links[net.LinkAt(byName[net.Nodes[lk.A.Node].Name], int(lk.A.Port))].Gbps, lk.Gbps)
+	}
+
+	for _, tc := range []struct{ line, want string }{
+		{`[2] "S2"[2] # "S2" lid 2 4xQDR`, `rates.topo:8: "S2" port 2 runs at 16 Gbit/s here and at 32 at line 3`},
+		{`[2] "S2"[2] # "S2" lid 2 4xXDR`, `rates.topo:3: "S1" port 2: link speed "XDR": want one of SDR, DDR, QDR, FDR10, FDR, EDR, HDR, NDR`},
+		{`[2] "S2"[2] # "S2" lid 2 3xQDR`, `rates.topo:3: "S1" port 2: link width 3x: want 1x, 2x, 4x, 8x or 12x`},
+		{`[2] "S2"[2] w=2 s=8`, `rates.topo:3: "S1" port 2: ibsim speed code s=8: want 1 (SDR), 2 (DDR) or 4 (QDR)`},
+		{`[2] "S2"[2] w=1 s=4 # 4xQDR`, `rates.topo:3: "S1" port 2: 4xQDR and w=1 s=4 state different rates (32 and 8 Gbit/s)`},
+	} {
+		bad := strings.Replace(file, "[2] \"S2\"[2] w=2 s=2 # \"S2\" lid 2 4xDDR", tc.line, 1)
+		_, err := ReadIBNetDiscover(strings.NewReader(bad), "rates.topo")
+		assert.EqualError(t, err, tc.want, tc.line)
+	}
+}
+
+func TestRateNames(t *testing.T) {
+	for _, name := range []string{"1xSDR", "4xDDR", "4xQDR", "12xQDR", "4xFDR10", "4xFDR", "4xEDR", "4xHDR", "4xNDR"} {
+		w, sp, _ := strings.Cut(name, "x")
+		width, _ := strconv.Atoi(w)
+		g, err := RateGbps(width, sp)
+		require.NoError(t, err, name)
+		assert.Equal(t, name, RateName(g), "%s = %g Gbit/s", name, g)
+	}
+	assert.Equal(t, "", RateName(33))
 }

@@ -1,5 +1,7 @@
 package fabric
 
+import "strconv"
+
 // Info summarizes a network the way the thesis' tables do. Connectivity and
 // diameter are measured on the switch graph G(S, C*) (§3.1.3).
 type Info struct {
@@ -25,6 +27,10 @@ type Info struct {
 	// link class (rank-1, rank-2, rank-3; hca, switch elsewhere).
 	Groups  int            `json:"groups,omitempty"`
 	Classes map[string]int `json:"links_by_class"`
+	// Rates counts the cables per rate their file states, in Gbit/s ("16"
+	// for 4xDDR; "" for cables without one); nil when no cable has its own
+	// rate.
+	Rates map[string]int `json:"links_by_rate,omitempty"`
 }
 
 // Summarize computes the Info of a network.
@@ -32,8 +38,20 @@ func Summarize(n *Network) Info {
 	in := Info{Name: n.Name, Switches: n.NumSwitches, HCAs: n.NumHCAs(), SwitchLinks: n.SwitchLinks()}
 	in.HCALinks = len(n.Links) - in.SwitchLinks
 	in.Groups, in.Classes = n.Groups, map[string]int{}
-	for l := range n.Links {
+	for l, lk := range n.Links {
 		in.Classes[n.LinkClass(l).String()]++
+		if lk.Gbps != 0 && in.Rates == nil {
+			in.Rates = map[string]int{}
+		}
+	}
+	if in.Rates != nil {
+		for _, lk := range n.Links {
+			name := ""
+			if lk.Gbps != 0 {
+				name = strconv.FormatFloat(lk.Gbps, 'g', -1, 64)
+			}
+			in.Rates[name]++
+		}
 	}
 	adj := n.SwitchAdjacency()
 	in.Redundancy = 0

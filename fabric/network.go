@@ -67,6 +67,10 @@ type End struct {
 // Link is one full-duplex cable between two ports.
 type Link struct {
 	A, B End
+	// Gbps is the cable's data rate per direction when its source states
+	// one (an ibnetdiscover dump's 4xDDR: 16), 0 when it runs at the
+	// hardware's rate for its class (Hardware.LinkFlitPs).
+	Gbps float64
 }
 
 // Other returns the end of l that is not at node n (for a cable between two

@@ -1,5 +1,7 @@
 package fabric
 
+import "fmt"
+
 // Without returns a copy of n without the cables marked in dropLink and the
 // nodes marked in dropNode (cables at dropped nodes go with them). Names,
 // GUIDs, LIDs, port numbers and generator metadata of what remains are kept,
@@ -30,6 +32,11 @@ func (n *Network) Without(dropLink, dropNode []bool) (*Network, error) {
 		if err := b.Connect(a, int(lk.A.Port), c, int(lk.B.Port)); err != nil {
 			return nil, err
 		}
+		if lk.Gbps != 0 {
+			if err := b.SetGbps(a, int(lk.A.Port), lk.Gbps); err != nil {
+				return nil, err
+			}
+		}
 	}
 	out, err := b.Finish()
 	if err != nil {
@@ -37,4 +44,22 @@ func (n *Network) Without(dropLink, dropNode []bool) (*Network, error) {
 	}
 	out.Dims, out.Wrap, out.Groups = n.Dims, n.Wrap, n.Groups
 	return out, nil
+}
+
+// WithCableRates returns a copy of n whose cable l runs at gbps[l] Gbit/s
+// (0: the hardware's rate for its class), as if a fabric file stated them.
+func (n *Network) WithCableRates(gbps []float64) (*Network, error) {
+	if len(gbps) != len(n.Links) {
+		return nil, fmt.Errorf("%d rates for %d cables", len(gbps), len(n.Links))
+	}
+	out := *n
+	out.Links = make([]Link, len(n.Links))
+	for l, lk := range n.Links {
+		if !(gbps[l] >= 0) {
+			return nil, fmt.Errorf("cable %d: rate %g Gbit/s", l, gbps[l])
+		}
+		lk.Gbps = gbps[l]
+		out.Links[l] = lk
+	}
+	return &out, nil
 }

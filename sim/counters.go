@@ -128,7 +128,7 @@ func CounterResults(net *fabric.Network, hw fabric.Hardware, t CounterTally) *Co
 		lc := LinkCounters{From: net.Nodes[l.Node].Name, FromPort: l.Port, To: net.Nodes[peer.Node].Name, ToPort: int(peer.Port),
 			Flits: l.Flits, Packets: l.Packets, StalledNs: float64(l.StalledPs) / 1000}
 		if t.End > 0 {
-			lft := hw.ClassFlitPs(net.LinkClass(net.LinkAt(l.Node, l.Port)))
+			lft := hw.LinkFlitPs(net, net.LinkAt(l.Node, l.Port))
 			lc.Utilization = float64(l.Flits*lft) / float64(t.End)
 		}
 		c.Links[i] = lc

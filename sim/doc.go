@@ -16,8 +16,10 @@
 // Time is an integer number of picoseconds. From Params.HW:
 //
 //	ft    = HW.FlitPs()          one flit on an HCA's cable (16,000 at QDR)
-//	ft(c) = HW.ClassFlitPs(k)    one flit on channel c, whose cable has class k:
-//	                             ft, or its rank's own rate (Rank1Gbps…) if set
+//	ft(c) = HW.LinkFlitPs(n, l)  one flit on channel c, whose cable l has class k:
+//	                             the cable's own rate when its fabric file states
+//	                             one (Link.Gbps, HW.FileRates), else ft, or its
+//	                             rank's own rate (Rank1Gbps…) if set
 //	fx    = HW.CrossbarFlitPs()  one flit through a switch crossbar (2,222); fx ≤ every ft(c)
 //	pf    = HW.PCIeFlitPs()      one flit consumed by a sink's host bus (16,000)
 //	cab   = HW.CablePs()         propagation over one cable, ≥ 1 (42,700)

@@ -252,6 +252,9 @@ func newSimulator(net *fabric.Network, t *routing.Tables, p Params) (*simulator,
 	if err := p.Normalize(); err != nil {
 		return nil, err
 	}
+	if err := p.HW.CheckNetwork(net); err != nil {
+		return nil, err
+	}
 	if t.NumSwitches() != net.NumSwitches || t.NumLIDs != int(net.MaxLID())+1 ||
 		t.Source != nil && t.Source.Switches() != net.NumSwitches {
 		return nil, fmt.Errorf("routing tables do not belong to this network")
@@ -403,7 +406,7 @@ func (s *simulator) wireChannels(chs *fabric.Channels) {
 	for i := range s.chans {
 		from, to := chs.From(int32(i)), chs.To(int32(i))
 		s.chans[i] = channel{from: from.Node, fromPort: from.Port, to: to.Node, toPort: to.Port,
-			ft:      s.p.HW.ClassFlitPs(net.LinkClass(chs.Link(int32(i)))),
+			ft:      s.p.HW.LinkFlitPs(net, int(chs.Link(int32(i)))),
 			reqHead: -1, tryAt: never, lastVL: uint8(s.nVL - 1), ring: int16(net.Ring(int(from.Node), int(from.Port))),
 			ports: int16(net.Nodes[from.Node].Radix + 1)}
 		s.sameFt = s.sameFt && s.chans[i].ft == s.ft

@@ -137,6 +137,9 @@ func simCmd(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if err := p.HW.CheckNetwork(net); err != nil {
+		return badInput("--hw on %s: %v", spec, err)
+	}
 	if net.Groups == 0 && (p.HW.Rank1Gbps != 0 || p.HW.Rank2Gbps != 0 || p.HW.Rank3Gbps != 0) {
 		// A rate per class would change nothing on a network without
 		// groups: say so rather than run as if it did.

@@ -7,6 +7,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sort"
+	"strings"
 	"text/tabwriter"
 
 	"flitsim/fabric"
@@ -134,6 +136,19 @@ func printInfo(w io.Writer, in fabric.Info) {
 		fmt.Fprintf(tw, "groups\t%d\n", in.Groups)
 		fmt.Fprintf(tw, "switch links by class\trank-1 %d, rank-2 %d, rank-3 %d\n", in.Classes["rank-1"], in.Classes["rank-2"], in.Classes["rank-3"])
 	}
+	if in.Rates != nil {
+		var rates []string
+		for r, c := range in.Rates {
+			if r == "" {
+				r = "unstated (link_gbps)"
+			} else {
+				r += " Gbit/s"
+			}
+			rates = append(rates, fmt.Sprintf("%s: %d", r, c))
+		}
+		sort.Strings(rates)
+		fmt.Fprintf(tw, "links by rate\t%s\n", strings.Join(rates, ", "))
+	}
 	tw.Flush()
 }
 
@@ -214,7 +229,7 @@ func topoList(w io.Writer) error {
 		}
 		fmt.Fprintln(w)
 	}
-	fmt.Fprintln(w, "file — an ibnetdiscover dump or ibsim netlist\n  example: file:fabric.topo")
+	fmt.Fprintln(w, "file — an ibnetdiscover dump or ibsim netlist; a cable whose line states a width and speed (4xDDR, or ibsim's w= s=) runs at that rate (hardware file_rates)\n  example: file:fabric.topo")
 	return nil
 }
 

@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 
 	"flitsim/fabric"
@@ -45,7 +46,15 @@ type Scenario struct {
 	// share of the HCAs (seeded by JobSeed) as Params.Jobs.
 	Jobs    []JobPlan
 	JobSeed uint64
+	// RatePercent of the cables (drawn with RateSeed) run at a rate of
+	// their own, as a fabric file can state (fabric.Link.Gbps).
+	RatePercent int
+	RateSeed    uint64
 }
+
+// cableRates are the rates a generated cable may get: 1xQDR, 4xDDR, 4xQDR,
+// 4xFDR10, 4xFDR, 4xEDR.
+var cableRates = []float64{8, 16, 32, 40, 4 * 14.0625 * 64 / 66, 100}
 
 // JobPlan is a job of a generated workload before the network is known:
 // its pattern and the share of the HCAs it gets.
@@ -111,6 +120,9 @@ func (s Scenario) String() string {
 	if s.Params.Domains > 1 {
 		fmt.Fprintf(&b, " domains %d", s.Params.Domains)
 	}
+	if s.RatePercent > 0 {
+		fmt.Fprintf(&b, " rates %d%%(seed %d)", s.RatePercent, s.RateSeed)
+	}
 	if d := hwDiff(s.Params.HW); d != "" {
 		fmt.Fprintf(&b, " hw[%s]", d)
 	}
@@ -145,6 +157,7 @@ func hwDiff(h fabric.Hardware) string {
 	add("voq", h.VOQ, d.VOQ)
 	add("nic_window", h.NICWindow, d.NICWindow)
 	add("bubble_vls", h.BubbleVLs, d.BubbleVLs)
+	add("file_rates", h.FileRates, d.FileRates)
 	return strings.Join(out, ",")
 }
 
@@ -166,6 +179,18 @@ func (s Scenario) Build() (*Built, error) {
 	net, err := fabric.Build(s.Topology)
 	if err != nil {
 		return nil, err
+	}
+	if s.RatePercent > 0 {
+		rng := rand.New(rand.NewPCG(s.RateSeed, 0x4a7e))
+		gbps := make([]float64, len(net.Links))
+		for l := range gbps {
+			if rng.IntN(100) < s.RatePercent {
+				gbps[l] = cableRates[rng.IntN(len(cableRates))]
+			}
+		}
+		if net, err = net.WithCableRates(gbps); err != nil {
+			return nil, err
+		}
 	}
 	if s.LinkPercent > 0 || s.SwitchPercent > 0 {
 		net, _, err = faults.Inject(net, faults.Spec{LinkPercent: s.LinkPercent, SwitchPercent: s.SwitchPercent, Seed: s.FaultSeed, TakeHCAs: s.TakeHCAs})
@@ -556,6 +581,15 @@ func generate(c chooser) Scenario {
 	// test has processors.
 	if chance(c, 50) {
 		p.Domains = pick(c, 2, 2, 3)
+	}
+	// Cables with rates of their own, as a fabric file states them (after
+	// the domains): slower and faster than the rest, so that switches cut
+	// through onto slower cables and store before faster ones.
+	if chance(c, 20) {
+		s.RatePercent = pick(c, 10, 30, 60, 100)
+		s.RateSeed = uint64(c.intn(1 << 30))
+		hw.CrossbarGbps = max(hw.CrossbarGbps, slices.Max(cableRates))
+		hw.FileRates = !chance(c, 10)
 	}
 	return s
 }

@@ -144,6 +144,9 @@ func Run(net *fabric.Network, t *routing.Tables, p sim.Params) (*sim.Result, err
 	if err := p.Normalize(); err != nil {
 		return nil, fmt.Errorf("reference: parameters: %w", err)
 	}
+	if err := p.HW.CheckNetwork(net); err != nil {
+		return nil, fmt.Errorf("reference: parameters: %w", err)
+	}
 	s, err := newSimulator(net, t, p)
 	if err != nil {
 		return nil, fmt.Errorf("reference: %w", err)
@@ -213,7 +216,7 @@ func newSimulator(net *fabric.Network, t *routing.Tables, p sim.Params) (*simula
 				continue
 			}
 			pt := &port{node: i, num: pn, isSwitch: net.IsSwitch(i), xbar: 0, lastCross: -1,
-				lastVL: s.vls - 1, decideAt: -1, ft: p.HW.ClassFlitPs(net.LinkClass(net.LinkAt(i, pn))), ring: net.Ring(i, pn)}
+				lastVL: s.vls - 1, decideAt: -1, ft: p.HW.LinkFlitPs(net, net.LinkAt(i, pn)), ring: net.Ring(i, pn)}
 			size := p.HW.HCABufferFlits
 			if pt.isSwitch {
 				size = p.HW.InputBufferFlits

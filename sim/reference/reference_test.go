@@ -2,6 +2,7 @@ package reference
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -122,6 +123,21 @@ func TestZeroLoadLatency(t *testing.T) {
 	}
 }
 
+// bothDoneAt runs both simulators on a two-HCA exchange and requires both
+// packets delivered at done ps.
+func bothDoneAt(t *testing.T, net *fabric.Network, tab *routing.Tables, p sim.Params, done int64) {
+	t.Helper()
+	fast, err := sim.Run(net, tab, p)
+	require.NoError(t, err)
+	for name, r := range map[string]*sim.Result{"reference": run(t, net, tab, p), "fast": fast} {
+		assert.Equal(t, sim.Completed, r.Verdict, name)
+		require.Len(t, r.Deliveries, 2, name)
+		for _, d := range r.Deliveries {
+			assert.Equal(t, done, d.DonePs, name)
+		}
+	}
+}
+
 // Cables of a class with its own rate (dragonfly:a=1,p=1,h=1,g=2: HCA,
 // switch, rank-3 cable, switch, HCA). Onto a cable as fast or slower than
 // the one it came in on a switch cuts through: the packet leaves as a train
@@ -155,18 +171,63 @@ func TestZeroLoadClassRates(t *testing.T) {
 			p := noHiccups(params(traffic.Exchange))
 			p.HW.Rank3Gbps = float64(tc.gbps)
 			require.Equal(t, tc.f3, p.HW.ClassFlitPs(fabric.ClassRank3))
-			done := tc.d1 + n*ft + cab + ft
-			fast, err := sim.Run(net, tab, p)
-			require.NoError(t, err)
-			for name, r := range map[string]*sim.Result{"reference": run(t, net, tab, p), "fast": fast} {
-				assert.Equal(t, sim.Completed, r.Verdict, name)
-				require.Len(t, r.Deliveries, 2, name)
-				for _, d := range r.Deliveries {
-					assert.Equal(t, done, d.DonePs, name)
-				}
-			}
+			bothDoneAt(t, net, tab, p, tc.d1+n*ft+cab+ft)
 		})
 	}
+}
+
+// Cables with their own rate, as a fabric file states them (two switches,
+// an HCA on each; the rates of TestZeroLoadClassRates, but per cable and
+// read from ibnetdiscover's 4xDDR or ibsim's w= s=). A 1xQDR HCA cable
+// (8 Gbit/s, 4·ft per flit) injects a slow train, which the switch stores
+// before the faster switch cable and cuts through onto the far 1xQDR
+// cable. With file_rates off every cable runs at link_gbps.
+func TestZeroLoadFileRates(t *testing.T) {
+	const n = mtu
+	netlist := func(hca, sw string) string {
+		return "Switch 4 \"S1\"\n[1] \"H1\"[1] " + hca + "\n[2] \"S2\"[2] " + sw + "\n\n" +
+			"Switch 4 \"S2\"\n[1] \"H2\"[1] " + hca + "\n\n" +
+			"Hca 1 \"H1\"\n[1] \"S1\"[1]\n\nHca 1 \"H2\"\n[1] \"S2\"[1]\n"
+	}
+	one := int64(2*ft + 2*cab + n*ft + cab + ft)
+	for _, tc := range []struct {
+		name      string
+		file      string
+		fileRates bool
+		done      int64
+	}{
+		{"unstated", netlist("", ""), true, one},
+		{"4xQDR as link_gbps", netlist("# 4xQDR", "# lid 2 4xQDR"), true, one},
+		// Cut through onto the slower cable, stored before the HCA's.
+		{"4xDDR switch cable", netlist("", "w=2 s=2"), true, ft + cab + n*2*ft + cab + n*ft + cab + ft},
+		// Stored before the faster cable (12,800 ps a flit), cut through after.
+		{"4xFDR10 switch cable", netlist("", "# 4xFDR10"), true, n*ft + cab + 12_800 + cab + n*ft + cab + ft},
+		{"1xQDR HCA cables", netlist("# \"H\" lid 3 1xQDR", ""), true, n*4*ft + cab + ft + cab + n*4*ft + cab + ft},
+		{"file_rates off", netlist("# 1xQDR", "w=2 s=2"), false, one},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			net, err := fabric.ReadIBNetDiscover(strings.NewReader(tc.file), "rates.topo")
+			require.NoError(t, err)
+			tab, err := routing.Compute("minhop", net, routing.DefaultOptions())
+			require.NoError(t, err)
+			p := noHiccups(params(traffic.Exchange))
+			p.HW.FileRates = tc.fileRates
+			bothDoneAt(t, net, tab, p, tc.done)
+		})
+	}
+	// A cable faster than the crossbar is refused by both, naming it.
+	net, err := fabric.ReadIBNetDiscover(strings.NewReader(netlist("", "# 12xNDR")), "rates.topo")
+	require.NoError(t, err)
+	tab, err := routing.Compute("minhop", net, routing.DefaultOptions())
+	require.NoError(t, err)
+	p := params(traffic.Exchange)
+	_, err = sim.Run(net, tab, p)
+	assert.ErrorContains(t, err, `crossbar_gbps: 230.4 is below the 1200 Gbit/s of cable "S1" port 2: a cut-through switch`)
+	_, err = Run(net, tab, p)
+	assert.ErrorContains(t, err, `cable "S1" port 2`)
+	p.HW.FileRates = false
+	_, err = sim.Run(net, tab, p)
+	assert.NoError(t, err)
 }
 
 // A NIC window on the scenario of TestZeroLoadLatency, each HCA sending
