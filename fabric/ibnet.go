@@ -306,7 +306,8 @@ func (p *ibnetParser) cable(b *Builder) (map[int]bool, error) {
 				switch {
 				case rp.gbps == 0 || prev.gbps == rp.gbps:
 				case prev.gbps == 0:
-					conn[me], conn[them] = rp, conn[them]
+					prev.gbps = rp.gbps
+					conn[me] = prev
 					if err := b.SetGbps(rp.node, rp.port, rp.gbps); err != nil {
 						return nil, p.errorf("%v", err)
 					}

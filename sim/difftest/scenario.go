@@ -54,7 +54,20 @@ type Scenario struct {
 
 // cableRates are the rates a generated cable may get: 1xQDR, 4xDDR, 4xQDR,
 // 4xFDR10, 4xFDR, 4xEDR.
-var cableRates = []float64{8, 16, 32, 40, 4 * 14.0625 * 64 / 66, 100}
+var cableRates = func() []float64 {
+	var r []float64
+	for _, c := range []struct {
+		width int
+		speed string
+	}{{1, "QDR"}, {4, "DDR"}, {4, "QDR"}, {4, "FDR10"}, {4, "FDR"}, {4, "EDR"}} {
+		g, err := fabric.RateGbps(c.width, c.speed)
+		if err != nil {
+			panic(err)
+		}
+		r = append(r, g)
+	}
+	return r
+}()
 
 // JobPlan is a job of a generated workload before the network is known:
 // its pattern and the share of the HCAs it gets.
