@@ -203,16 +203,32 @@ func usedEngine(log string) string {
 	return ""
 }
 
-// firstError returns OpenSM's first ERR line, trimmed to the message.
+// firstError returns OpenSM's first ERR line, trimmed to the message, with
+// the indented lines that continue it (ftree's topology checks name the
+// switches that differ there), joined by "; ".
 func firstError(log string) string {
-	for _, l := range strings.Split(log, "\n") {
-		if i := strings.Index(l, "ERR "); i >= 0 {
-			msg := l[i:]
-			if j := strings.Index(msg, ": "); j >= 0 {
-				msg = msg[j+2:]
-			}
-			return strings.TrimSpace(msg)
+	lines := strings.Split(log, "\n")
+	for k, l := range lines {
+		i := strings.Index(l, "ERR ")
+		if i < 0 {
+			continue
 		}
+		msg := l[i:]
+		if j := strings.Index(msg, ": "); j >= 0 {
+			msg = msg[j+2:]
+		}
+		parts := []string{strings.TrimSpace(msg)}
+		for _, c := range lines[k+1:] {
+			if c == "" || (c[0] != ' ' && c[0] != '\t') {
+				break
+			}
+			parts = append(parts, strings.TrimSpace(c))
+		}
+		if len(parts) > 1 {
+			parts[0] = strings.TrimSuffix(parts[0], ":") + ":"
+			return parts[0] + " " + strings.Join(parts[1:], "; ")
+		}
+		return parts[0]
 	}
 	return ""
 }

@@ -78,3 +78,21 @@ func TestApplyPathVLsMajority(t *testing.T) {
 	assert.Equal(t, 9+3-1, total)
 	assert.Equal(t, 3, tb.VLsUsed, "VLs 0-2; the outvoted 3 is not used")
 }
+
+// OpenSM's ftree names the switches that fail its topology check on the
+// indented lines after the ERR line; the failure reason keeps them.
+func TestFirstErrorKeepsContinuationLines(t *testing.T) {
+	for _, tc := range []struct{ name, log, want string }{
+		{"none", "Nov 25 05:08:32 130487 [D0B916C0] 0x02 -> all fine\n", ""},
+		{"one line", "Nov 25 05:08:32 1 [D0] 0x01 -> ucast_mgr_route: ERR 3A0B: ftree: cannot build lid matrices\nNov 25 next\n",
+			"ftree: cannot build lid matrices"},
+		{"continued",
+			"Nov 25 05:08:32 130487 [D0B916C0] 0x01 -> fabric_validate_topology: ERR AB0A: Different number of downward port groups on switches:\n" +
+				"       GUID 0x0002c90200000001, LID 1, Index 1.0.0 - 14 port groups\n" +
+				"       GUID 0x0002c90200000007, LID 7, Index 1.4.0 - 13 port groups\n" +
+				"Nov 25 05:08:32 130506 [D0B916C0] 0x01 -> fabric_validate_topology: ERR AB0D: Fabric topology hasn't been identified as FatTree\n",
+			"Different number of downward port groups on switches: GUID 0x0002c90200000001, LID 1, Index 1.0.0 - 14 port groups; GUID 0x0002c90200000007, LID 7, Index 1.4.0 - 13 port groups"},
+	} {
+		t.Run(tc.name, func(t *testing.T) { assert.Equal(t, tc.want, firstError(tc.log)) })
+	}
+}
