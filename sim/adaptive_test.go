@@ -142,3 +142,55 @@ func TestAdaptiveOneSwitch(t *testing.T) {
 		assert.EqualValues(t, 2, res.Messages, engine)
 	}
 }
+
+// seeds/004 Fig. 7 in kind (issue 16 item 5), on the Aries machine of
+// docs/jobs/aries with Aries' rates (NIC 80 Gbit/s, tiles 42 and 37.6) and
+// no noise: two 4 MiB ping-pongs, one inside a group and one between two
+// groups. Inside the group high bias keeps the transfer on its one
+// minimal path of tiles, which the faster NIC overruns (it stalls), so
+// ugal, which spreads it, is much faster. Between the groups the minimal
+// paths through the 48 global cables carry it; ugal still detours packets
+// on the congestion the transfer's own packets make at the source
+// router's outputs (the paper's phantom congestion), so high bias
+// finishes first, at a lower packet latency, with fewer hops.
+func TestAriesFig7InKind(t *testing.T) {
+	type run struct {
+		done, latency, stalls map[string]float64
+		hops                  int64
+	}
+	measure := func(engine string) run {
+		net, tb := setup(t, "aries:groups=3,h=1,hcas=384", engine)
+		byName := net.ByName()
+		rank := func(name string) int {
+			i, ok := byName[name]
+			require.True(t, ok, name)
+			return i - net.NumSwitches
+		}
+		p := DefaultParams()
+		p.HW.PCIeGbps, p.HW.HiccupPs = 128, 0
+		p.HW.LinkGbps, p.HW.Rank1Gbps, p.HW.Rank2Gbps, p.HW.Rank3Gbps = 80, 42, 42, 37.6
+		p.Counters = true
+		pp := traffic.JobTraffic{Kind: traffic.JobPingPong, MessageBytes: 4 << 20, Iterations: 1}
+		p.Jobs = []traffic.Job{
+			{ID: "intra", Ranks: []int{rank("h-a0-r0-c0-0"), rank("h-a0-r5-c15-0")}, Traffic: pp},
+			{ID: "inter", Ranks: []int{rank("h-a1-r0-c0-0"), rank("h-a2-r5-c15-0")}, Traffic: pp},
+		}
+		res, err := Run(net, tb, p)
+		require.NoError(t, err)
+		r := run{done: map[string]float64{}, latency: map[string]float64{}, stalls: map[string]float64{}, hops: res.FlitHops}
+		for _, j := range res.Jobs {
+			require.True(t, j.Completed, "%s: %s", engine, j.ID)
+			require.NotNil(t, j.Counters)
+			r.done[j.ID], r.latency[j.ID], r.stalls[j.ID] = j.CompletionNs, j.Counters.Latency.MeanNs, j.Counters.StallsPerFlit
+			t.Logf("%-9s %-5s %8.1f µs, latency %.2f µs, %.3f stalls per flit", engine, j.ID, j.CompletionNs/1000, j.Counters.Latency.MeanNs/1000, j.Counters.StallsPerFlit)
+		}
+		return r
+	}
+	ugal, high := measure("ugal"), measure("ugal-high")
+	assert.Greater(t, high.done["intra"], 1.5*ugal.done["intra"], "inside a group adaptive routing is faster")
+	assert.Greater(t, high.stalls["intra"], 0.5, "high bias stalls on its one path")
+	assert.Less(t, high.done["inter"], ugal.done["inter"], "between groups high bias is faster")
+	assert.Less(t, high.latency["inter"], ugal.latency["inter"], "at a lower packet latency")
+	assert.Zero(t, high.stalls["inter"])
+	assert.Less(t, high.hops, ugal.hops, "ugal detours")
+}
