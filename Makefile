@@ -72,6 +72,7 @@ lint:
 	  if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
 	$(GO) vet -tags invariants ./...
+	GOARCH=386 $(GO) vet ./... # 32-bit int: no constant may overflow it
 
 fmt:
 	gofmt -w $$(git ls-files '*.go')

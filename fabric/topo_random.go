@@ -2,6 +2,7 @@ package fabric
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 )
 
@@ -21,7 +22,7 @@ func randomGenerator() Generator {
 			ns := a.int("switches", 1, 1<<16)
 			links := a.int("links", 0, 1<<22)
 			radix := a.int("radix", 1, 255)
-			seed := a.int("seed", 0, 1<<62)
+			seed := a.int("seed", 0, math.MaxInt>>1)
 			if a.err != nil {
 				return nil, nil
 			}

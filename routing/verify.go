@@ -115,7 +115,7 @@ func (vf *verifier) verifyTables() {
 	for len(ws) < min(workers(blocks), max(1, (1<<30)/perWorker)) {
 		ws = append(ws, newVerifier(g, t))
 	}
-	if nbits := g.chans.Len() * MaxVLs * g.stride; !t.HasSL2VL() && nbits <= 1<<31 {
+	if nbits := g.chans.Len() * MaxVLs * g.stride; !t.HasSL2VL() && int64(nbits) <= 1<<31 {
 		for _, w := range ws {
 			w.depBits = make([]uint64, (nbits+63)/64)
 		}

@@ -331,7 +331,7 @@ type ranker struct {
 
 func (s *simulator) newRanker(out int32) ranker {
 	c := &s.chans[out]
-	return ranker{out: out, nVL: s.nVL, ports: int(c.ports), lastVL: int(c.lastVL), best: 1 << 62}
+	return ranker{out: out, nVL: s.nVL, ports: int(c.ports), lastVL: int(c.lastVL), best: math.MaxInt}
 }
 
 // better reports whether packet pi, requesting on output VL ovl, beats the
