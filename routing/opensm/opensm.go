@@ -205,7 +205,7 @@ func usedEngine(log string) string {
 
 // firstError returns OpenSM's first ERR line, trimmed to the message, with
 // the indented lines that continue it (ftree's topology checks name the
-// switches that differ there), joined by "; ".
+// switches that differ there) after a colon, joined by "; ".
 func firstError(log string) string {
 	lines := strings.Split(log, "\n")
 	for k, l := range lines {
@@ -224,11 +224,10 @@ func firstError(log string) string {
 			}
 			parts = append(parts, strings.TrimSpace(c))
 		}
-		if len(parts) > 1 {
-			parts[0] = strings.TrimSuffix(parts[0], ":") + ":"
-			return parts[0] + " " + strings.Join(parts[1:], "; ")
+		if len(parts) == 1 {
+			return parts[0]
 		}
-		return parts[0]
+		return strings.TrimSuffix(parts[0], ":") + ": " + strings.Join(parts[1:], "; ")
 	}
 	return ""
 }
