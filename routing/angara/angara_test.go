@@ -52,6 +52,47 @@ func TestUniqueShareByHand(t *testing.T) {
 	assert.InDelta(t, 8.0/15, share, 1e-12)
 }
 
+// On a torus without lines (every dimension larger than 2) Theorem 2 admits
+// no out-of-order turn, however many it is asked about: channel (v, b)
+// leads to a switch with a channel in every direction, and b→a is in order
+// when a > b, so a ∈ B(v, b). A pair then has one minimal route unless it
+// is half way round an even ring in some dimension: from each switch
+// Π (d_k − [d_k even]) − 1 of the N − 1 others. This is the premise of
+// docs/validation.md's floor under the paper's §4.3 figures; a torus with
+// a line does admit turns.
+func TestNoTurnsOnToriWithoutLines(t *testing.T) {
+	for _, tc := range []struct {
+		dims  string
+		turns bool
+	}{
+		{"3x3x3", false}, {"3x4x5", false}, {"4x4x4", false}, {"8x3x6", false},
+		{"3x3x3x3", false}, {"4x3x5x3", false},
+		{"5x2", true}, {"5x5x2", true}, {"4x2x2x2", true},
+	} {
+		t.Run(tc.dims, func(t *testing.T) {
+			tor := torus(t, tc.dims)
+			for _, set := range []TurnSet{UsableTurns, AllTurns} {
+				x := tor.Augment(set)
+				if tc.turns {
+					assert.Positive(t, x.Added, "set %d", set)
+					continue
+				}
+				assert.Zero(t, x.Added, "set %d", set)
+				share, unrouted := UniqueShare(NewGraph(tor, x, true))
+				require.Zero(t, unrouted)
+				unique := 1
+				for _, f := range strings.Split(tc.dims, "x") {
+					var d int
+					_, err := fmt.Sscan(f, &d)
+					require.NoError(t, err)
+					unique *= d - (1 - d%2)
+				}
+				assert.InDelta(t, float64(unique-1)/float64(tor.N-1), share, 1e-12)
+			}
+		})
+	}
+}
+
 // §4.3: over the 49 2D tori with every dimension in [2, 8], 81.6 % of the
 // node pairs have a single minimal route under the Angara rules.
 func TestUniqueShare2D(t *testing.T) {
