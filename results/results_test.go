@@ -1,17 +1,19 @@
 package results
 
 import (
+	"bytes"
 	"encoding/json"
-	"gonum.org/v1/plot"
 	"math"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"gonum.org/v1/gonum/stat"
+	"gonum.org/v1/plot"
 )
 
 // On synthetic data the fit equals gonum's, and both equal the textbook
@@ -257,4 +259,39 @@ func TestValueAxis(t *testing.T) {
 		assert.LessOrEqual(t, len(ticks), 11, "%+v", tc)
 		assert.Zero(t, p.Y.Min)
 	}
+}
+
+// WriteFileAtomic replaces a file whole: concurrent writers leave one
+// writer's bytes, no temporary files stay behind, the mode is 0644, and a
+// missing directory is an error that leaves nothing.
+func TestWriteFileAtomic(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "f.json")
+	require.NoError(t, WriteFileAtomic(path, []byte("old")))
+	var wg sync.WaitGroup
+	contents := make([][]byte, 8)
+	for i := range contents {
+		contents[i] = bytes.Repeat([]byte{byte('a' + i)}, 1<<16)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			assert.NoError(t, WriteFileAtomic(path, contents[i]))
+		}()
+	}
+	wg.Wait()
+	got, err := os.ReadFile(path)
+	require.NoError(t, err)
+	assert.Contains(t, contents, got, "one writer's bytes, whole")
+	st, err := os.Stat(path)
+	require.NoError(t, err)
+	assert.Equal(t, os.FileMode(0o644), st.Mode().Perm())
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	assert.Len(t, entries, 1, "no temporary file left")
+
+	err = WriteFileAtomic(filepath.Join(dir, "missing", "f.json"), []byte("x"))
+	require.Error(t, err)
+	entries, err = os.ReadDir(dir)
+	require.NoError(t, err)
+	assert.Len(t, entries, 1)
 }

@@ -8,12 +8,14 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"os"
 	"path/filepath"
 	"sort"
 	"sync"
+	"syscall"
 
 	"flitsim/sim"
 )
@@ -315,14 +317,53 @@ func WriteRecords(path string, recs []Record) error {
 	return WriteFileAtomic(path, buf.Bytes())
 }
 
-// WriteFileAtomic writes path through a temporary file and a rename, so
-// that a reader never sees half of it.
-func WriteFileAtomic(path string, data []byte) error {
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, data, 0o644); err != nil {
+// WriteFileAtomic writes path through a temporary file in the same
+// directory, synced before it is renamed over path and the directory synced
+// after, so that a reader never sees half of it and a crash leaves the old
+// file or the new one. Concurrent writers each use their own temporary file;
+// the last rename wins.
+func WriteFileAtomic(path string, data []byte) (err error) {
+	dir := filepath.Dir(path)
+	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*.tmp")
+	if err != nil {
 		return err
 	}
-	return os.Rename(tmp, path)
+	defer func() {
+		if err != nil {
+			f.Close()
+			os.Remove(f.Name())
+		}
+	}()
+	if _, err = f.Write(data); err != nil {
+		return err
+	}
+	if err = f.Chmod(0o644); err != nil {
+		return err
+	}
+	if err = f.Sync(); err != nil {
+		return err
+	}
+	if err = f.Close(); err != nil {
+		return err
+	}
+	if err = os.Rename(f.Name(), path); err != nil {
+		return err
+	}
+	return syncDir(dir)
+}
+
+// syncDir makes a rename in dir durable. Platforms that cannot open or
+// sync a directory (Windows) skip it.
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return nil
+	}
+	defer d.Close()
+	if err := d.Sync(); err != nil && !errors.Is(err, os.ErrInvalid) && !errors.Is(err, syscall.EINVAL) {
+		return fmt.Errorf("sync %s: %w", dir, err)
+	}
+	return nil
 }
 
 // ReadDir reads the records of a store directory (none if it is new).
