@@ -243,6 +243,11 @@ func shardDirName(s configs.Shard) string { return fmt.Sprintf("shard-%d-of-%d",
 func runPoints(c *configs.Campaign, pts []configs.Point, todo []int, store *results.Store, workers int, prog *progress, spent *timeSpent) error {
 	nets := pipeline.NewNetworks()
 	hash := c.Hash()
+	// A point cut into domains (from 8192 HCAs) would run its windows on
+	// up to GOMAXPROCS goroutines of its own; when the pool already keeps
+	// every processor busy, each point stays on its worker's goroutine.
+	// Results do not depend on it.
+	onePerPoint := workers >= runtime.GOMAXPROCS(0)
 	work := make(chan int)
 	errs := make(chan error, workers)
 	var wg sync.WaitGroup
@@ -252,7 +257,11 @@ func runPoints(c *configs.Campaign, pts []configs.Point, todo []int, store *resu
 			defer wg.Done()
 			for i := range work {
 				start := time.Now()
-				o := pipeline.Run(pts[i], hash, nets, sim.Run)
+				pt := pts[i]
+				if onePerPoint && pt.Params.Workers == 0 {
+					pt.Params.Workers = 1
+				}
+				o := pipeline.Run(pt, hash, nets, sim.Run)
 				ph := o.Seconds
 				w := results.Wall{Seconds: time.Since(start).Seconds(), Fail: ph.Fail, Route: ph.Route, Sim: ph.Sim}
 				if err := store.Append(o.Record, w); err != nil {

@@ -54,24 +54,33 @@ func writeCampaign(t *testing.T, msg string) string {
 	return path
 }
 
-// -j 1 and -j 2 give byte-identical results and tables.
+// -j 1 and -j 2 give byte-identical results and tables, also when every
+// point is cut into domains (with -j at GOMAXPROCS each point then runs on
+// one goroutine, with -j 1 on as many as it has domains).
 func TestRunDeterministicAcrossWorkers(t *testing.T) {
-	camp := writeCampaign(t, "2MTU")
-	var files [2]map[string][]byte
-	for i, j := range []string{"1", "2"} {
-		dir := filepath.Join(t.TempDir(), "out")
-		code, out, errs := run("run", camp, "-j", j, "-o", dir, "-q")
-		require.Equal(t, 0, code, errs)
-		assert.Contains(t, out, "## Throughput degradation")
-		files[i] = map[string][]byte{}
-		for _, f := range []string{"results.jsonl", "table.md", "table.csv", "levels.csv", "report.json", "throughput-tree-exchange.svg"} {
-			data, err := os.ReadFile(filepath.Join(dir, f))
-			require.NoError(t, err, f)
-			files[i][f] = data
+	for _, extra := range []string{"", "[sim]\ndomains = 2\n"} {
+		camp := writeCampaign(t, "2MTU")
+		if extra != "" {
+			text, err := os.ReadFile(camp)
+			require.NoError(t, err)
+			require.NoError(t, os.WriteFile(camp, append(text, extra...), 0o644))
 		}
-	}
-	for f, data := range files[0] {
-		assert.True(t, bytes.Equal(data, files[1][f]), "%s differs between -j 1 and -j 2", f)
+		var files [2]map[string][]byte
+		for i, j := range []string{"1", "2"} {
+			dir := filepath.Join(t.TempDir(), "out")
+			code, out, errs := run("run", camp, "-j", j, "-o", dir, "-q")
+			require.Equal(t, 0, code, errs)
+			assert.Contains(t, out, "## Throughput degradation")
+			files[i] = map[string][]byte{}
+			for _, f := range []string{"results.jsonl", "table.md", "table.csv", "levels.csv", "report.json", "throughput-tree-exchange.svg"} {
+				data, err := os.ReadFile(filepath.Join(dir, f))
+				require.NoError(t, err, f)
+				files[i][f] = data
+			}
+		}
+		for f, data := range files[0] {
+			assert.True(t, bytes.Equal(data, files[1][f]), "%q: %s differs between -j 1 and -j 2", extra, f)
+		}
 	}
 }
 
