@@ -199,12 +199,23 @@ func TestVerifyCatches(t *testing.T) {
 // set the X ring at y = z = k = 0.
 func TestTable2Desmos(t *testing.T) {
 	tor := torus(t, "4x2x2x2")
-	for name, route := range map[string]func(*Torus, Options) *Routes{"bfs": BFS, "sssp": SSSP, "dor": DOR} {
+	genetic := func(tor *Torus, o Options) *Routes {
+		g := DefaultGenetic()
+		g.Options, g.Seed = o, 1
+		return Genetic(tor, g)
+	}
+	for name, route := range map[string]func(*Torus, Options) *Routes{"bfs": BFS, "sssp": SSSP, "dor": DOR, "genetic": genetic} {
 		m := route(tor, Options{Nodes: []int{0, 1}}).Measure()
 		assert.Equal(t, Metrics{MaxLoad: 1, MinLoad: 1, Perfect: 1, MaxHops: 1, Channels: 2}, m, name)
 	}
-	m := SSSP(tor, Options{Nodes: []int{0, 1, 2, 3}}).Measure()
-	assert.Equal(t, Metrics{MaxLoad: 2, MinLoad: 2, Perfect: 2, MaxHops: 2, Channels: 8}, m, "sssp, 4 nodes")
+	for name, route := range map[string]func(*Torus, Options) *Routes{"sssp": SSSP, "genetic": genetic} {
+		m := route(tor, Options{Nodes: []int{0, 1, 2, 3}}).Measure()
+		assert.Equal(t, Metrics{MaxLoad: 2, MinLoad: 2, Perfect: 2, MaxHops: 2, Channels: 8}, m, name+", 4 nodes")
+	}
+	// The paper's 8-node genetic row, 4 / 4 / 0 / 3, on x ∈ 0…3, y ∈ 0…1:
+	// every one of the 24 channels carries 4 of the 56 routes' 96 hops.
+	m := genetic(tor, Options{Nodes: []int{0, 1, 2, 3, 4, 5, 6, 7}}).Measure()
+	assert.Equal(t, Metrics{MaxLoad: 4, MinLoad: 4, Perfect: 4, MaxHops: 3, Channels: 24}, m, "genetic, 8 nodes")
 
 	all := SSSP(tor, Options{}).Measure()
 	t.Logf("SSSP, 32 nodes: %v (paper: max γ 28, min γ 8, σ(4) 6.298, max D 5)", all)
