@@ -263,7 +263,9 @@ func (s *simulator) waitCycle() []Buffer {
 			pk := &s.pkts[pi]
 			if pk.out >= 0 && s.hcaOf[s.chans[pk.out].to] < 0 && (!s.voq || s.oldestFor(s.lanes[l].head, pk.out) == pi) {
 				ol := s.lane(pk.out, pk.outVL)
-				if !s.cr.has(&s.lanes[ol].cr, s.need(pk.out, pi, pk.outVL), s.k.now) {
+				// The sender's credits: in a run cut into domains they
+				// queue in the arena of the sender's domain.
+				if !s.crOf(s.chans[pk.out].from).has(&s.lanes[ol].cr, s.need(pk.out, pi, pk.outVL), s.k.now) {
 					next = append(next, ol)
 				}
 			}

@@ -80,6 +80,8 @@ var regressions = []regression{
 		generated(226590)},
 	{"window: responses at the completion instant, fat tree", "as above on a 4-ary 3-tree with a window of 8 (40,235 against 40,237)",
 		generated(226201)},
+	{"deadlock cycle of a run cut into domains", "the wait-for graph at the end of a deadlocked run cut into 3 domains asked domain 0's credit arena about every lane: it settled other domains' queues from the wrong arena (credits 48 + held 106 != 128 on lane 33, and an empty cycle where the uncut run finds four buffers)",
+		generated(531185)},
 	// The battery of the former TestFastMatchesReference.
 	{"contention fat tree", "", scenario("kary-ntree:k=4,n=2", "minhop", traffic.Exchange, 4096, 1, 0, nil)},
 	{"hiccups, short messages", "", scenario("kary-ntree:k=4,n=2", "sssp", traffic.Exchange, 700, 1, 0, nil)},
