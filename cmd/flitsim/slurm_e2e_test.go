@@ -14,32 +14,12 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// slurmTools finds start-slurm.sh/stop-slurm.sh: $FLITSIM_SLURM_TOOLS, or
-// shared/tools/slurm in a parent of the working directory (the workspace
-// layout: the repository next to shared/).
-func slurmTools(t *testing.T) string {
-	t.Helper()
-	if d := os.Getenv("FLITSIM_SLURM_TOOLS"); d != "" {
-		return d
-	}
-	wd, err := os.Getwd()
-	require.NoError(t, err)
-	for d := wd; ; d = filepath.Dir(d) {
-		cand := filepath.Join(d, "shared", "tools", "slurm")
-		if _, err := os.Stat(filepath.Join(cand, "start-slurm.sh")); err == nil {
-			return cand
-		}
-		if filepath.Dir(d) == d {
-			return ""
-		}
-	}
-}
-
 // The quickstart campaign as a 2-task Slurm job array plus the merge job,
 // on a one-node cluster brought up on localhost, gives the table of a local
 // -j 1 run byte for byte; a failing array makes the wait fail. Runs in CI
-// (CI is set by .ci/run) or with FLITSIM_SLURM=1, as root: it installs and
-// starts slurmctld, slurmd and munged, and stops them at the end.
+// (CI is set by .ci/run) or with FLITSIM_SLURM=1, as root: it starts
+// slurmctld and slurmd of its own (slurmCluster) and munged if none runs,
+// and stops its daemons at the end.
 func TestSlurmEndToEnd(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short")
@@ -50,23 +30,14 @@ func TestSlurmEndToEnd(t *testing.T) {
 	if os.Getuid() != 0 {
 		t.Fatal("the Slurm end-to-end test needs root (it starts slurmctld, slurmd and munged)")
 	}
-	tools := slurmTools(t)
-	require.NotEmpty(t, tools, "start-slurm.sh not found: set FLITSIM_SLURM_TOOLS to the folder with start-slurm.sh and stop-slurm.sh")
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
 	defer cancel()
-	start := exec.CommandContext(ctx, "bash", filepath.Join(tools, "start-slurm.sh"))
-	out, err := start.CombinedOutput()
-	require.NoError(t, err, "start-slurm.sh: %s", out)
-	t.Cleanup(func() {
-		if out, err := exec.Command("bash", filepath.Join(tools, "stop-slurm.sh")).CombinedOutput(); err != nil {
-			t.Errorf("stop-slurm.sh: %v: %s", err, out)
-		}
-	})
+	startSlurm(t, ctx)
 
 	tmp := t.TempDir()
 	bin := filepath.Join(tmp, "flitsim")
 	build := exec.CommandContext(ctx, "go", "build", "-o", bin, ".")
-	out, err = build.CombinedOutput()
+	out, err := build.CombinedOutput()
 	require.NoError(t, err, "go build: %s", out)
 
 	// On the cluster: 2 shards and the merge, waited for.
