@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"sort"
 	"strconv"
@@ -209,6 +210,9 @@ func Load(nameOrPath string) (*Campaign, error) {
 // Parse decodes and validates campaign text; file names it in errors and
 // dir resolves relative paths.
 func Parse(data []byte, file, dir string) (*Campaign, error) {
+	if err := checkShapes(data, file, campaignShapes); err != nil {
+		return nil, err
+	}
 	var f campaignFile
 	md, err := toml.NewDecoder(bytes.NewReader(data)).Decode(&f)
 	if err == nil {
@@ -352,14 +356,45 @@ func (k keyIndex) nth(key string, n int) int {
 	return k.find(key)
 }
 
-// knownKeys lists every key a campaign file may contain.
+// knownKeys lists every key a campaign file may contain, read from the
+// toml tags of the types the file decodes into (so that the list cannot
+// drift from the decoder), then the declared [hardware] and [sim] keys.
 func knownKeys() []string {
-	keys := []string{"name", "description", "fault_seeds", "traffic_seeds", "topology.spec", "topology.label", "faults.kind", "faults.label", "faults.percent",
-		"faults.ratio", "faults.take_hcas", "faults.fixed", "routing.engine", "routing.vls", "routing.roots", "routing.file", "routing.path_vls", "routing.relieve", "routing.label", "jobs_seed", "jobs_file", "traffic.slowdowns",
-		"traffic.order", "traffic.label", "traffic.kind", "traffic.msg_bytes", "traffic.load", "traffic.distance", "traffic.hot_fraction", "traffic.max_time", "traffic.fault_seeds", "traffic.traffic_seeds"}
+	var keys []string
+	for _, k := range tomlKeys(reflect.TypeOf(Campaign{})) {
+		switch k {
+		case "topology", "routing", "traffic", "hardware", "sim":
+			continue // tables, listed below
+		}
+		keys = append(keys, k)
+	}
+	for _, t := range []struct {
+		table string
+		typ   reflect.Type
+	}{{"topology", reflect.TypeOf(TopologyEntry{})}, {"faults", reflect.TypeOf(FaultsEntry{})},
+		{"routing", reflect.TypeOf(RoutingEntry{})}, {"traffic", reflect.TypeOf(TrafficEntry{})}} {
+		for _, k := range tomlKeys(t.typ) {
+			keys = append(keys, t.table+"."+k)
+		}
+	}
 	for _, t := range Tables() {
 		for _, d := range t.Decls {
 			keys = append(keys, t.Name+"."+d.Key)
+		}
+	}
+	return keys
+}
+
+// RoutingKeys lists the keys of a [[routing]] entry.
+func RoutingKeys() []string { return tomlKeys(reflect.TypeOf(RoutingEntry{})) }
+
+// tomlKeys lists the toml keys of a struct type's fields, in field order.
+func tomlKeys(t reflect.Type) []string {
+	var keys []string
+	for i := 0; i < t.NumField(); i++ {
+		k, _, _ := strings.Cut(t.Field(i).Tag.Get("toml"), ",")
+		if k != "" && k != "-" {
+			keys = append(keys, k)
 		}
 	}
 	return keys

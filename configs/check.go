@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"sort"
 
 	"flitsim/fabric"
 	"flitsim/faults"
@@ -109,7 +110,7 @@ func (c *Campaign) Check() error {
 				continue // checkPlacements
 			}
 			p, _ := c.simParams(t)
-			for n := range hcaCounts {
+			for _, n := range sortedCounts(hcaCounts) {
 				if _, err := traffic.New(p.Traffic, make([]int, n), fabric.Stream(1, "check")); err != nil {
 					key := "traffic.kind"
 					if t.Distance != nil {
@@ -215,3 +216,14 @@ func (c *Campaign) digest(path string) error {
 
 // String names the campaign for messages.
 func (c *Campaign) String() string { return fmt.Sprintf("campaign %q (%s)", c.Name, c.Source) }
+
+// sortedCounts lists the HCA counts of a set in increasing order, so that
+// the first error found is the same from run to run.
+func sortedCounts(set map[int]bool) []int {
+	out := make([]int, 0, len(set))
+	for n := range set {
+		out = append(out, n)
+	}
+	sort.Ints(out)
+	return out
+}

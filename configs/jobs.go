@@ -118,6 +118,11 @@ func workloadKey(key string) bool {
 // file (inCampaign: its other keys are the campaign's). A campaign
 // without [[job]] or [fragmentation] tables has none: nil.
 func decodeWorkload(data []byte, file string, inCampaign bool) (*Workload, error) {
+	if !inCampaign { // a campaign's shapes are checked by Parse
+		if err := checkShapes(data, file, workloadShapes); err != nil {
+			return nil, err
+		}
+	}
 	var w Workload
 	md, err := toml.NewDecoder(bytes.NewReader(data)).Decode(&w)
 	if err != nil {
@@ -448,7 +453,7 @@ func (w *Workload) Resolve(net *fabric.Network, seed int64) ([][]int, []string, 
 	for i := range free {
 		free[i] = true
 	}
-	byName := net.ByName()
+	refs := fabric.NewResolver(net)
 	var jobs [][]int
 	var ids []string
 	for i, j := range w.Jobs {
@@ -457,7 +462,7 @@ func (w *Workload) Resolve(net *fabric.Network, seed int64) ([][]int, []string, 
 		}
 		hs := make([]int, 0, len(j.Nodes))
 		for _, name := range j.Nodes {
-			h, err := findHCA(net, byName, name)
+			h, err := refs.HCA(name)
 			if err != nil {
 				return nil, nil, w.errAt("job.nodes", i, "job %q: %v", j.label(i), err)
 			}
@@ -502,42 +507,4 @@ func (w *Workload) Resolve(net *fabric.Network, seed int64) ([][]int, []string, 
 		}
 	}
 	return jobs, ids, nil
-}
-
-// findHCA resolves a node reference (description, 0x node or port GUID,
-// "lid:N") to an HCA ordinal.
-func findHCA(net *fabric.Network, byName map[string]int, ref string) (int, error) {
-	node := -1
-	switch {
-	case strings.HasPrefix(ref, "lid:"):
-		lid, err := strconv.ParseUint(ref[4:], 10, 16)
-		if err != nil {
-			return 0, fmt.Errorf("%q: not a LID", ref)
-		}
-		if l := net.ByLID(); int(lid) < len(l) && l[lid] >= 0 {
-			node = int(l[lid])
-		}
-	case strings.HasPrefix(ref, "0x"):
-		g, err := strconv.ParseUint(ref[2:], 16, 64)
-		if err != nil {
-			return 0, fmt.Errorf("%q: not a GUID", ref)
-		}
-		for i := net.NumSwitches; i < len(net.Nodes); i++ {
-			if net.Nodes[i].GUID == g || net.Nodes[i].PortGUID == g {
-				node = i
-				break
-			}
-		}
-	default:
-		if i, ok := byName[ref]; ok {
-			node = i
-		}
-	}
-	switch {
-	case node < 0:
-		return 0, fmt.Errorf("no node %q in %s", ref, net.Name)
-	case node < net.NumSwitches:
-		return 0, fmt.Errorf("%q is a switch, not an HCA", ref)
-	}
-	return node - net.NumSwitches, nil
 }

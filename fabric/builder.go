@@ -268,6 +268,14 @@ func (n *Network) assignIDs() error {
 	return nil
 }
 
+// errorf is an error of the network, prefixed with its name when it has one.
+func (n *Network) errorf(format string, v ...any) error {
+	if n.Name == "" {
+		return fmt.Errorf(format, v...)
+	}
+	return fmt.Errorf("%s: "+format, append([]any{n.Name}, v...)...)
+}
+
 func (n *Network) validate() error {
 	names := make(map[string]int, len(n.Nodes))
 	lids := make(map[uint16]int, len(n.Nodes))
@@ -275,27 +283,27 @@ func (n *Network) validate() error {
 	for i := range n.Nodes {
 		nd := &n.Nodes[i]
 		if nd.Name == "" {
-			return fmt.Errorf("%s: node %d has no name", n.Name, i)
+			return n.errorf("node %d has no name", i)
 		}
 		if j, ok := names[nd.Name]; ok {
-			return fmt.Errorf("%s: name %q used by nodes %d and %d", n.Name, nd.Name, j, i)
+			return n.errorf("name %q used by nodes %d and %d", nd.Name, j, i)
 		}
 		names[nd.Name] = i
 		if nd.LID == 0 || nd.LID > 0xBFFF {
-			return fmt.Errorf("%s: %q has LID %d, outside the unicast range 1..%d", n.Name, nd.Name, nd.LID, 0xBFFF)
+			return n.errorf("%q has LID %d, outside the unicast range 1..%d", nd.Name, nd.LID, 0xBFFF)
 		}
 		if j, ok := lids[nd.LID]; ok {
-			return fmt.Errorf("%s: LID %d used by %q and %q", n.Name, nd.LID, n.Nodes[j].Name, nd.Name)
+			return n.errorf("LID %d used by %q and %q", nd.LID, n.Nodes[j].Name, nd.Name)
 		}
 		lids[nd.LID] = i
 		if j, ok := guids[nd.GUID]; ok {
-			return fmt.Errorf("%s: GUID %#016x used by %q and %q", n.Name, nd.GUID, n.Nodes[j].Name, nd.Name)
+			return n.errorf("GUID %#016x used by %q and %q", nd.GUID, n.Nodes[j].Name, nd.Name)
 		}
 		guids[nd.GUID] = i
 	}
 	for l, lk := range n.Links {
 		if int(lk.A.Node) >= n.NumSwitches && int(lk.B.Node) >= n.NumSwitches {
-			return fmt.Errorf("%s: cable %d joins two HCAs (%q, %q)", n.Name, l, n.Nodes[lk.A.Node].Name, n.Nodes[lk.B.Node].Name)
+			return n.errorf("cable %d joins two HCAs (%q, %q)", l, n.Nodes[lk.A.Node].Name, n.Nodes[lk.B.Node].Name)
 		}
 	}
 	for h := n.NumSwitches; h < len(n.Nodes); h++ {
@@ -306,7 +314,7 @@ func (n *Network) validate() error {
 			}
 		}
 		if c > 1 {
-			return fmt.Errorf("%s: HCA %q has %d connected ports; flitsim models single-port HCAs (list each port as its own HCA)", n.Name, n.Nodes[h].Name, c)
+			return n.errorf("HCA %q has %d connected ports; flitsim models single-port HCAs (list each port as its own HCA)", n.Nodes[h].Name, c)
 		}
 	}
 	return nil

@@ -123,19 +123,23 @@ func (h Hardware) FlitPs() int64 {
 // ClassGbps returns the rate of a cable of class c: its class's rate
 // (Rank1Gbps..Rank3Gbps) if set, else LinkGbps.
 func (h Hardware) ClassGbps(c LinkClass) float64 {
-	r := 0.0
+	if r := h.classRate(c); r != 0 {
+		return r
+	}
+	return h.LinkGbps
+}
+
+// classRate is the rate set for class c, 0 if none.
+func (h Hardware) classRate(c LinkClass) float64 {
 	switch c {
 	case ClassRank1:
-		r = h.Rank1Gbps
+		return h.Rank1Gbps
 	case ClassRank2:
-		r = h.Rank2Gbps
+		return h.Rank2Gbps
 	case ClassRank3:
-		r = h.Rank3Gbps
+		return h.Rank3Gbps
 	}
-	if r == 0 {
-		return h.LinkGbps
-	}
-	return r
+	return 0
 }
 
 // ClassFlitPs returns the serialization time of one flit on a cable of
@@ -161,8 +165,17 @@ func (h Hardware) LinkFlitPs(n *Network, l int) int64 {
 
 // CheckNetwork reports a cable of n whose own rate these parameters cannot
 // run (Validate has checked the classes' rates): a flit time outside
-// 1..MaxFlitPs ps, or a crossbar slower than the cable.
+// 1..MaxFlitPs ps, or a crossbar slower than the cable. A rate per cable
+// class on a network without groups is refused too: it would change
+// nothing, and a run must not look as if it had.
 func (h Hardware) CheckNetwork(n *Network) error {
+	if n.Groups == 0 {
+		for _, r := range classRates {
+			if h.classRate(r.c) != 0 {
+				return &param.Error{Key: r.key, Msg: fmt.Sprintf("rates a cable class of group topologies (dragonfly, cascade, aries); this network has no groups, so it would change nothing")}
+			}
+		}
+	}
 	if !h.FileRates {
 		return nil
 	}

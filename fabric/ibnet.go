@@ -265,7 +265,7 @@ func (p *ibnetParser) build() (*Network, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := p.checkNodes(cabled); err != nil {
+	if err := p.checkNodes(cabled, allLIDs); err != nil {
 		return nil, err
 	}
 	net, err := b.Finish()
@@ -340,19 +340,36 @@ func (p *ibnetParser) cable(b *Builder) (map[int]bool, error) {
 	return cabled, nil
 }
 
-// checkNodes refuses an HCA without a cable and a GUID two nodes share;
-// the error names the line of the node.
-func (p *ibnetParser) checkNodes(cabled map[int]bool) error {
-	guids := map[uint64]int{}
+// checkNodes refuses an HCA without a cable, and a name, a GUID or (when
+// the file gives every node one) a LID that two nodes share; the error
+// names the line of the node and what it shares.
+func (p *ibnetParser) checkNodes(cabled map[int]bool, allLIDs bool) error {
+	guids, names, lids := map[uint64]int{}, map[string]int{}, map[uint16]int{}
 	for i, n := range p.nodes {
+		at := func(key, format string, v ...any) error {
+			return &ParseError{File: p.file, Line: n.line, Msg: key + ": " + fmt.Sprintf(format, v...)}
+		}
 		if n.kind == HCA && !cabled[i] {
-			return &ParseError{File: p.file, Line: n.line, Msg: fmt.Sprintf("HCA %q has no cable", n.id)}
+			return at("cable", "HCA %q has no cable", n.id)
+		}
+		if prev, dup := names[n.desc]; dup {
+			return at("name", "%q is named %q, as %q at line %d (node names must be unique)", n.id, n.desc, p.nodes[prev].id, p.nodes[prev].line)
+		}
+		names[n.desc] = i
+		if allLIDs {
+			if n.lid > 0xBFFF {
+				return at("lid", "%q has LID %d, outside the unicast range 1..%d", n.id, n.lid, 0xBFFF)
+			}
+			if prev, dup := lids[n.lid]; dup {
+				return at("lid", "%q has LID %d, as %q at line %d", n.id, n.lid, p.nodes[prev].id, p.nodes[prev].line)
+			}
+			lids[n.lid] = i
 		}
 		if n.guid == 0 {
 			continue
 		}
 		if prev, dup := guids[n.guid]; dup {
-			return &ParseError{File: p.file, Line: n.line, Msg: fmt.Sprintf("%q has GUID 0x%016x, as %q at line %d", n.id, n.guid, p.nodes[prev].id, p.nodes[prev].line)}
+			return at("guid", "%q has GUID 0x%016x, as %q at line %d", n.id, n.guid, p.nodes[prev].id, p.nodes[prev].line)
 		}
 		guids[n.guid] = i
 	}

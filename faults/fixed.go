@@ -29,7 +29,8 @@ type Fixed struct {
 //	link NODE PORT      (the cable at that port)
 //	link NODE NODE      (one cable between the two switches)
 //
-// where NODE is a node name or a 0x-prefixed GUID.
+// where NODE is a node reference (fabric.Resolver: a name, a 0x node or
+// port GUID, or lid:N).
 func LoadFixed(path string) ([]Fixed, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -79,33 +80,16 @@ func ParseFixed(r io.Reader, file string) ([]Fixed, error) {
 	return out, nil
 }
 
-func findNode(net *fabric.Network, name string) int {
-	if strings.HasPrefix(name, "0x") {
-		if g, err := strconv.ParseUint(name[2:], 16, 64); err == nil {
-			for i := range net.Nodes {
-				if net.Nodes[i].GUID == g {
-					return i
-				}
-			}
-		}
-	}
-	for i := range net.Nodes {
-		if net.Nodes[i].Name == name {
-			return i
-		}
-	}
-	return -1
-}
-
 func (st *state) applyFixed(f Fixed, rec *Record) error {
 	net := st.net
 	where := f.Where
 	if where == "" {
 		where = "fixed failure"
 	}
-	n := findNode(net, f.Node)
-	if n < 0 {
-		return fmt.Errorf("%s: no node %q in %s", where, f.Node, net.Name)
+	refs := fabric.NewResolver(net)
+	n, err := refs.Node(f.Node)
+	if err != nil {
+		return fmt.Errorf("%s: %w", where, err)
 	}
 	if f.Switch {
 		if !net.IsSwitch(n) {
@@ -127,9 +111,9 @@ func (st *state) applyFixed(f Fixed, rec *Record) error {
 			return fmt.Errorf("%s: %q port %d has no cable", where, f.Node, f.Port)
 		}
 	} else {
-		m := findNode(net, f.Peer)
-		if m < 0 {
-			return fmt.Errorf("%s: no node %q in %s", where, f.Peer, net.Name)
+		m, err := refs.Node(f.Peer)
+		if err != nil {
+			return fmt.Errorf("%s: %w", where, err)
 		}
 		for p := 1; p <= net.Nodes[n].Radix; p++ {
 			if c := net.LinkAt(n, p); c >= 0 && st.linkAlive(c) {

@@ -11,7 +11,7 @@ type Options struct {
 	// VLs is the number of virtual lanes available (0: the hardware's
 	// default, fabric.DefaultHardware().VLs).
 	VLs int
-	// Roots names root switches (by node name or 0x GUID) for engines that
+	// Roots names root switches (fabric.Resolver references) for engines that
 	// use them; empty lets the engine choose.
 	Roots []string
 	// File is the LFT dump the "file" engine loads.
@@ -60,7 +60,7 @@ type Engine struct {
 
 var (
 	paramVLs     = Param{"vls", "hardware.vls", "virtual lanes available"}
-	paramRoots   = Param{"roots", "auto", "root switches, by name or 0x GUID (auto: the switches nearest to every HCA)"}
+	paramRoots   = Param{"roots", "auto", "root switches: " + fabric.RefHelp + " each (auto: the switches nearest to every HCA)"}
 	paramJobs    = Param{"jobs", "none", "the job-to-HCA map of the running jobs (a jobs file: route --jobs, a campaign's [[job]] tables)"}
 	paramRelieve = Param{"relieve", "true", "nue: after routing, move single switches off the busiest channel while that lowers it (flitsim's addition; false: the thesis' Nue)"}
 	paramPath    = Param{"path_vls", "false", "true: a packet keeps VL = its SL (dateline bits) over its whole path, as in the Mellanox OMNeT++ model the thesis used, which has no SL-to-VL tables; false: the switches' SL-to-VL tables set the VL per hop, as OpenSM programs them"}

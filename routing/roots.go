@@ -2,41 +2,35 @@ package routing
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 
 	"flitsim/fabric"
 )
 
-// resolveRoots maps root names or GUIDs to switch indices.
+// resolveRoots maps root references to switch indices.
 func (g *graph) resolveRoots(engine string, roots []string) ([]int, error) {
-	var out []int
-	byName := g.net.ByName()
-	for _, r := range roots {
-		r = strings.TrimSpace(r)
-		if r == "" {
-			continue
-		}
-		n, ok := byName[r]
-		if !ok && strings.HasPrefix(r, "0x") {
-			if v, err := strconv.ParseUint(r[2:], 16, 64); err == nil {
-				for i := 0; i < g.S; i++ {
-					if g.net.Nodes[i].GUID == v {
-						n, ok = i, true
-					}
-				}
-			}
-		}
-		if !ok || n >= g.S {
-			return nil, fmt.Errorf("%s: root %q is not a switch of this network", engine, r)
-		}
-		out = append(out, n)
+	out, err := ResolveRoots(g.net, roots)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", engine, err)
 	}
 	return out, nil
 }
 
-// ResolveRoots maps root switch names or 0x GUIDs to switch indices of
-// net, or says which one is not a switch of it.
+// ResolveRoots maps root references (fabric.Resolver: names, 0x node or
+// port GUIDs, lid:N) to switch indices of net, or says which one is not a
+// switch of it. Blank entries are skipped.
 func ResolveRoots(net *fabric.Network, roots []string) ([]int, error) {
-	return newGraph(net).resolveRoots("roots", roots)
+	refs := fabric.NewResolver(net)
+	var out []int
+	for _, r := range roots {
+		if strings.TrimSpace(r) == "" {
+			continue
+		}
+		n, err := refs.Switch(r)
+		if err != nil {
+			return nil, fmt.Errorf("root: %w", err)
+		}
+		out = append(out, n)
+	}
+	return out, nil
 }

@@ -1,12 +1,16 @@
 package main
 
 import (
+	"errors"
 	"flag"
+	"regexp"
 	"strconv"
 	"strings"
+	"time"
 
 	"flitsim/configs/pipeline"
 	"flitsim/fabric"
+	"flitsim/fabric/param"
 	"flitsim/faults"
 	"flitsim/routing"
 	"flitsim/routing/engines"
@@ -27,9 +31,11 @@ type faultFlags struct {
 	seed                   uint64
 	fixed                  string
 	takeHCAs               bool
+	fs                     *flag.FlagSet
 }
 
 func (f *faultFlags) register(fs *flag.FlagSet) {
+	f.fs = fs
 	fs.Float64Var(&f.links, "links", 0, "fail this `percent` of the inter-switch cables (⌊p·cables⌋)")
 	fs.Float64Var(&f.switches, "switches", 0, "fail this `percent` of the switches (only switches without HCAs unless --take-hcas)")
 	fs.Float64Var(&f.mixed, "mixed", 0, "fail this `percent` of cables+switches, split by --ratio")
@@ -48,6 +54,19 @@ func (f *faultFlags) spec() (faults.Spec, error) {
 		if !(p.v >= 0 && p.v < 100) {
 			return s, badInput("%s %g: want a percentage in [0, 100)", p.name, p.v)
 		}
+	}
+	// A flag that changes nothing is refused rather than ignored.
+	given := map[string]bool{}
+	if f.fs != nil {
+		f.fs.Visit(func(fl *flag.Flag) { given[fl.Name] = true })
+	}
+	switch {
+	case given["ratio"] && !given["mixed"]:
+		return s, badInput("--ratio splits --mixed failures; without --mixed it changes nothing")
+	case given["fault-seed"] && !given["links"] && !given["switches"] && !given["mixed"]:
+		return s, badInput("--fault-seed draws --links, --switches or --mixed failures; without them it changes nothing")
+	case given["take-hcas"] && !given["switches"] && !given["mixed"] && !given["fixed"]:
+		return s, badInput("--take-hcas lets --switches, --mixed or --fixed failures take switches with HCAs; without them it changes nothing")
 	}
 	if f.mixed > 0 {
 		a, b, ok := strings.Cut(f.ratio, ":")
@@ -97,7 +116,7 @@ type routeFlags struct {
 func (r *routeFlags) register(fs *flag.FlagSet) {
 	r.fs = fs
 	fs.IntVar(&r.vls, "vls", fabric.DefaultHardware().VLs, "virtual lanes the engine may use (routing.vls; sim: default the hardware's vls)")
-	fs.StringVar(&r.roots, "roots", "", "root switches, comma separated names or 0x GUIDs (routing.roots; engines that read roots)")
+	fs.StringVar(&r.roots, "roots", "", "root switches, comma separated: "+fabric.RefHelp+" each (routing.roots; engines that read roots)")
 	fs.StringVar(&r.lfts, "lfts", "", "LFT dump `file` for --routing file (routing.file)")
 	fs.Uint64Var(&r.seed, "routing-seed", 1, "seed of an engine that draws random numbers: angara-genetic (routing.seed)")
 	fs.BoolVar(&r.relieve, "relieve", true, "nue: move single switches off the busiest channel after routing; --relieve=false gives the thesis' Nue (routing.relieve)")
@@ -160,4 +179,96 @@ func (r *routeFlags) options(net *fabric.Network, names []string) (routing.Optio
 		}
 	}
 	return opts, nil
+}
+
+// paramFlag is a flag whose text a parameter declaration parses and range
+// checks (the declaration of the campaign key the flag stands for).
+type paramFlag struct {
+	d param.Decl
+	x float64
+}
+
+// paramVar defines flag name for the parameter key of decls; its value is
+// read with Get after parsing, its default is the declaration's.
+func paramVar(fs *flag.FlagSet, name string, decls []param.Decl, key, usage string) *paramFlag {
+	d, ok := param.Find(decls, key)
+	if !ok {
+		panic("paramVar: no parameter " + key) // a programming error every test run finds
+	}
+	f := &paramFlag{d: d}
+	if d.Default != "" {
+		x, err := d.Parse(d.Default)
+		if err != nil {
+			panic("paramVar: " + key + ": " + err.Error())
+		}
+		f.x = x
+	}
+	fs.Var(f, name, usage)
+	return f
+}
+
+func (f *paramFlag) String() string {
+	if f == nil {
+		return ""
+	}
+	return f.d.Format(f.x)
+}
+
+// Set parses the flag's text; the error says what the declaration
+// accepts (the flag package names the flag).
+func (f *paramFlag) Set(s string) error {
+	x, err := f.d.Parse(s)
+	if err != nil {
+		return errors.New("want " + f.d.Range())
+	}
+	f.x = x
+	return nil
+}
+
+// Get returns the value as the declaration holds it (durations in ps).
+func (f *paramFlag) Get() any { return f.x }
+
+// reFlagValue and reFlagName match the flag package's messages, which
+// name a flag with one dash.
+var (
+	reFlagValue = regexp.MustCompile(`^invalid (?:boolean )?value ("[^"]*") for (?:flag )?-([\w-]+): (.*)$`)
+	reFlagName  = regexp.MustCompile(`(: |^)-([\w-]+)`)
+)
+
+// flagError rewrites an error of fs.Parse to name the flag as the help
+// does (--name), with what the flag accepts instead of "parse error".
+func flagError(fs *flag.FlagSet, err error) error {
+	msg := err.Error()
+	if m := reFlagValue.FindStringSubmatch(msg); m != nil {
+		why := m[3]
+		if why == "parse error" || strings.HasSuffix(why, "invalid syntax") {
+			why = "want " + flagKind(fs.Lookup(m[2]))
+		}
+		return badInput("--%s %s: %s", m[2], m[1], why)
+	}
+	return badInput("%s", reFlagName.ReplaceAllString(msg, "$1--$2"))
+}
+
+// flagKind says what values a flag of the flag package takes.
+func flagKind(f *flag.Flag) string {
+	if f == nil {
+		return "a valid value"
+	}
+	g, ok := f.Value.(flag.Getter)
+	if !ok {
+		return "a valid value"
+	}
+	switch g.Get().(type) {
+	case int, int64:
+		return "an integer"
+	case uint, uint64:
+		return "an integer ≥ 0"
+	case float64:
+		return "a number"
+	case bool:
+		return "true or false"
+	case time.Duration:
+		return "a duration such as 10ms"
+	}
+	return "a valid value"
 }

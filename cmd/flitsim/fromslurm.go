@@ -178,9 +178,9 @@ func readHostMap(path string) (map[string]string, error) {
 // slurmJobsFile writes the jobs as a jobs file, each host named by the map
 // or by itself, and, with a fabric, resolved to an HCA of it.
 func slurmJobsFile(jobs []slurmRunning, hostMap map[string]string, net *fabric.Network) (string, error) {
-	var byName map[string]int
+	var refs *fabric.Resolver
 	if net != nil {
-		byName = net.ByName()
+		refs = fabric.NewResolver(net)
 	}
 	var b strings.Builder
 	b.WriteString("# Running Slurm jobs, written by flitsim jobs from-slurm (squeue, scontrol show hostnames).\n")
@@ -195,7 +195,7 @@ func slurmJobsFile(jobs []slurmRunning, hostMap map[string]string, net *fabric.N
 				node = m
 			}
 			if net != nil {
-				r, err := fabricNode(net, byName, node)
+				r, err := fabricNode(net, refs, node)
 				if err != nil {
 					return "", fmt.Errorf("job %s, host %s: %w", j.ID, h, err)
 				}
@@ -211,26 +211,16 @@ func slurmJobsFile(jobs []slurmRunning, hostMap map[string]string, net *fabric.N
 	return b.String(), nil
 }
 
-// fabricNode resolves a node reference against the fabric: a GUID or LID
-// as given, a name exactly or as the first word of an HCA's description.
-func fabricNode(net *fabric.Network, byName map[string]int, ref string) (string, error) {
+// fabricNode resolves a host's node reference against the fabric
+// (fabric.Resolver.Host): a GUID or LID as given, a name exactly or as the
+// first word of an HCA's description.
+func fabricNode(net *fabric.Network, refs *fabric.Resolver, ref string) (string, error) {
+	h, err := refs.Host(ref)
+	if err != nil {
+		return "", fmt.Errorf("%w (give a --map)", err)
+	}
 	if strings.HasPrefix(ref, "0x") || strings.HasPrefix(ref, "lid:") {
-		w := configs.Workload{Jobs: []configs.JobEntry{{Nodes: []string{ref}}}}
-		if _, _, err := w.Resolve(net, 1); err != nil {
-			return "", err
-		}
 		return ref, nil
 	}
-	if i, ok := byName[ref]; ok {
-		if i < net.NumSwitches {
-			return "", fmt.Errorf("%q is a switch of %s, not an HCA", ref, net.Name)
-		}
-		return ref, nil
-	}
-	for i := net.NumSwitches; i < len(net.Nodes); i++ {
-		if name := net.Nodes[i].Name; strings.HasPrefix(name, ref+" ") {
-			return name, nil
-		}
-	}
-	return "", fmt.Errorf("no HCA %q in %s (give a --map)", ref, net.Name)
+	return net.Nodes[net.NumSwitches+h].Name, nil
 }

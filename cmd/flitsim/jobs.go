@@ -78,7 +78,7 @@ func jobsSweep(args []string, stdout, stderr io.Writer) error {
 	plotFile := fs.String("plot", "", "write the plot to this .svg or .png file")
 	jobsSeed := fs.Int64("jobs-seed", -1, "seed of the jobs file's random placements (default: the file's)")
 	seed := fs.Uint64("traffic-seed", 1, "seed of the traffic streams")
-	maxTime := fs.Duration("max-time", 0, "simulated time limit per run (default: 10 s with a finite job, else 10 ms)")
+	maxTime := paramVar(fs, "max-time", sim.ParamDecls(), "max_time", "simulated time limit per run (default: 10 s with a finite job, else 10 ms)")
 	hwFlag := fs.String("hw", "", "hardware overrides key=value,... (flitsim params)")
 	asJSON := fs.Bool("json", false, "print JSON")
 	var rf routeFlags
@@ -97,8 +97,8 @@ func jobsSweep(args []string, stdout, stderr io.Writer) error {
 	if *plotFile != "" && !strings.HasSuffix(*plotFile, ".svg") && !strings.HasSuffix(*plotFile, ".png") {
 		return badInput("--plot %q: want a .svg or .png file", *plotFile)
 	}
-	if *jobsSeed < -1 || *maxTime < 0 {
-		return badInput("--jobs-seed and --max-time must not be negative")
+	if *jobsSeed < -1 {
+		return badInput("--jobs-seed %d: want a seed ≥ 0", *jobsSeed)
 	}
 	p := sim.DefaultParams()
 	if *hwFlag != "" {
@@ -106,7 +106,7 @@ func jobsSweep(args []string, stdout, stderr io.Writer) error {
 			return asInput(err)
 		}
 	}
-	p.Seed, p.MaxTime = *seed, maxTime.Nanoseconds()*1000
+	p.Seed, p.MaxTime = *seed, int64(maxTime.x)
 	wl, err := loadJobsFile(*jobsFile)
 	if err != nil {
 		return err

@@ -117,15 +117,22 @@ func newFlags(name, synopsis, description string, stderr io.Writer) *flag.FlagSe
 }
 
 // parseFlags parses flags that may appear before, between or after the
-// positional arguments, and returns the positional ones.
+// positional arguments, and returns the positional ones. A bad flag is one
+// line naming it (no usage text: --help prints that).
 func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
 	var pos []string
+	usage, out := fs.Usage, fs.Output()
+	fs.Usage = func() {}
+	fs.SetOutput(io.Discard)
+	defer func() { fs.Usage = usage; fs.SetOutput(out) }()
 	for {
 		if err := fs.Parse(args); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
+				fs.SetOutput(out)
+				usage()
 				return nil, err
 			}
-			return nil, inputError{err}
+			return nil, flagError(fs, err)
 		}
 		args = fs.Args()
 		if len(args) == 0 {

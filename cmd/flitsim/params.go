@@ -77,7 +77,14 @@ func paramRows() []paramRow {
 			readers[p.Name] = append(readers[p.Name], e.Name)
 		}
 	}
+	isKey := map[string]bool{}
+	for _, k := range configs.RoutingKeys() {
+		isKey[k] = true
+	}
 	for _, k := range order {
+		if !isKey[k] {
+			continue // an input of the engine that is no key (jobs: a campaign's [[job]] tables)
+		}
 		rows = append(rows, paramRow{Table: "[[routing]]", Key: k, Type: "engine option", Default: def[k],
 			Help: help[k] + "; read by " + strings.Join(readers[k], ", ")})
 	}

@@ -50,7 +50,7 @@ func simCmd(args []string, stdout, stderr io.Writer) error {
 	kind := fs.String("traffic", "uniform", "traffic pattern: "+trafficKinds())
 	msg := fs.String("msg-bytes", "1MTU", "message size: bytes, KiB or MTU (e.g. 2048, 2KiB, 10MTU)")
 	load := fs.Float64("load", 1, "offered load per HCA, fraction of the link rate")
-	maxTime := fs.Duration("max-time", 0, "simulated time limit (default: the [sim] table's max_time: 10ms for infinite traffic, 10s for the exchange)")
+	maxTime := paramVar(fs, "max-time", sim.ParamDecls(), "max_time", "simulated time limit (default: the [sim] table's max_time: 10ms for infinite traffic, 10s for the exchange)")
 	seed := fs.Uint64("traffic-seed", 1, "seed of the traffic streams (a campaign's traffic_seeds)")
 	distance := fs.Int("distance", 1, "shift distance (traffic shift)")
 	order := fs.String("order", string(traffic.ByHCA), "rank order, which HCA is rank i: "+rankOrders())
@@ -91,16 +91,13 @@ func simCmd(args []string, stdout, stderr io.Writer) error {
 	if p.Traffic, err = trafficFlags(fs, *kind, *msg, *load, *distance, *order, p.HW.MTU); err != nil {
 		return err
 	}
-	if *maxTime < 0 {
-		return badInput("--max-time must be positive")
-	}
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	if set["max-time"] {
 		if p.MaxTime != 0 {
 			return badInput("--max-time and --sim max_time: give the time limit once")
 		}
-		p.MaxTime = maxTime.Nanoseconds() * 1000
+		p.MaxTime = int64(maxTime.x)
 	}
 	userMax := p.MaxTime // 0: the default for the traffic, set below
 	if *jobsFile == "" {
@@ -139,11 +136,6 @@ func simCmd(args []string, stdout, stderr io.Writer) error {
 	}
 	if err := p.HW.CheckNetwork(net); err != nil {
 		return badInput("--hw on %s: %v", spec, err)
-	}
-	if net.Groups == 0 && (p.HW.Rank1Gbps != 0 || p.HW.Rank2Gbps != 0 || p.HW.Rank3Gbps != 0) {
-		// A rate per class would change nothing on a network without
-		// groups: say so rather than run as if it did.
-		return badInput("--hw: rank1_gbps, rank2_gbps and rank3_gbps rate the cable classes of group topologies (dragonfly, cascade, aries); %s has no groups", spec)
 	}
 	if wl != nil {
 		if pt.Params.Jobs, err = wl.Place(net, *jobsSeed, p.HW.MTU); err != nil {

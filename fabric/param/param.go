@@ -407,5 +407,8 @@ func fmtPs(ps float64) string {
 	if math.Abs(ps) < 1000 || math.IsNaN(ps) || math.IsInf(ps, 0) {
 		return strconv.FormatFloat(ps, 'g', -1, 64) + "ps"
 	}
+	if math.Abs(ps) >= 9e21 { // beyond time.Duration (about 292 years)
+		return strconv.FormatFloat(ps/3.6e15, 'g', 6, 64) + "h"
+	}
 	return time.Duration(ps / 1000).String()
 }

@@ -95,3 +95,17 @@ func TestMalformedDeclarationsPanic(t *testing.T) {
 	assert.Panics(t, func() { Of(&badType{}) })
 	assert.Panics(t, func() { Defaults(&badDefault{}) })
 }
+
+// Durations beyond Go's time.Duration (about 292 years) are written in
+// hours, never as the negative duration a conversion overflow gives.
+func TestFormatHugeDurations(t *testing.T) {
+	d := Decl{Kind: Duration}
+	for _, s := range []string{"2562047h47m16.854775807s", "2562047h"} {
+		ps, ok := ParseDurationPs(s)
+		require.True(t, ok, s)
+		assert.NotContains(t, d.Format(ps), "-", s)
+	}
+	assert.Equal(t, "2.56205e+06h", d.Format(9.223372036854775807e21))
+	assert.Equal(t, "-2.56205e+06h", d.Format(-9.223372036854775807e21))
+	assert.Equal(t, "1h0m0s", d.Format(3.6e15))
+}

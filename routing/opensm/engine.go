@@ -245,16 +245,7 @@ func rootIndices(net *fabric.Network, names []string) ([]int, error) {
 	if len(names) == 0 {
 		return routing.AutoRoots(net, false), nil
 	}
-	byName := net.ByName()
-	var out []int
-	for _, n := range names {
-		i, ok := byName[n]
-		if !ok || !net.IsSwitch(i) {
-			return nil, fmt.Errorf("root %q is not a switch", n)
-		}
-		out = append(out, i)
-	}
-	return out, nil
+	return routing.ResolveRoots(net, names)
 }
 
 // torusConfig writes a torus-2QoS.conf for a generated 2D/3D mesh or torus:

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -203,4 +204,30 @@ func allSwitchesHaveHCAs(net *fabric.Network) bool {
 		}
 	}
 	return true
+}
+
+// OpenSM's Up*/Down* takes its roots through fabric.Resolver, as flitsim's
+// engines and `check` do: a switch's GUID, its LID and its name give the
+// same tables, and an HCA is refused as a root (issue 47: a GUID passed
+// check and failed the run).
+func TestOpenSMRootsByAnyReference(t *testing.T) {
+	needTools(t)
+	net := build(t, "kary-ntree:k=4,n=2")
+	root := net.Nodes[0]
+	var dumps []string
+	for _, ref := range []string{root.Name, fmt.Sprintf("0x%016x", root.GUID), fmt.Sprintf("lid:%d", root.LID)} {
+		o := routing.DefaultOptions()
+		o.Roots = []string{ref}
+		tb, err := Route(context.Background(), net, "updn", o)
+		require.NoError(t, err, ref)
+		var b bytes.Buffer
+		require.NoError(t, routing.WriteLFTs(&b, net, tb))
+		dumps = append(dumps, b.String())
+	}
+	assert.Equal(t, dumps[0], dumps[1], "by GUID")
+	assert.Equal(t, dumps[0], dumps[2], "by LID")
+	o := routing.DefaultOptions()
+	o.Roots = []string{net.Nodes[net.NumSwitches].Name}
+	_, err := Route(context.Background(), net, "updn", o)
+	assert.ErrorContains(t, err, "is an HCA")
 }
