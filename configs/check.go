@@ -5,8 +5,9 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
-	"sort"
+	"slices"
 
 	"flitsim/fabric"
 	"flitsim/faults"
@@ -110,7 +111,7 @@ func (c *Campaign) Check() error {
 				continue // checkPlacements
 			}
 			p, _ := c.simParams(t)
-			for _, n := range sortedCounts(hcaCounts) {
+			for _, n := range slices.Sorted(maps.Keys(hcaCounts)) { // the same first error every run
 				if _, err := traffic.New(p.Traffic, make([]int, n), fabric.Stream(1, "check")); err != nil {
 					key := "traffic.kind"
 					if t.Distance != nil {
@@ -217,13 +218,3 @@ func (c *Campaign) digest(path string) error {
 // String names the campaign for messages.
 func (c *Campaign) String() string { return fmt.Sprintf("campaign %q (%s)", c.Name, c.Source) }
 
-// sortedCounts lists the HCA counts of a set in increasing order, so that
-// the first error found is the same from run to run.
-func sortedCounts(set map[int]bool) []int {
-	out := make([]int, 0, len(set))
-	for n := range set {
-		out = append(out, n)
-	}
-	sort.Ints(out)
-	return out
-}
