@@ -217,4 +217,3 @@ func (c *Campaign) digest(path string) error {
 
 // String names the campaign for messages.
 func (c *Campaign) String() string { return fmt.Sprintf("campaign %q (%s)", c.Name, c.Source) }
-
