@@ -15,7 +15,7 @@ BENCHTIME ?= 1s
 # what the fuzzer found in the package's testdata/fuzz corpus.
 FUZZ_TARGETS := ./fabric:FuzzReadIBNetDiscover ./fabric:FuzzParseSpec ./faults:FuzzParseFixed ./routing:FuzzReadLFTs ./configs:FuzzParse ./configs:FuzzParseWorkload
 
-.PHONY: all build test test-long difftest bench bench-scale fuzz fuzz-short lint fmt clean
+.PHONY: all build test test-long difftest bench bench-scale fuzz fuzz-short lint fmt clean ibmodel-build ibmodel-compare
 
 all: build test
 
@@ -76,6 +76,22 @@ lint:
 
 fmt:
 	gofmt -w $$(git ls-files '*.go')
+
+# The thesis' simulator beside flitsim (docs/ibmodel.md; not in CI). The
+# model is built outside the repository, in IBMODEL_HOME, from git
+# repositories of omnetpp/omnetpp and garyson/ib_flit_sim (URLs or paths).
+IBMODEL_HOME ?= $(HOME)/ibmodel
+OMNETPP_GIT  ?= https://github.com/omnetpp/omnetpp.git
+IBMODEL_GIT  ?= https://github.com/garyson/ib_flit_sim.git
+IBSET        ?= quick
+IBJOBS       ?= 1
+ibmodel-build:
+	IBMODEL_HOME=$(IBMODEL_HOME) OMNETPP_GIT=$(OMNETPP_GIT) IBMODEL_GIT=$(IBMODEL_GIT) bash docs/ibmodel/build.sh
+
+# Every scenario of the set IBSET (flitsim ibmodel sets) through both
+# simulators; resumable, the table in out/ibmodel-IBSET/table.md.
+ibmodel-compare:
+	IBMODEL_HOME=$(IBMODEL_HOME) $(GO) run ./cmd/flitsim ibmodel compare --set $(IBSET) -j $(IBJOBS) -o out/ibmodel-$(IBSET)
 
 clean:
 	rm -rf bin

@@ -74,6 +74,13 @@ type Hardware struct {
 	// HiccupPeriodPs and HiccupPs: every period the sink stalls for HiccupPs.
 	HiccupPeriodPs int64 `json:"hiccup_period_ps" param:"hiccup_period" unit:"ps" range:"[0,1s]" default:"100ns" help:"a sink's host bus stalls once per period"`
 	HiccupPs       int64 `json:"hiccup_ps" param:"hiccup" unit:"ps" range:"[0,1s]" default:"10ns" help:"how long each stall lasts (0: none)"`
+	// HiccupSync brings the sinks' hiccups into step: sink i stalls from
+	// φᵢ + k·period on, with φᵢ drawn per sink (seeded) from
+	// [0, (1−HiccupSync)·period). 0, the default, draws from the whole
+	// period: the host buses of different machines run on clocks of their
+	// own. 1 puts every sink in phase, as the Mellanox OMNeT++ model does
+	// (every sink's first hiccup at 1 ns); docs/model.md measures both.
+	HiccupSync float64 `json:"hiccup_sync,omitempty" param:"hiccup_sync" range:"[0,1]" default:"0" help:"how far the sinks' hiccups are in step: 0 independent phases (hosts on their own clocks), 1 all in phase (the Mellanox model)"`
 	// SwitchLatencyPs is the crossbar traversal time of a head flit.
 	SwitchLatencyPs int64 `json:"switch_latency_ps" param:"switch_latency" unit:"ps" range:"[0,1s]" default:"0" help:"routing decision on a head flit"`
 	// NICWindow is how many request packets an HCA keeps outstanding:
@@ -98,6 +105,15 @@ type Hardware struct {
 	// ring it needs credits for itself. It needs input buffers of at least
 	// two full packets.
 	BubbleVLs int `json:"bubble_vls,omitempty" param:"bubble_vls" range:"[0,32767]" default:"0" help:"bit v on: bubble flow control on VL v, a packet entering a torus ring needs room for itself plus one full packet (1: VL 0; 0: none)"`
+}
+
+// HiccupSpan is the range [0, span) of the sinks' hiccup phases:
+// (1 − HiccupSync) of the period, 0 when the sinks are in phase.
+func (h Hardware) HiccupSpan() int64 {
+	if h.HiccupSync == 0 {
+		return h.HiccupPeriodPs
+	}
+	return int64(float64(h.HiccupPeriodPs) * (1 - h.HiccupSync))
 }
 
 // Bubble reports whether VL vl has bubble flow control.

@@ -149,11 +149,12 @@
 // flit k of the sink's flit stream starts when it has fully arrived and the
 // previous flit is done, and takes pf of bus time; the bus does no work
 // during PCIe hiccups, which last HW.HiccupPs at the start of every
-// HW.HiccupPeriodPs, shifted by the sink's phase φ drawn as
-// fabric.Stream(seed, "sim/hiccup/<i>").Int64N(HiccupPeriodPs) when HiccupPs
-// > 0 (bus time t is in a hiccup when (t−φ) mod period < HiccupPs; with
-// HiccupPs = 0 there are none). A flit's work may straddle a hiccup: it
-// pauses and resumes. A flit that is done
+// HW.HiccupPeriodPs, shifted by the sink's phase φ (bus time t is in a
+// hiccup when (t−φ) mod period < HiccupPs; with HiccupPs = 0 there are
+// none). φ is drawn as fabric.Stream(seed, "sim/hiccup/<i>").Int64N(span)
+// with span = HiccupPeriodPs, or ⌊(1 − HiccupSync)·HiccupPeriodPs⌋ when
+// HiccupSync > 0; φ = 0 when that span is 0 (every sink in phase). A
+// flit's work may straddle a hiccup: it pauses and resumes. A flit that is done
 // frees its buffer place: the credit reaches the sender cab later. A packet
 // is delivered when its last flit is done.
 //

@@ -302,9 +302,7 @@ func newSimulator(net *fabric.Network, t *routing.Tables, p Params) (*simulator,
 		s.hcaOf[h] = idx
 		d := hcaDev{node: int32(h), idx: idx, ch: out, pending: -1,
 			rng: fabric.Stream(p.Seed, "traffic/hca/"+strconv.Itoa(int(idx)))}
-		if hw.HiccupPs > 0 {
-			d.phase = fabric.Stream(p.Seed, "sim/hiccup/"+strconv.Itoa(int(idx))).Int64N(hw.HiccupPeriodPs)
-		}
+		d.phase = HiccupPhase(p, int(idx))
 		s.hcas = append(s.hcas, d)
 		s.lids = append(s.lids, net.Nodes[h].LID)
 	}
@@ -516,4 +514,17 @@ func (s *simulator) wakeSender(l int, first int64) {
 	} else {
 		s.requestTry(ch, max(t, s.k.now), s.minFlits)
 	}
+}
+
+// HiccupPhase is the instant in [0, HiccupPeriodPs) at which the hiccups of
+// sink i (the i-th HCA) start: a draw from the stream "sim/hiccup/<i>" in
+// [0, HW.HiccupSpan()), 0 when the sinks are in phase or have no hiccups.
+func HiccupPhase(p Params, i int) int64 {
+	if p.HW.HiccupPs == 0 {
+		return 0
+	}
+	if span := p.HW.HiccupSpan(); span > 0 {
+		return fabric.Stream(p.Seed, "sim/hiccup/"+strconv.Itoa(i)).Int64N(span)
+	}
+	return 0
 }

@@ -28,6 +28,7 @@ type command struct {
 func commands() []command {
 	c := []command{
 		{"check", "validate a campaign file without running it", checkCmd},
+		{"ibmodel", "run the thesis' simulator (the Mellanox OMNeT++ IB model) beside flitsim on the same inputs", ibmodelCmd},
 		{"jobs", "workloads of jobs: sweep a job's slowdown against another's load; jobs files from Slurm", jobsCmd},
 		{"merge", "combine the shard directories of a campaign into its tables and plots", mergeCmd},
 		{"params", "list every parameter a campaign or flag may set: key, type, unit, default, range, help", paramsCmd},

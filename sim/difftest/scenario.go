@@ -166,6 +166,7 @@ func hwDiff(h fabric.Hardware) string {
 	add("pcie_gbps", h.PCIeGbps, d.PCIeGbps)
 	add("hiccup_period_ps", h.HiccupPeriodPs, d.HiccupPeriodPs)
 	add("hiccup_ps", h.HiccupPs, d.HiccupPs)
+	add("hiccup_sync", h.HiccupSync, d.HiccupSync)
 	add("switch_latency_ps", h.SwitchLatencyPs, d.SwitchLatencyPs)
 	add("voq", h.VOQ, d.VOQ)
 	add("nic_window", h.NICWindow, d.NICWindow)
@@ -603,6 +604,11 @@ func generate(c chooser) Scenario {
 		s.RateSeed = uint64(c.intn(1 << 30))
 		hw.CrossbarGbps = max(hw.CrossbarGbps, slices.Max(cableRates))
 		hw.FileRates = !chance(c, 10)
+	}
+	// Sinks whose hiccups are in step (after the cable rates): all in
+	// phase, as the Mellanox model has them, or within part of a period.
+	if hw.HiccupPs > 0 && chance(c, 20) {
+		hw.HiccupSync = pick(c, 1.0, 1.0, 0.5, 0.9)
 	}
 	return s
 }

@@ -259,8 +259,13 @@ func newSimulator(net *fabric.Network, t *routing.Tables, p sim.Params) (*simula
 		}
 		h := &hca{term: term, node: node, port: pt, sw: pt.peer.node, decideAt: -1,
 			rng: fabric.Stream(p.Seed, fmt.Sprintf("traffic/hca/%d", term))}
-		if p.HW.HiccupPs > 0 {
-			h.phi = fabric.Stream(p.Seed, fmt.Sprintf("sim/hiccup/%d", term)).Int64N(p.HW.HiccupPeriodPs)
+		// The phase spans (1 − hiccup_sync) of the period; in phase at 0.
+		span := p.HW.HiccupPeriodPs
+		if p.HW.HiccupSync > 0 {
+			span = int64(float64(span) * (1 - p.HW.HiccupSync))
+		}
+		if p.HW.HiccupPs > 0 && span > 0 {
+			h.phi = fabric.Stream(p.Seed, fmt.Sprintf("sim/hiccup/%d", term)).Int64N(span)
 		}
 		pt.hca = h
 		s.hcas = append(s.hcas, h)

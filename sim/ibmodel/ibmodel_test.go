@@ -1,0 +1,155 @@
+package ibmodel
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"flitsim/fabric"
+	"flitsim/routing"
+	"flitsim/sim"
+	"flitsim/traffic"
+)
+
+func inputs(t *testing.T, spec, engine string) Inputs {
+	t.Helper()
+	net, err := fabric.Build(spec)
+	require.NoError(t, err)
+	tb, err := routing.Compute(engine, net, routing.DefaultOptions())
+	require.NoError(t, err)
+	hw := fabric.DefaultHardware()
+	return Inputs{Net: net, Tables: tb, HW: hw, Traffic: traffic.Spec{Kind: traffic.Exchange, MessageBytes: 2048, Load: 1}, Seed: 1,
+		SimTimePs: 1e9, Patched: true}
+}
+
+// The network the model gets is flitsim's: every cable once, every
+// switch with its cabled ports numbered 0..k−1, every forwarding entry
+// the tables' port in that numbering, every HCA's destinations flitsim's
+// exchange order in LIDs.
+func TestWriteTranslatesNetworkAndTables(t *testing.T) {
+	in := inputs(t, "kary-ntree:k=2,n=2", "minhop")
+	dir := t.TempDir()
+	lay, err := Write(dir, in)
+	require.NoError(t, err)
+	assert.Equal(t, 4, lay.HCAs)
+	net := in.Net
+	ned, err := os.ReadFile(filepath.Join(dir, Network+".ned"))
+	require.NoError(t, err)
+	assert.Equal(t, len(net.Links), strings.Count(string(ned), "<-->")/2, "one connection per cable")
+	assert.Contains(t, string(ned), "speed = 10Gbps;", "32 Gbit/s is 4X at 10 Gbit/s with 8b/10b")
+	assert.Contains(t, string(ned), "delay = 42.7ns;", "7 m at 6.1 ns/m")
+	fdbs, err := os.ReadFile(filepath.Join(dir, Network+".fdbs"))
+	require.NoError(t, err)
+	vec := map[int][]string{}
+	for _, l := range strings.Split(strings.TrimSpace(string(fdbs)), "\n") {
+		idx, vals, ok := strings.Cut(l, ":")
+		require.True(t, ok, l)
+		s, err := strconv.Atoi(strings.TrimSpace(idx))
+		require.NoError(t, err)
+		vec[s] = append(vec[s], strings.Fields(vals)...)
+	}
+	ports := compactPorts(net)
+	for s := 0; s < net.NumSwitches; s++ {
+		require.Len(t, vec[s], int(net.MaxLID())+1)
+		for lid, v := range vec[s] {
+			p := int(in.Tables.Port(s, uint16(lid)))
+			want := "255"
+			if p > 0 && p != int(routing.NoPath) {
+				want = strconv.Itoa(ports[s][p])
+			}
+			assert.Equal(t, want, v, "switch %d LID %d", s, lid)
+		}
+	}
+	seq, err := os.ReadFile(filepath.Join(dir, "dst.seq"))
+	require.NoError(t, err)
+	first := strings.Fields(strings.SplitN(string(seq), "\n", 2)[0])
+	lid := func(h int) string { return strconv.Itoa(int(net.Nodes[net.NumSwitches+h].LID)) }
+	assert.Equal(t, []string{"0:", lid(1), lid(3), lid(2)}, first, "exchange order +1, −1, +2")
+	ini, err := os.ReadFile(lay.INI)
+	require.NoError(t, err)
+	for _, want := range []string{"**.msgMtuLen = 2074B", "**.msgLength = 2074B", `**.H_0.app.dstMode = "seq_once"`,
+		"**SW**.vlarb.coreFreq = 1200000000Hz", "**SW**.ibuf.maxStatic* = 128", "**.sink.hiccupDuration = 0.01us", "**.sink.hiccupDelay = 0.09us"} {
+		assert.Contains(t, string(ini), want)
+	}
+	assert.Equal(t, int64(4*3*33), lay.Flits, "4 HCAs × 3 messages × 33 flits")
+}
+
+// What the model cannot run is refused, saying why.
+func TestWriteRefuses(t *testing.T) {
+	in := inputs(t, "kary-ntree:k=2,n=2", "minhop")
+	in.HW.NICWindow = 4
+	_, err := Write(t.TempDir(), in)
+	assert.ErrorContains(t, err, "NIC window")
+	in = inputs(t, "kary-ntree:k=2,n=2", "minhop")
+	in.Traffic.MessageBytes = 3000
+	_, err = Write(t.TempDir(), in)
+	assert.ErrorContains(t, err, "whole number")
+	in = inputs(t, "torus:dims=4x4", "dfsssp")
+	in.Patched = false
+	_, err = Write(t.TempDir(), in)
+	assert.ErrorContains(t, err, "SLs other than 0")
+}
+
+// An OMNeT++ 4 scalar file: quoted and plain names, statistics.
+func TestReadScalars(t *testing.T) {
+	sca := `version 2
+run General-0-20261127
+attr network fabric
+scalar fabric.H_0.sink "Time last packet consumed:" 1.5e-06
+scalar fabric.H_0.sink Sink-BW-MBps 3012.5
+scalar fabric.H_1.sink Sink-BW-MBps 2987.5
+scalar fabric.H_1.sink "Time last packet consumed:" 2.5e-06
+scalar fabric.H_0.sink VL-0-total-flits 66
+scalar fabric.H_1.sink VL-0-total-flits 33
+statistic fabric.H_0.sink Msg-Network-Latency
+field count 2
+field mean 1e-06
+field min 5e-07
+field max 1.5e-06
+statistic fabric.H_1.sink Msg-Network-Latency
+field count 0
+field mean nan
+`
+	s, err := ReadScalars(strings.NewReader(sca))
+	require.NoError(t, err)
+	var r Result
+	require.NoError(t, s.fill(&r, 2))
+	assert.Equal(t, []float64{3012.5, 2987.5}, r.SinkMBps)
+	assert.Equal(t, int64(2_500_000), r.LastConsumedPs)
+	assert.Equal(t, int64(99), r.Flits)
+	assert.Equal(t, Summary{Count: 2, Mean: 1000, Min: 500, Max: 1500}, r.MsgLatency)
+	assert.InDelta(t, 6.0, r.ThroughputGBs(), 1e-9)
+	assert.Error(t, s.fill(&r, 3), "a sink without results")
+}
+
+// With the model built (IBMODEL_HOME), a one-message exchange on one
+// switch takes the time both simulators agree on at zero load but for
+// the model's delivery at reception start: 16 ns less, one flit time
+// (docs/ibmodel.md).
+func TestModelZeroLoadLatency(t *testing.T) {
+	m, err := Find(os.Getenv("IBMODEL_HOME"))
+	if err != nil {
+		t.Skip(err)
+	}
+	net, err := fabric.Build("mesh:dims=1,hcas=2")
+	require.NoError(t, err)
+	tb, err := routing.Compute("minhop", net, routing.DefaultOptions())
+	require.NoError(t, err)
+	p := sim.DefaultParams()
+	p.HW.HiccupPs = 0
+	p.Traffic = traffic.Spec{Kind: traffic.Exchange, MessageBytes: 64, Load: 1}
+	res, err := sim.Run(net, tb, p)
+	require.NoError(t, err)
+	lay, err := Write(t.TempDir(), Inputs{Net: net, Tables: tb, HW: p.HW, Traffic: p.Traffic, Seed: p.Seed, SimTimePs: 1e8, Patched: m.Patched})
+	require.NoError(t, err)
+	r, err := m.Run(context.Background(), lay)
+	require.NoError(t, err)
+	assert.Equal(t, lay.Flits, r.Flits)
+	t.Logf("flitsim %.1f ns, model %.1f ns", res.RuntimeNs, float64(r.LastConsumedPs)/1000)
+}
