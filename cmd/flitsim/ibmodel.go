@@ -307,7 +307,8 @@ const thesisHW = ""
 
 func witnessSets() []witnessSet {
 	return []witnessSet{
-		{"quick", "a 16-HCA fat tree: zero-load latency, uniform at three loads, exchanges, shift; minutes", quickSet},
+		{"quick", "a 16-HCA fat tree with the thesis' hardware and with the 2013 release's: uniform at three loads, exchanges, shift; a minute", quickSet},
+		{"core", "every Table 4.4 fabric fault-free and at 5 % failed cables with its best routing: exchange of 1 MTU, uniform traffic at load 1; hours", coreSet},
 		{"issue48", "every Table 4.4 fabric fault-free and at 1/5/20 % failed cables (two draws), its best routing and DFSSSP, exchanges of 1 and 10 MTU, uniform at three loads; days", issue48Set},
 		{"table44", "Table 4.4's exchange of 10 MTU on the 16-ary 2-tree, the 2D torus and the random network, one failure draw per level; a day", table44Set},
 	}
@@ -340,6 +341,19 @@ var table44Fabrics = []struct{ label, spec, best string }{
 	{"XGFT", "xgft:m=22,w=11,hcas=264", "dfsssp"},
 	{"Dragonfly", "dragonfly:a=10,p=5,h=5,g=4,hcas=280", "dfsssp"},
 	{"Random", "random:switches=32,hcas=256,links=256,radix=36,seed=1", "dfsssp"},
+}
+
+func coreSet() []witness {
+	var ws []witness
+	for _, f := range table44Fabrics {
+		for _, pct := range []float64{0, 5} {
+			name := fmt.Sprintf("%s %g%%", f.label, pct)
+			ws = append(ws, witness{Name: name, Fabric: f.spec, Links: pct, FaultSeed: 1, Engine: f.best, Traffic: "exchange", MsgBytes: "1MTU", Seed: 1, ModelPhases: true},
+				witness{Name: name, Fabric: f.spec, Links: pct, FaultSeed: 1, Engine: f.best, Traffic: "uniform", MsgBytes: "1MTU", Load: 1,
+					MaxTime: "60us", Warmup: "20us", Seed: 1, ModelPhases: true})
+		}
+	}
+	return ws
 }
 
 func issue48Set() []witness {
