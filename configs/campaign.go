@@ -46,7 +46,7 @@ type Campaign struct {
 	// link-only, switch-only and mixed failures of one system); every
 	// entry is swept over every topology.
 	Faults   []FaultsEntry  `toml:"-" json:"faults"`
-	Routings []RoutingEntry `toml:"routing" json:"routings"`
+	Routings []RoutingEntry `toml:"-" json:"routings"`
 	Traffic  []TrafficEntry `toml:"traffic" json:"traffic"`
 	// Workload holds the [[job]] and [fragmentation] tables (the keys of a
 	// jobs file, LoadWorkload), which [[traffic]] entries of kind "jobs"
@@ -102,29 +102,6 @@ type FaultsEntry struct {
 	TakeHCAs bool `toml:"take_hcas" json:"take_hcas,omitempty"`
 	// Fixed is a failure list file applied before the random failures.
 	Fixed string `toml:"fixed" json:"fixed,omitempty"`
-}
-
-// RoutingEntry is one routing engine with its parameters.
-type RoutingEntry struct {
-	Engine string `toml:"engine" json:"engine"`
-	// VLs available to the engine (default: the hardware's).
-	VLs   *int     `toml:"vls" json:"vls,omitempty"`
-	Roots []string `toml:"roots" json:"roots,omitempty"`
-	// File is the LFT dump the "file" engine loads (OpenSM's
-	// opensm-lfts.dump or dump_lfts output).
-	File string `toml:"file" json:"file,omitempty"`
-	// PathVLs keeps packets on VL = SL over the whole path (torus-2qos;
-	// routing.Options.PathVLs).
-	PathVLs *bool `toml:"path_vls" json:"path_vls,omitempty"`
-	// Relieve = false leaves out Nue's relieve step (routing.Options.NoRelieve).
-	Relieve *bool `toml:"relieve" json:"relieve,omitempty"`
-	// Seed seeds an engine that draws random numbers (angara-genetic;
-	// routing.Options.Seed, default 1).
-	Seed *uint64 `toml:"seed" json:"seed,omitempty"`
-	// Label distinguishes several entries of one engine (default: engine,
-	// plus the VLs when given, plus "path-vls" when path_vls is true,
-	// "no-relieve" when relieve is false).
-	Label string `toml:"label" json:"label,omitempty"`
 }
 
 // TrafficEntry is one traffic pattern. Optional numbers are pointers: a
@@ -228,6 +205,10 @@ func Parse(data []byte, file, dir string) (*Campaign, error) {
 	}
 	c := f.Campaign
 	c.lines = keyLines(data)
+	c.Source, c.dir, c.Text = file, dir, data
+	if err := c.decodeRoutings(f.RoutingTOML); err != nil {
+		return nil, err
+	}
 	for _, k := range md.Undecoded() {
 		key := k.String()
 		if strings.HasPrefix(key, "hardware.") || strings.HasPrefix(key, "sim.") || workloadKey(key) {
@@ -235,7 +216,6 @@ func Parse(data []byte, file, dir string) (*Campaign, error) {
 		}
 		return nil, &Error{File: file, Line: c.lines.find(key), Key: key, Msg: "unknown key" + suggest(key)}
 	}
-	c.Source, c.dir, c.Text = file, dir, data
 	if c.Workload, err = decodeWorkload(data, file, true); err != nil {
 		return nil, err
 	}
@@ -264,7 +244,8 @@ func Parse(data []byte, file, dir string) (*Campaign, error) {
 // failures as one [faults] table or an array of [[faults]] tables.
 type campaignFile struct {
 	Campaign
-	FaultsTOML toml.Primitive `toml:"faults"`
+	FaultsTOML  toml.Primitive   `toml:"faults"`
+	RoutingTOML []map[string]any `toml:"routing"`
 }
 
 func (f *campaignFile) decodeFaults(md *toml.MetaData) error {
@@ -363,7 +344,7 @@ func knownKeys() []string {
 	var keys []string
 	for _, k := range tomlKeys(reflect.TypeOf(Campaign{})) {
 		switch k {
-		case "topology", "routing", "traffic", "hardware", "sim":
+		case "topology", "traffic", "hardware", "sim":
 			continue // tables, listed below
 		}
 		keys = append(keys, k)
@@ -371,11 +352,13 @@ func knownKeys() []string {
 	for _, t := range []struct {
 		table string
 		typ   reflect.Type
-	}{{"topology", reflect.TypeOf(TopologyEntry{})}, {"faults", reflect.TypeOf(FaultsEntry{})},
-		{"routing", reflect.TypeOf(RoutingEntry{})}, {"traffic", reflect.TypeOf(TrafficEntry{})}} {
+	}{{"topology", reflect.TypeOf(TopologyEntry{})}, {"faults", reflect.TypeOf(FaultsEntry{})}, {"traffic", reflect.TypeOf(TrafficEntry{})}} {
 		for _, k := range tomlKeys(t.typ) {
 			keys = append(keys, t.table+"."+k)
 		}
+	}
+	for _, k := range RoutingKeys() {
+		keys = append(keys, "routing."+k)
 	}
 	for _, t := range Tables() {
 		for _, d := range t.Decls {
@@ -384,9 +367,6 @@ func knownKeys() []string {
 	}
 	return keys
 }
-
-// RoutingKeys lists the keys of a [[routing]] entry.
-func RoutingKeys() []string { return tomlKeys(reflect.TypeOf(RoutingEntry{})) }
 
 // tomlKeys lists the toml keys of a struct type's fields, in field order.
 func tomlKeys(t reflect.Type) []string {
@@ -634,45 +614,16 @@ func (c *Campaign) validateRouting(i int, labels map[string]bool) error {
 	if err != nil {
 		return c.errAtKey("routing.engine", i, "%v", err)
 	}
-	for _, p := range []struct {
-		key string
-		set bool
-	}{{"vls", r.VLs != nil}, {"roots", r.Roots != nil}, {"file", r.File != ""}, {"path_vls", r.PathVLs != nil}, {"relieve", r.Relieve != nil}, {"seed", r.Seed != nil}} {
-		if err := e.Takes(p.key); p.set && err != nil {
-			return c.errAtKey("routing."+p.key, i, "%v", err)
+	for _, k := range r.Given {
+		if err := e.Takes(k); err != nil {
+			return c.errAtKey("routing."+k, i, "%v", err)
 		}
 	}
-	if r.VLs != nil && (*r.VLs < 1 || *r.VLs > routing.MaxVLs) {
-		return c.errAtKey("routing.vls", i, "%d VLs: want 1..%d", *r.VLs, routing.MaxVLs)
-	}
-	if r.Roots != nil && len(r.Roots) == 0 {
-		return c.errAtKey("routing.roots", i, "an empty list: name root switches, or leave the key out (automatic roots)")
-	}
-	for _, root := range r.Roots {
-		if strings.TrimSpace(root) == "" {
-			return c.errAtKey("routing.roots", i, "an empty root name")
-		}
-	}
-	switch {
-	case r.Engine == "file" && r.File == "":
+	if r.Engine == "file" && !r.Has("file") {
 		return c.errAtKey("routing.engine", i, "the file engine needs the LFT dump to load: file = \"PATH\"")
-	case r.File != "" && !filepath.IsAbs(r.File):
-		r.File = filepath.Join(c.dir, r.File)
 	}
 	if r.Label == "" {
-		r.Label = r.Engine
-		if r.VLs != nil {
-			r.Label = fmt.Sprintf("%s-%dvl", r.Engine, *r.VLs)
-		}
-		if r.PathVLs != nil && *r.PathVLs {
-			r.Label += "-path-vls"
-		}
-		if r.Relieve != nil && !*r.Relieve {
-			r.Label += "-no-relieve"
-		}
-		if r.Seed != nil {
-			r.Label += fmt.Sprintf("-seed%d", *r.Seed)
-		}
+		r.Label = entryLabel(r.Engine, routing.OptionDecls(), r.Given, &r.Options)
 	}
 	if labels[r.Label] {
 		return c.errAtKey("routing.label", i, "routing %q listed twice (give each a label)", r.Label)

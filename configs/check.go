@@ -65,22 +65,23 @@ func (c *Campaign) Check() error {
 		fixed[f.Fixed] = list
 	}
 	for i, r := range c.Routings {
-		if r.File != "" {
-			if err := c.digest(r.File); err != nil {
+		o := r.Options
+		if r.Has("file") {
+			if err := c.digest(o.File); err != nil {
 				return c.errAtKey("routing.file", i, "%v", err)
 			}
 		}
-		if r.VLs != nil && *r.VLs > c.hw.VLs {
-			return c.errAtKey("routing.vls", i, "%d VLs, but the hardware has %d (hardware.vls)", *r.VLs, c.hw.VLs)
+		if r.Has("vls") && o.VLs > c.hw.VLs {
+			return c.errAtKey("routing.vls", i, "%d VLs, but the hardware has %d (hardware.vls)", o.VLs, c.hw.VLs)
 		}
 		for ti, net := range nets {
-			if len(r.Roots) > 0 {
-				if _, err := routing.ResolveRoots(net, r.Roots); err != nil {
+			if len(o.Roots) > 0 {
+				if _, err := routing.ResolveRoots(net, o.Roots); err != nil {
 					return c.errAtKey("routing.roots", i, "on %s: %v", c.Topologies[ti].Spec, err)
 				}
 			}
-			if r.File != "" {
-				if _, err := routing.LoadLFTs(r.File, net); err != nil {
+			if r.Has("file") {
+				if _, err := routing.LoadLFTs(o.File, net); err != nil {
 					return c.errAtKey("routing.file", i, "on %s: %v", c.Topologies[ti].Spec, err)
 				}
 			}

@@ -88,10 +88,11 @@ func (c *Campaign) Points() ([]Point, error) {
 func (c *Campaign) point(index int, topo TopologyEntry, ti int, f FaultsEntry, pct float64, fs faults.Spec, tseed uint64, r RoutingEntry, params sim.Params) Point {
 	tr := c.Traffic[ti]
 	params.Seed = tseed
-	vls := c.hw.VLs
-	if r.VLs != nil {
-		vls = *r.VLs
+	opts := r.Options
+	if !r.Has("vls") {
+		opts.VLs = c.hw.VLs
 	}
+	opts.Seed = seedOf(opts.Seed)
 	pt := Point{
 		Index:        index,
 		Key:          fmt.Sprintf("%s|%s#%d|%s=%g%%|fault_seed=%d|traffic_seed=%d|%s", topo.Spec, tr.Kind, ti, f.Label, pct, fs.Seed, tseed, r.Label),
@@ -104,7 +105,7 @@ func (c *Campaign) point(index int, topo TopologyEntry, ti int, f FaultsEntry, p
 		FaultSeed:    fs.Seed,
 		Faults:       fs,
 		Routing:      r,
-		Options:      routing.Options{VLs: vls, Roots: r.Roots, File: r.File, PathVLs: r.PathVLs != nil && *r.PathVLs, NoRelieve: r.Relieve != nil && !*r.Relieve, Seed: seedOr1(r.Seed)},
+		Options:      opts,
 		Params:       params,
 	}
 	if tr.Kind == JobsKind {
@@ -124,12 +125,4 @@ func (c *Campaign) jobsSeed(tseed int64) int64 {
 		return *c.Workload.Seed
 	}
 	return tseed
-}
-
-// seedOr1 is an engine's seed: the campaign's, else 1.
-func seedOr1(s *uint64) uint64 {
-	if s == nil || *s == 0 {
-		return 1
-	}
-	return *s
 }

@@ -15,12 +15,10 @@ import (
 // angara). Their dependency cycles lie within rings; bubble flow control
 // (hardware bubble_vls) breaks those. Every packet stays on VL 0.
 
-var paramSeed = Param{"seed", "1", "seed of the genetic algorithm's random stream"}
-
 // angaraEngines lists the Angara engines' names, helps and algorithms.
 var angaraEngines = []struct {
 	name, help string
-	params     []Param
+	params     []string
 	run        func(t *angara.Torus, nodes []int, o Options) *angara.Routes
 }{
 	{"angara-dor", "Angara's direction order alone (seeds/003 §3): +X +Y +Z +K −X −Y −Z −K, one sign per dimension, no first or last step; around failures the first route in that order that remains; source routes, VL 0, ring cycles left to bubble flow control (bubble_vls)",
@@ -36,7 +34,7 @@ var angaraEngines = []struct {
 			return angara.SSSP(t, angara.Options{Nodes: nodes})
 		}},
 	{"angara-genetic", "Angara's genetic table generation (seeds/003 §4.2): a gene per pair choosing one of its minimal routes, population 100, two-point crossover, 2 % mutation, fitness σ(4, R), stops after 30 generations without gain; seeded; source routes, VL 0, bubble flow control (bubble_vls)",
-		[]Param{paramSeed}, func(t *angara.Torus, nodes []int, o Options) *angara.Routes {
+		[]string{paramSeed}, func(t *angara.Torus, nodes []int, o Options) *angara.Routes {
 			g := angara.DefaultGenetic()
 			g.Nodes, g.Seed = nodes, o.Seed
 			return angara.Genetic(t, g)

@@ -4,50 +4,64 @@ import (
 	"sort"
 
 	"flitsim/fabric"
+	"flitsim/fabric/param"
 )
 
-// Options are the parameters every engine receives.
+// Options are the parameters every engine receives. Each one a user sets
+// declares itself once, here (package param): its key in a campaign's
+// [[routing]] tables, its flag of route and sim, its range, default,
+// help, and how it names a routing entry (label). Decoding, flags,
+// `flitsim params`, checks and labels all read these declarations
+// (OptionDecls); an engine lists the keys it reads (Engine.Params).
 type Options struct {
 	// VLs is the number of virtual lanes available (0: the hardware's
 	// default, fabric.DefaultHardware().VLs).
-	VLs int
+	VLs int `param:"vls" range:"[1,16]" unset:"hardware.vls" label:"-{}vl" help:"virtual lanes available (layers, for nue: any k ≥ 1)"`
 	// Roots names root switches (fabric.Resolver references) for engines that
 	// use them; empty lets the engine choose.
-	Roots []string
+	Roots []string `param:"roots" unset:"auto" help:"root switches, each a node name, 0x node or port GUID, or lid:N (auto: the switches nearest to every HCA)"`
 	// File is the LFT dump the "file" engine loads.
-	File string
+	File string `param:"file" kind:"path" flag:"lfts" help:"the LFT dump the file engine loads (OpenSM's opensm-lfts.dump, or dump_lfts/ibroute output)"`
 	// PathVLs keeps a packet on VL = its SL over its whole path instead of
 	// mapping the SL per hop with the switches' SL-to-VL tables (only
 	// torus-2qos maps per hop). The Mellanox OMNeT++ model the thesis
 	// simulated with has no SL-to-VL tables: a packet's VL is chosen at its
 	// source and kept (docs/ib-model-reading.md §6).
-	PathVLs bool
-	// NoRelieve leaves out Nue's last step, relieve (routing.relieve =
-	// false): Nue's paths as the thesis' algorithm chooses them.
-	NoRelieve bool
+	PathVLs bool `param:"path_vls" default:"false" label:"-path-vls" help:"true: a packet keeps VL = its SL (dateline bits) over its whole path, as in the Mellanox OMNeT++ model the thesis used, which has no SL-to-VL tables; false: the switches' SL-to-VL tables set the VL per hop, as OpenSM programs them"`
+	// NoRelieve leaves out Nue's last step, relieve (key relieve = false):
+	// Nue's paths as the thesis' algorithm chooses them. The zero value
+	// relieves.
+	NoRelieve bool `param:"relieve" negate:"true" default:"true" label:"-no-relieve" help:"nue: after routing, move single switches off the busiest channel while that lowers it (flitsim's addition; false: the thesis' Nue)"`
 	// Seed seeds the engines that draw random numbers (angara-genetic);
 	// 0 is read as 1.
-	Seed uint64
+	Seed uint64 `param:"seed" range:"[0,9007199254740992]" default:"1" flag:"routing-seed" label:"-seed{}" help:"seed of an engine that draws random numbers (angara-genetic's population)"`
 	// Jobs is the job-to-HCA map the scheduling-aware engine (sar) routes
 	// for: each job's HCAs by ordinal (0..NumHCAs−1, HCAs in node order,
-	// as traffic numbers terminals). Other engines ignore it.
+	// as traffic numbers terminals). Other engines ignore it. It is no
+	// key: a campaign's [[job]] tables or route --jobs give it.
 	Jobs [][]int
 }
 
-// DefaultOptions returns the default hardware's VLs and automatic roots.
-func DefaultOptions() Options { return Options{VLs: fabric.DefaultHardware().VLs} }
-
-// Param documents one engine option.
-type Param struct {
-	Name, Default, Help string
+// DefaultOptions returns the declared defaults with the default
+// hardware's VLs and automatic roots.
+func DefaultOptions() Options {
+	o := Options{VLs: fabric.DefaultHardware().VLs}
+	param.Defaults(&o)
+	return o
 }
+
+// OptionDecls returns the declarations of Options, in field order.
+func OptionDecls() []param.Decl { return param.Of(&Options{}) }
 
 // Engine is one routing algorithm.
 type Engine struct {
 	Name string
 	Help string
-	// Params lists the options the engine reads.
-	Params []Param
+	// Params lists the keys of the options the engine reads
+	// (OptionDecls).
+	Params []string
+	// JobAware: the engine routes for the running jobs (Options.Jobs).
+	JobAware bool
 	// DeadlockFree says whether the engine guarantees acyclic per-VL CDGs
 	// when it succeeds (verification checks either way).
 	DeadlockFree bool
@@ -58,12 +72,14 @@ type Engine struct {
 	route      func(g *graph, o Options) (*Tables, error)
 }
 
-var (
-	paramVLs     = Param{"vls", "hardware.vls", "virtual lanes available"}
-	paramRoots   = Param{"roots", "auto", "root switches: " + fabric.RefHelp + " each (auto: the switches nearest to every HCA)"}
-	paramJobs    = Param{"jobs", "none", "the job-to-HCA map of the running jobs (a jobs file: route --jobs, a campaign's [[job]] tables)"}
-	paramRelieve = Param{"relieve", "true", "nue: after routing, move single switches off the busiest channel while that lowers it (flitsim's addition; false: the thesis' Nue)"}
-	paramPath    = Param{"path_vls", "false", "true: a packet keeps VL = its SL (dateline bits) over its whole path, as in the Mellanox OMNeT++ model the thesis used, which has no SL-to-VL tables; false: the switches' SL-to-VL tables set the VL per hop, as OpenSM programs them"}
+// The option keys engines read (Options' declarations).
+const (
+	paramVLs     = "vls"
+	paramRoots   = "roots"
+	paramRelieve = "relieve"
+	paramPath    = "path_vls"
+	paramFile    = "file"
+	paramSeed    = "seed"
 )
 
 // Engines returns every routing engine, sorted by name: the registry, an
@@ -77,28 +93,28 @@ func Engines() []Engine {
 		{Name: "sssp", Help: "single-source shortest paths with global balancing (Alg. 3.1): per destination a Dijkstra on channel weights, then every channel's weight grows by the paths it carries",
 			route: routeSSSP},
 		{Name: "dfsssp", Help: "deadlock-free SSSP: SSSP paths split into virtual layers by breaking the weakest edge of every CDG cycle (seeds/000 §IV), then balanced over the unused layers",
-			Params: []Param{paramVLs}, DeadlockFree: true, route: routeDFSSSP},
+			Params: []string{paramVLs}, DeadlockFree: true, route: routeDFSSSP},
 		{Name: "updn", Help: "Up*/Down*: BFS ranks from the roots; a path never turns from a down channel to an up channel; min-hop among legal paths with port balancing",
-			Params: []Param{paramRoots}, DeadlockFree: true, route: routeUpDn},
+			Params: []string{paramRoots}, DeadlockFree: true, route: routeUpDn},
 		{Name: "dnup", Help: "Down*/Up*: as Up*/Down* with the directions swapped (never an up→down turn)",
-			Params: []Param{paramRoots}, DeadlockFree: true, route: routeDnUp},
+			Params: []string{paramRoots}, DeadlockFree: true, route: routeDnUp},
 		{Name: "file", Help: "load the LFTs of an OpenSM dump (opensm-lfts.dump or dump_lfts/ibroute output), switches matched by GUID; all paths on SL 0",
-			Params: []Param{{"file", "", "the dump to load"}}, route: routeFile},
+			Params: []string{paramFile}, route: routeFile},
 		{Name: "ftree", Help: "fat-tree routing (Zahavi, Alg. 3.2-3.4): destinations leaf by leaf, down-going paths chosen on the least loaded ports while ascending, secondary paths through the other parents, everything else routed up; routes trees that lost cables or switches (switches cut off from the main path go up the least loaded parent that routes the destination); fails on networks that are not fat trees. Deadlock-free on one VL; with vls > 1 the paths are dealt over the VLs as DFSSSP balances its layers (vls = 1 keeps OpenSM's single VL)",
-			Params: []Param{paramRoots, paramVLs}, DeadlockFree: true, route: routeFatTree},
+			Params: []string{paramRoots, paramVLs}, DeadlockFree: true, route: routeFatTree},
 		{Name: "dor", Help: "dimension-order routing as OpenSM does it: shortest paths taking the lowest port (ports in dimension order), balancing parallel cables; deadlock-free on meshes only",
 			route: routeDOR},
 		{Name: "torus-2qos", Help: "Torus-2QoS-style routing for generated 1-3D meshes and tori: dimension order with datelines (SL bit per dimension, VL = that bit on each hop), rerouting the other way round a ring with one failed link, and around a failed switch locally, the detoured paths layered onto extra VLs; fails on two failures in a ring",
-			Params: []Param{paramVLs, paramPath}, DeadlockFree: true, route: routeTorus2QoS},
+			Params: []string{paramVLs, paramPath}, DeadlockFree: true, route: routeTorus2QoS},
 		{Name: "nue", Help: "Nue (ch. 6): routing on the complete channel dependency graph with exactly vls layers; deadlock-free on any connected topology, falling back to spanning-tree escape paths where a destination cannot be routed otherwise; then relieve lowers the busiest channel",
-			Params: []Param{{"vls", "hardware.vls", "virtual layers to use (any k ≥ 1)"}, paramRelieve}, DeadlockFree: true, route: routeNue},
+			Params: []string{paramVLs, paramRelieve}, DeadlockFree: true, route: routeNue},
 		{Name: "sar", Help: "scheduling-aware routing (Alg. 5.1): DFSSSP routing the HCAs of the running jobs first, the largest job first, with channel weights raised only by intra-job paths; then the HCAs without a job as DFSSSP; layered as DFSSSP (no jobs: DFSSSP)",
-			Params: []Param{paramVLs, paramJobs}, DeadlockFree: true, route: routeSAR},
+			Params: []string{paramVLs}, JobAware: true, DeadlockFree: true, route: routeSAR},
 		{Name: "lash", Help: "layered shortest paths (Alg. 3.5): one shortest path per switch pair, each put in the first virtual layer whose CDG stays acyclic",
-			Params: []Param{paramVLs}, DeadlockFree: true, route: routeLASH},
+			Params: []string{paramVLs}, DeadlockFree: true, route: routeLASH},
 	}
 	for _, m := range []Mode{ModeMin, ModeValiant, ModeUGAL, ModeUGALImb, ModeUGALLow, ModeUGALHigh} {
-		e = append(e, Engine{Name: m.String(), Help: adaptiveHelp[m], Params: []Param{paramVLs}, DeadlockFree: true, route: routeAdaptive(m)})
+		e = append(e, Engine{Name: m.String(), Help: adaptiveHelp[m], Params: []string{paramVLs}, DeadlockFree: true, route: routeAdaptive(m)})
 	}
 	for i, a := range angaraEngines {
 		e = append(e, Engine{Name: a.name, Help: a.help, Params: a.params, RingCycles: true, route: routeAngara(i)})

@@ -7,12 +7,11 @@
 package traffic
 
 import (
+	"flitsim/fabric/param"
 	"fmt"
-	"math"
 	"math/bits"
 	"math/rand/v2"
 	"sort"
-	"strconv"
 	"strings"
 )
 
@@ -250,24 +249,4 @@ func ParseKind(s string) (Kind, error) {
 }
 
 // ParseBytes reads a size such as 2048, 2KiB, 10MTU (with mtu bytes per MTU).
-func ParseBytes(s string, mtu int) (int, error) {
-	t := strings.TrimSpace(strings.ToUpper(s))
-	mult := 1
-	for _, u := range []struct {
-		suffix string
-		m      int
-	}{{"MTU", mtu}, {"KIB", 1024}, {"KB", 1000}, {"MIB", 1 << 20}, {"B", 1}} {
-		if strings.HasSuffix(t, u.suffix) {
-			t, mult = strings.TrimSpace(strings.TrimSuffix(t, u.suffix)), u.m
-			break
-		}
-	}
-	n, err := strconv.Atoi(t)
-	if err != nil || n <= 0 {
-		return 0, fmt.Errorf("size %q: want a positive number of bytes, KiB or MTU", s)
-	}
-	if n > math.MaxInt32/mult {
-		return 0, fmt.Errorf("size %q: more than %d bytes", s, math.MaxInt32)
-	}
-	return n * mult, nil
-}
+func ParseBytes(s string, mtu int) (int, error) { return param.ParseSize(s, mtu) }

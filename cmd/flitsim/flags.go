@@ -101,48 +101,40 @@ func (f *faultFlags) failedNetwork(arg string) (*fabric.Network, error) {
 	return net, asInput(err)
 }
 
-// routeFlags are the routing options of route and sim: the names of a
-// campaign's [[routing]] keys (vls, roots, file, path_vls, relieve) as flags.
+// routeFlags are the routing options of route and sim: one flag per
+// declaration of routing.Options (the keys of a campaign's [[routing]]
+// tables: --vls, --roots, --lfts for file, --path-vls, --relieve,
+// --routing-seed for seed).
 type routeFlags struct {
-	vls     int
-	roots   string
-	lfts    string
-	pathVLs bool
-	relieve bool
-	seed    uint64
-	fs      *flag.FlagSet
+	flags []*declFlag // in declaration order
+	fs    *flag.FlagSet
 }
 
 func (r *routeFlags) register(fs *flag.FlagSet) {
 	r.fs = fs
-	fs.IntVar(&r.vls, "vls", fabric.DefaultHardware().VLs, "virtual lanes the engine may use (routing.vls; sim: default the hardware's vls)")
-	fs.StringVar(&r.roots, "roots", "", "root switches, comma separated: "+fabric.RefHelp+" each (routing.roots; engines that read roots)")
-	fs.StringVar(&r.lfts, "lfts", "", "LFT dump `file` for --routing file (routing.file)")
-	fs.Uint64Var(&r.seed, "routing-seed", 1, "seed of an engine that draws random numbers: angara-genetic (routing.seed)")
-	fs.BoolVar(&r.relieve, "relieve", true, "nue: move single switches off the busiest channel after routing; --relieve=false gives the thesis' Nue (routing.relieve)")
-	fs.BoolVar(&r.pathVLs, "path-vls", false, "torus-2qos: packets keep VL = SL over the whole path, as the thesis' simulator had no SL-to-VL tables (routing.path_vls)")
+	opts := routing.DefaultOptions()
+	for _, d := range routing.OptionDecls() {
+		f := newDeclFlag(d, param.Env{}, &opts)
+		fs.Var(f, d.Flag, d.Help+" (routing."+d.Key+")")
+		r.flags = append(r.flags, f)
+	}
 }
 
-// given reports whether flag name was set on the command line.
-func (r *routeFlags) given(name string) bool {
-	set := false
-	r.fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
-	return set
+// given reports whether the flag of option key was set on the command line.
+func (r *routeFlags) given(key string) bool {
+	for _, f := range r.flags {
+		if f.d.Key == key {
+			return f.set
+		}
+	}
+	return false
 }
 
 // options checks the flags against every engine named (an engine must
 // read each option given, roots must be switches of net, a dump must
 // load) and returns the options.
 func (r *routeFlags) options(net *fabric.Network, names []string) (routing.Options, error) {
-	opts := routing.Options{VLs: r.vls, File: r.lfts, PathVLs: r.pathVLs, NoRelieve: !r.relieve, Seed: r.seed}
-	if r.roots != "" {
-		opts.Roots = strings.Split(r.roots, ",")
-	}
-	if r.vls < 1 || r.vls > routing.MaxVLs {
-		return opts, badInput("--vls %d: want 1..%d", r.vls, routing.MaxVLs)
-	}
-	given := map[string]bool{}
-	r.fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	opts := routing.DefaultOptions()
 	var named []engines.Engine
 	for _, n := range names {
 		e, err := engines.Find(n)
@@ -150,22 +142,23 @@ func (r *routeFlags) options(net *fabric.Network, names []string) (routing.Optio
 			return opts, badInput("--routing: %v", err)
 		}
 		named = append(named, e)
-		if n == "file" && r.lfts == "" {
+		if n == "file" && !r.given("file") {
 			return opts, badInput("--routing file needs the LFT dump to load: --lfts FILE")
 		}
 	}
-	for _, p := range []struct{ flag, param string }{{"vls", "vls"}, {"roots", "roots"}, {"lfts", "file"}, {"path-vls", "path_vls"}, {"relieve", "relieve"}, {"routing-seed", "seed"}} {
-		if !given[p.flag] {
+	for _, f := range r.flags {
+		if !f.set {
 			continue
 		}
+		f.d.Put(&opts, f.x)
 		var err error
 		for _, e := range named {
-			if err = e.Takes(p.param); err == nil {
+			if err = e.Takes(f.d.Key); err == nil {
 				break
 			}
 		}
 		if err != nil {
-			return opts, badInput("--%s: %v", p.flag, err)
+			return opts, badInput("--%s: %v", f.d.Flag, err)
 		}
 	}
 	if len(opts.Roots) > 0 {
@@ -173,60 +166,67 @@ func (r *routeFlags) options(net *fabric.Network, names []string) (routing.Optio
 			return opts, badInput("--roots: %v", err)
 		}
 	}
-	if r.lfts != "" {
-		if _, err := routing.LoadLFTs(r.lfts, net); err != nil {
+	if r.given("file") {
+		if _, err := routing.LoadLFTs(opts.File, net); err != nil {
 			return opts, asInput(err)
 		}
 	}
 	return opts, nil
 }
 
-// paramFlag is a flag whose text a parameter declaration parses and range
-// checks (the declaration of the campaign key the flag stands for).
-type paramFlag struct {
-	d param.Decl
-	x float64
+// declFlag is a flag whose text a parameter declaration reads and checks
+// (the declaration of the campaign key the flag stands for).
+type declFlag struct {
+	d   param.Decl
+	env param.Env
+	x   any  // the value as the declaration holds it (param.Decl.Put)
+	set bool // given on the command line
 }
 
-// paramVar defines flag name for the parameter key of decls; its value is
-// read with Get after parsing, its default is the declaration's.
-func paramVar(fs *flag.FlagSet, name string, decls []param.Decl, key, usage string) *paramFlag {
+// newDeclFlag returns the flag of declaration d with the default from the
+// struct of defaults ptr points to.
+func newDeclFlag(d param.Decl, env param.Env, defaults any) *declFlag {
+	return &declFlag{d: d, env: env, x: d.Take(defaults)}
+}
+
+// declVar defines flag name for the parameter key of decls; its value is
+// read from x after parsing, its default is the declaration's.
+func declVar(fs *flag.FlagSet, name string, decls []param.Decl, key, usage string, defaults any) *declFlag {
 	d, ok := param.Find(decls, key)
 	if !ok {
-		panic("paramVar: no parameter " + key) // a programming error every test run finds
+		panic("declVar: no parameter " + key) // a programming error every test run finds
 	}
-	f := &paramFlag{d: d}
-	if d.Default != "" {
-		x, err := d.Parse(d.Default)
-		if err != nil {
-			panic("paramVar: " + key + ": " + err.Error())
-		}
-		f.x = x
-	}
+	f := newDeclFlag(d, param.Env{}, defaults)
 	fs.Var(f, name, usage)
 	return f
 }
 
-func (f *paramFlag) String() string {
-	if f == nil {
+func (f *declFlag) String() string {
+	if f == nil || f.x == nil {
 		return ""
 	}
-	return f.d.Format(f.x)
+	return f.d.Show(f.x)
 }
 
 // Set parses the flag's text; the error says what the declaration
 // accepts (the flag package names the flag).
-func (f *paramFlag) Set(s string) error {
-	x, err := f.d.Parse(s)
+func (f *declFlag) Set(s string) error {
+	x, err := f.d.ParseText(s, f.env)
 	if err != nil {
+		if pe, ok := err.(*param.Error); ok && !f.d.Kind.Numeric() {
+			return errors.New(pe.Msg)
+		}
 		return errors.New("want " + f.d.Range())
 	}
-	f.x = x
+	f.x, f.set = x, true
 	return nil
 }
 
-// Get returns the value as the declaration holds it (durations in ps).
-func (f *paramFlag) Get() any { return f.x }
+// Get returns the value as the declaration holds it.
+func (f *declFlag) Get() any { return f.x }
+
+// IsBoolFlag lets a boolean flag stand alone (--path-vls).
+func (f *declFlag) IsBoolFlag() bool { return f.d.Kind == param.Bool }
 
 // reFlagValue and reFlagName match the flag package's messages, which
 // name a flag with one dash.

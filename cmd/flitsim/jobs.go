@@ -78,7 +78,7 @@ func jobsSweep(args []string, stdout, stderr io.Writer) error {
 	plotFile := fs.String("plot", "", "write the plot to this .svg or .png file")
 	jobsSeed := fs.Int64("jobs-seed", -1, "seed of the jobs file's random placements (default: the file's)")
 	seed := fs.Uint64("traffic-seed", 1, "seed of the traffic streams")
-	maxTime := paramVar(fs, "max-time", sim.ParamDecls(), "max_time", "simulated time limit per run (default: 10 s with a finite job, else 10 ms)")
+	maxTime := declVar(fs, "max-time", sim.ParamDecls(), "max_time", "simulated time limit per run (default: 10 s with a finite job, else 10 ms)", new(sim.Params))
 	hwFlag := fs.String("hw", "", "hardware overrides key=value,... (flitsim params)")
 	asJSON := fs.Bool("json", false, "print JSON")
 	var rf routeFlags
@@ -106,7 +106,7 @@ func jobsSweep(args []string, stdout, stderr io.Writer) error {
 			return asInput(err)
 		}
 	}
-	p.Seed, p.MaxTime = *seed, int64(maxTime.x)
+	p.Seed, p.MaxTime = *seed, int64(maxTime.x.(float64))
 	wl, err := loadJobsFile(*jobsFile)
 	if err != nil {
 		return err

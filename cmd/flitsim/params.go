@@ -8,6 +8,7 @@ import (
 
 	"flitsim/configs"
 	"flitsim/fabric/param"
+	"flitsim/routing"
 	"flitsim/routing/engines"
 	"flitsim/traffic"
 )
@@ -54,8 +55,7 @@ func paramRows() []paramRow {
 	var rows []paramRow
 	add := func(table string, decls []param.Decl, defaults any) {
 		for _, d := range decls {
-			rows = append(rows, paramRow{Table: table, Key: d.Key, Type: d.Kind.String(), Unit: d.Unit,
-				Default: d.Format(d.Get(defaults)), Range: d.Range(), Help: d.Help})
+			rows = append(rows, declRow(table, d, defaults))
 		}
 	}
 	for _, t := range configs.Tables() {
@@ -65,28 +65,22 @@ func paramRows() []paramRow {
 	param.Defaults(&ts)
 	add("[[traffic]]", param.Of(&ts), &ts)
 	readers := map[string][]string{}
-	var order []string
-	help := map[string]string{}
-	def := map[string]string{}
 	for _, e := range engines.All() {
-		for _, p := range e.Params {
-			if readers[p.Name] == nil {
-				order = append(order, p.Name)
-				help[p.Name], def[p.Name] = p.Help, p.Default
-			}
-			readers[p.Name] = append(readers[p.Name], e.Name)
+		for _, k := range e.Params {
+			readers[k] = append(readers[k], e.Name)
 		}
 	}
-	isKey := map[string]bool{}
-	for _, k := range configs.RoutingKeys() {
-		isKey[k] = true
-	}
-	for _, k := range order {
-		if !isKey[k] {
-			continue // an input of the engine that is no key (jobs: a campaign's [[job]] tables)
-		}
-		rows = append(rows, paramRow{Table: "[[routing]]", Key: k, Type: "engine option", Default: def[k],
-			Help: help[k] + "; read by " + strings.Join(readers[k], ", ")})
+	opts := routing.DefaultOptions()
+	for _, d := range routing.OptionDecls() {
+		r := declRow("[[routing]]", d, &opts)
+		r.Help += "; read by " + strings.Join(readers[d.Key], ", ")
+		rows = append(rows, r)
 	}
 	return rows
+}
+
+// declRow is the row of declaration d, its default read from defaults
+// (or what leaving it out means).
+func declRow(table string, d param.Decl, defaults any) paramRow {
+	return paramRow{Table: table, Key: d.Key, Type: d.Kind.String(), Unit: d.Unit, Default: d.DefaultText(defaults), Range: d.Range(), Help: d.Help}
 }

@@ -13,6 +13,7 @@ import (
 	"flitsim/configs"
 	"flitsim/configs/pipeline"
 	"flitsim/fabric"
+	"flitsim/fabric/param"
 	"flitsim/routing"
 	"flitsim/routing/engines"
 	"flitsim/routing/opensm"
@@ -242,8 +243,14 @@ func routeFailures(reports []routeReport) error {
 func listEngines(w io.Writer) {
 	for _, e := range engines.All() {
 		fmt.Fprintf(w, "%-17s %s\n", e.Name, e.Help)
-		for _, p := range e.Params {
-			fmt.Fprintf(w, "%17s %s (default %s): %s\n", "", p.Name, p.Default, p.Help)
+		opts := routing.DefaultOptions()
+		for _, k := range e.Params {
+			d, _ := param.Find(routing.OptionDecls(), k)
+			def := d.DefaultText(&opts)
+			if def == "" {
+				def = "none"
+			}
+			fmt.Fprintf(w, "%17s %s (default %s): %s\n", "", k, def, d.Help)
 		}
 	}
 }

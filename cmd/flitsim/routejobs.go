@@ -17,7 +17,7 @@ import (
 // the jobs option), so that it is routed anew for every job mix.
 func jobAware(name string) bool {
 	e, err := engines.Find(name)
-	return err == nil && e.Takes("jobs") == nil
+	return err == nil && e.JobAware
 }
 
 // mixReport is one job mix of `route --jobs --mixes`.

@@ -50,7 +50,7 @@ func simCmd(args []string, stdout, stderr io.Writer) error {
 	kind := fs.String("traffic", "uniform", "traffic pattern: "+trafficKinds())
 	msg := fs.String("msg-bytes", "1MTU", "message size: bytes, KiB or MTU (e.g. 2048, 2KiB, 10MTU)")
 	load := fs.Float64("load", 1, "offered load per HCA, fraction of the link rate")
-	maxTime := paramVar(fs, "max-time", sim.ParamDecls(), "max_time", "simulated time limit (default: the [sim] table's max_time: 10ms for infinite traffic, 10s for the exchange)")
+	maxTime := declVar(fs, "max-time", sim.ParamDecls(), "max_time", "simulated time limit (default: the [sim] table's max_time: 10ms for infinite traffic, 10s for the exchange)", new(sim.Params))
 	seed := fs.Uint64("traffic-seed", 1, "seed of the traffic streams (a campaign's traffic_seeds)")
 	distance := fs.Int("distance", 1, "shift distance (traffic shift)")
 	order := fs.String("order", string(traffic.ByHCA), "rank order, which HCA is rank i: "+rankOrders())
@@ -97,7 +97,7 @@ func simCmd(args []string, stdout, stderr io.Writer) error {
 		if p.MaxTime != 0 {
 			return badInput("--max-time and --sim max_time: give the time limit once")
 		}
-		p.MaxTime = int64(maxTime.x)
+		p.MaxTime = int64(maxTime.x.(float64))
 	}
 	userMax := p.MaxTime // 0: the default for the traffic, set below
 	if *jobsFile == "" {

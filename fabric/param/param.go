@@ -48,6 +48,9 @@ const (
 )
 
 func (k Kind) String() string {
+	if n, ok := kindNames[k]; ok {
+		return n
+	}
 	return [...]string{"number", "integer", "duration", "boolean"}[k]
 }
 
@@ -63,7 +66,23 @@ type Decl struct {
 	// Default is the default as written in the declaration.
 	Default string
 	Help    string
-	field   []int
+	// Values lists the values a String takes (tag values:"a|b|c"); none:
+	// any text.
+	Values []string
+	// Flag is the command-line flag that sets the parameter (tag flag;
+	// default: the key with '-' for '_').
+	Flag string
+	// Label is how a given value names the entry it is given in (tag
+	// label, "{}" standing for the value), e.g. "-{}vl" for vls = 4.
+	Label string
+	// Unset says what a key left out means when that is no value of its
+	// own (tag unset), e.g. "auto" or "hardware.vls".
+	Unset string
+	// Negate: the boolean field holds the opposite of the key (tag
+	// negate:"true"), so that its zero value is the key's default true
+	// (NoRelieve for relieve).
+	Negate bool
+	field  []int
 }
 
 // Error is a parameter value that cannot be, naming the key to blame and,
@@ -89,26 +108,32 @@ func Of(ptr any) []Decl {
 		if !ok {
 			continue
 		}
-		d := Decl{Key: key, Unit: f.Tag.Get("unit"), Default: f.Tag.Get("default"), Help: f.Tag.Get("help"), field: f.Index}
-		switch f.Type.Kind() {
-		case reflect.Float64:
+		d := Decl{Key: key, Unit: f.Tag.Get("unit"), Default: f.Tag.Get("default"), Help: f.Tag.Get("help"),
+			Flag: f.Tag.Get("flag"), Label: f.Tag.Get("label"), Unset: f.Tag.Get("unset"), Negate: f.Tag.Get("negate") == "true", field: f.Index}
+		if d.Flag == "" {
+			d.Flag = strings.ReplaceAll(key, "_", "-")
+		}
+		var err error
+		switch k := f.Type.Kind(); {
+		case k == reflect.Float64:
 			d.Kind = Float
-		case reflect.Int:
+		case k == reflect.Int && f.Tag.Get("kind") == "":
 			d.Kind = Int
-		case reflect.Int64:
+		case k == reflect.Int64 || k == reflect.Uint64:
 			d.Kind = Int
 			if d.Unit == "ps" {
 				d.Kind, d.Unit = Duration, ""
 			}
-		case reflect.Bool:
+		case k == reflect.Bool:
 			d.Kind = Bool
 		default:
-			panic(fmt.Sprintf("param: %s.%s: type %s cannot be a parameter", t.Name(), f.Name, f.Type))
+			err = d.declare(f) // the kinds beyond numbers (kinds.go)
 		}
-		if d.Kind != Bool {
-			if err := d.parseRange(f.Tag.Get("range")); err != nil {
-				panic(fmt.Sprintf("param: %s.%s: %v", t.Name(), f.Name, err))
-			}
+		if err == nil && d.Kind.Numeric() && d.Kind != Bool {
+			err = d.parseRange(f.Tag.Get("range"))
+		}
+		if err != nil {
+			panic(fmt.Sprintf("param: %s.%s: %v", t.Name(), f.Name, err))
 		}
 		if d.Help == "" {
 			panic(fmt.Sprintf("param: %s.%s: no help", t.Name(), f.Name))
@@ -150,13 +175,21 @@ func Defaults(ptr any) {
 		}
 		d := Decl{Key: f.Name, Kind: Float}
 		switch f.Type.Kind() {
-		case reflect.Int, reflect.Int64:
+		case reflect.Int, reflect.Int64, reflect.Uint64:
 			d.Kind = Int
 			if f.Tag.Get("unit") == "ps" {
 				d.Kind = Duration
 			}
 		case reflect.Bool:
 			d.Kind = Bool
+		case reflect.String:
+			v.Field(i).SetString(def)
+			continue
+		case reflect.Slice:
+			if def != "" {
+				v.Field(i).Set(reflect.ValueOf(strings.Split(def, ",")))
+			}
+			continue
 		}
 		d.Min, d.Max = math.Inf(-1), math.Inf(1)
 		x, err := d.Parse(def)
@@ -164,6 +197,7 @@ func Defaults(ptr any) {
 			panic(fmt.Sprintf("param: %s.%s: default: %v", t.Name(), f.Name, err))
 		}
 		d.field = f.Index
+		d.Negate = f.Tag.Get("negate") == "true"
 		d.set(v, x)
 	}
 }
@@ -175,10 +209,12 @@ func (d Decl) Get(ptr any) float64 {
 	case reflect.Float64:
 		return f.Float()
 	case reflect.Bool:
-		if f.Bool() {
+		if f.Bool() != d.Negate {
 			return 1
 		}
 		return 0
+	case reflect.Uint64:
+		return float64(f.Uint())
 	}
 	return float64(f.Int())
 }
@@ -192,7 +228,9 @@ func (d Decl) set(v reflect.Value, x float64) {
 	case reflect.Float64:
 		f.SetFloat(x)
 	case reflect.Bool:
-		f.SetBool(x != 0)
+		f.SetBool((x != 0) != d.Negate)
+	case reflect.Uint64:
+		f.SetUint(uint64(x))
 	default:
 		f.SetInt(int64(x))
 	}
@@ -214,6 +252,9 @@ func (d Decl) Check(x float64) error {
 
 // Range describes the accepted values, e.g. "a number in (0, 100000] Gbit/s".
 func (d Decl) Range() string {
+	if !d.Kind.Numeric() {
+		return d.rangeOther()
+	}
 	lo, hi := "[", "]"
 	if d.MinOpen {
 		lo = "("

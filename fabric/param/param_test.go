@@ -85,7 +85,7 @@ func TestMalformedDeclarationsPanic(t *testing.T) {
 		X float64 `param:"x" range:"0..1" help:"x"`
 	}
 	type badType struct {
-		X string `param:"x" help:"x"`
+		X map[string]int `param:"x" help:"x"`
 	}
 	type badDefault struct {
 		X int `default:"many"`
@@ -108,4 +108,83 @@ func TestFormatHugeDurations(t *testing.T) {
 	assert.Equal(t, "2.56205e+06h", d.Format(9.223372036854775807e21))
 	assert.Equal(t, "-2.56205e+06h", d.Format(-9.223372036854775807e21))
 	assert.Equal(t, "1h0m0s", d.Format(3.6e15))
+}
+
+type options struct {
+	Name  string   `param:"name" help:"a name"`
+	Mode  string   `param:"mode" values:"fast|slow" default:"fast" help:"a mode"`
+	Roots []string `param:"roots" help:"names" label:"-{}"`
+	File  string   `param:"file" kind:"path" flag:"lfts" help:"a file"`
+	Bytes int      `param:"msg_bytes" kind:"size" range:"[1,1048576]" help:"a size"`
+	Seed  uint64   `param:"seed" range:"[0,1e18]" default:"1" help:"a seed"`
+}
+
+// Text, enumerations, lists, paths, sizes and unsigned seeds decode from
+// TOML values and flag text, are checked, and round-trip through Put and
+// Take; flags and labels come from their tags.
+func TestKindsBeyondNumbers(t *testing.T) {
+	ds := Of(&options{})
+	require.Equal(t, []string{"name", "mode", "roots", "file", "msg_bytes", "seed"}, Keys(ds))
+	env := Env{MTU: 2048, Dir: "/campaigns"}
+	var o options
+	Defaults(&o)
+	assert.Equal(t, options{Mode: "fast", Seed: 1}, o)
+	for _, tc := range []struct {
+		key  string
+		toml any
+		text string
+		want any
+	}{
+		{"name", "x", "x", "x"},
+		{"mode", "slow", "slow", "slow"},
+		{"roots", []any{"a", "b"}, "a,b", []string{"a", "b"}},
+		{"file", "t.dump", "t.dump", "/campaigns/t.dump"},
+		{"file", "/abs/t.dump", "/abs/t.dump", "/abs/t.dump"},
+		{"msg_bytes", "10MTU", "10MTU", 20480},
+		{"msg_bytes", int64(100), "100", 100},
+		{"seed", int64(7), "7", 7.0},
+	} {
+		d, ok := Find(ds, tc.key)
+		require.True(t, ok)
+		x, err := d.Decode(tc.toml, env)
+		require.NoError(t, err, tc.key)
+		assert.Equal(t, tc.want, x, tc.key)
+		y, err := d.ParseText(tc.text, env)
+		require.NoError(t, err, tc.key)
+		assert.Equal(t, tc.want, y, tc.key)
+		d.Put(&o, x)
+		assert.Equal(t, tc.want, d.Take(&o), tc.key)
+	}
+	assert.Equal(t, uint64(7), o.Seed)
+	for _, tc := range []struct {
+		key  string
+		toml any
+		want string
+	}{
+		{"name", int64(1), "want text"},
+		{"mode", "medium", "want one of fast, slow"},
+		{"roots", []any{}, "an empty list"},
+		{"roots", []any{""}, "an empty entry"},
+		{"roots", "a", "want a list"},
+		{"roots", []any{int64(1)}, "want strings"},
+		{"file", "", "an empty path"},
+		{"msg_bytes", int64(0), "want a size in [1, 1048576] bytes"},
+		{"msg_bytes", "1000MTU", "is 2048000 bytes"},
+		{"msg_bytes", "x", "want a positive number"},
+		{"msg_bytes", 1.5, "want a size"},
+	} {
+		d, _ := Find(ds, tc.key)
+		_, err := d.Decode(tc.toml, env)
+		var pe *Error
+		require.ErrorAs(t, err, &pe, "%s %v", tc.key, tc.toml)
+		assert.Equal(t, tc.key, pe.Key)
+		assert.Contains(t, pe.Msg, tc.want, "%s %v", tc.key, tc.toml)
+	}
+	f, _ := Find(ds, "file")
+	assert.Equal(t, "lfts", f.Flag)
+	b, _ := Find(ds, "msg_bytes")
+	assert.Equal(t, "msg-bytes", b.Flag)
+	r, _ := Find(ds, "roots")
+	assert.Equal(t, "-{}", r.Label)
+	assert.Equal(t, "a,b", r.Show([]string{"a", "b"}))
 }

@@ -21,12 +21,15 @@ type Engine struct {
 	// Name is what a campaign's routing.engine and --routing take.
 	Name string
 	Help string
-	// Params are the options the engine reads (vls, roots, file); setting
-	// another is an error, not silently ignored.
-	Params []routing.Param
+	// Params are the keys of the options the engine reads
+	// (routing.OptionDecls: vls, roots, file, ...); setting another is an
+	// error, not silently ignored.
+	Params []string
 	// DeadlockFree: the engine promises acyclic per-VL channel dependency
 	// graphs whenever it routes (verification checks either way).
 	DeadlockFree bool
+	// JobAware: the engine routes for the running jobs (Options.Jobs).
+	JobAware bool
 	// OpenSM: the engine runs the opensm binary.
 	OpenSM bool
 }
@@ -37,30 +40,17 @@ func All() []Engine {
 	own := map[string]routing.Engine{}
 	for _, e := range routing.Engines() {
 		own[e.Name] = e
-		all = append(all, Engine{Name: e.Name, Help: e.Help, Params: e.Params, DeadlockFree: e.DeadlockFree})
+		all = append(all, Engine{Name: e.Name, Help: e.Help, Params: e.Params, DeadlockFree: e.DeadlockFree, JobAware: e.JobAware})
 	}
 	osm := opensm.Engines()
 	sort.Strings(osm)
 	for _, n := range osm {
 		e := Engine{Name: opensm.Prefix + n, OpenSM: true, DeadlockFree: own[n].DeadlockFree,
 			Help: "the real OpenSM's " + n + " (opensm binary, run in simulation mode); same algorithm family as flitsim's " + n}
-		for _, p := range opensm.Params(n) {
-			e.Params = append(e.Params, param(own[n], p))
-		}
+		e.Params = opensm.Params(n)
 		all = append(all, e)
 	}
 	return all
-}
-
-// param returns engine e's declaration of the option name, or one that
-// names the option only.
-func param(e routing.Engine, name string) routing.Param {
-	for _, p := range e.Params {
-		if p.Name == name {
-			return p
-		}
-	}
-	return routing.Param{Name: name, Help: name}
 }
 
 // Lookup finds an engine by name.
@@ -94,17 +84,13 @@ func Find(name string) (Engine, error) {
 // Takes reports an error when the engine does not read parameter key.
 func (e Engine) Takes(key string) error {
 	for _, p := range e.Params {
-		if p.Name == key {
+		if p == key {
 			return nil
 		}
 	}
-	var names []string
-	for _, p := range e.Params {
-		names = append(names, p.Name)
-	}
 	has := "none"
-	if len(names) > 0 {
-		has = strings.Join(names, ", ")
+	if len(e.Params) > 0 {
+		has = strings.Join(e.Params, ", ")
 	}
 	return fmt.Errorf("routing engine %s reads no %s (its parameters: %s)", e.Name, key, has)
 }

@@ -9,17 +9,23 @@ import (
 	"github.com/cockroachdb/datadriven"
 
 	"flitsim/fabric"
+	"flitsim/fabric/param"
 	"flitsim/routing"
 )
 
 func (d *Driver) cmdRoute(t *testing.T, td *datadriven.TestData, b *strings.Builder) {
 	if len(td.CmdArgs) == 0 || len(td.CmdArgs[0].Vals) > 0 {
-		td.Fatalf(t, "route ENGINE|keep [vls=N] [roots=...] [lfts=FILE] [path_vls=true]")
+		td.Fatalf(t, "route ENGINE|keep [OPTION=VALUE ...] (routing.Options' keys, or their flags: vls=N roots=A,B lfts=FILE path_vls=true ...)")
 	}
 	engine := td.CmdArgs[0].Key
 	td.CmdArgs = td.CmdArgs[1:]
 	d.inject = nil
-	only(t, td, "vls", "roots", "lfts", "path_vls")
+	decls := routing.OptionDecls()
+	var names []string
+	for _, dc := range decls {
+		names = append(names, dc.Key, dc.Flag)
+	}
+	only(t, td, names...)
 	if engine == "keep" {
 		if d.tables == nil {
 			td.Fatalf(t, "route keep: nothing routed yet")
@@ -31,15 +37,20 @@ func (d *Driver) cmdRoute(t *testing.T, td *datadriven.TestData, b *strings.Buil
 		d.report(t, td, b)
 		return
 	}
-	opts := routing.Options{VLs: intArg(t, td, "vls", routing.DefaultOptions().VLs), File: val(t, td, "lfts", "")}
-	switch v := val(t, td, "path_vls", "false"); v {
-	case "true", "false":
-		opts.PathVLs = v == "true"
-	default:
-		td.Fatalf(t, "path_vls=%s: want true or false", v)
-	}
-	if a, ok := td.Arg("roots"); ok {
-		opts.Roots = a.Vals
+	opts := routing.DefaultOptions()
+	for _, dc := range decls {
+		a, ok := td.Arg(dc.Key)
+		if !ok {
+			a, ok = td.Arg(dc.Flag)
+		}
+		if !ok {
+			continue
+		}
+		x, err := dc.ParseText(strings.Join(a.Vals, ","), param.Env{})
+		if err != nil {
+			td.Fatalf(t, "%s: %v", a.Key, err)
+		}
+		dc.Put(&opts, x)
 	}
 	d.engine, d.opts = engine, opts
 	tb, err := routing.Compute(engine, d.net, opts)
