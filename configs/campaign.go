@@ -47,7 +47,7 @@ type Campaign struct {
 	// entry is swept over every topology.
 	Faults   []FaultsEntry  `toml:"-" json:"faults"`
 	Routings []RoutingEntry `toml:"-" json:"routings"`
-	Traffic  []TrafficEntry `toml:"traffic" json:"traffic"`
+	Traffic  []TrafficEntry `toml:"-" json:"traffic"`
 	// Workload holds the [[job]] and [fragmentation] tables (the keys of a
 	// jobs file, LoadWorkload), which [[traffic]] entries of kind "jobs"
 	// run; JobsSeed places them (default: each point's traffic seed, so
@@ -102,35 +102,6 @@ type FaultsEntry struct {
 	TakeHCAs bool `toml:"take_hcas" json:"take_hcas,omitempty"`
 	// Fixed is a failure list file applied before the random failures.
 	Fixed string `toml:"fixed" json:"fixed,omitempty"`
-}
-
-// TrafficEntry is one traffic pattern. Optional numbers are pointers: a
-// key that is present is used or rejected, never read as "unset".
-type TrafficEntry struct {
-	Kind string `toml:"kind" json:"kind"`
-	// MsgBytes is a size: bytes as a number, or a string like "10MTU", "2KiB".
-	MsgBytes any `toml:"msg_bytes" json:"msg_bytes,omitempty"`
-	// Load is the offered load per HCA, a fraction of the link (default 1).
-	Load *float64 `toml:"load" json:"load,omitempty"`
-	// Distance is the shift of shift traffic (default 1).
-	Distance *int `toml:"distance" json:"distance,omitempty"`
-	// HotFraction is the share of hot spot traffic to terminal 0 (default 0.1).
-	HotFraction *float64 `toml:"hot_fraction" json:"hot_fraction,omitempty"`
-	// Order lays the pattern's ranks on the HCAs (traffic.Orders; default
-	// "hca", the fabric's HCA order).
-	Order string `toml:"order" json:"order,omitempty"`
-	// Label distinguishes several entries of one kind in tables and plots
-	// (default: the kind, plus "/order" when an order is given).
-	Label string `toml:"label" json:"label,omitempty"`
-	// MaxTime bounds each simulation, e.g. "10ms", over the [sim] table's
-	// max_time (sim.Params declares it and its default).
-	MaxTime any `toml:"max_time" json:"max_time,omitempty"`
-	// FaultSeeds and TrafficSeeds override the campaign's for this pattern.
-	FaultSeeds   []int64 `toml:"fault_seeds" json:"fault_seeds,omitempty"`
-	TrafficSeeds []int64 `toml:"traffic_seeds" json:"traffic_seeds,omitempty"`
-	// Slowdowns, for kind "jobs" (default true), runs every job alone on
-	// its nodes as well, for its slowdown: one more simulation per job.
-	Slowdowns *bool `toml:"slowdowns" json:"slowdowns,omitempty"`
 }
 
 // JobsKind is the traffic kind that runs the campaign's [[job]] tables.
@@ -209,6 +180,9 @@ func Parse(data []byte, file, dir string) (*Campaign, error) {
 	if err := c.decodeRoutings(f.RoutingTOML); err != nil {
 		return nil, err
 	}
+	if err := c.decodeTrafficEntries(f.TrafficTOML); err != nil {
+		return nil, err
+	}
 	for _, k := range md.Undecoded() {
 		key := k.String()
 		if strings.HasPrefix(key, "hardware.") || strings.HasPrefix(key, "sim.") || workloadKey(key) {
@@ -246,6 +220,7 @@ type campaignFile struct {
 	Campaign
 	FaultsTOML  toml.Primitive   `toml:"faults"`
 	RoutingTOML []map[string]any `toml:"routing"`
+	TrafficTOML []map[string]any `toml:"traffic"`
 }
 
 func (f *campaignFile) decodeFaults(md *toml.MetaData) error {
@@ -352,10 +327,13 @@ func knownKeys() []string {
 	for _, t := range []struct {
 		table string
 		typ   reflect.Type
-	}{{"topology", reflect.TypeOf(TopologyEntry{})}, {"faults", reflect.TypeOf(FaultsEntry{})}, {"traffic", reflect.TypeOf(TrafficEntry{})}} {
+	}{{"topology", reflect.TypeOf(TopologyEntry{})}, {"faults", reflect.TypeOf(FaultsEntry{})}} {
 		for _, k := range tomlKeys(t.typ) {
 			keys = append(keys, t.table+"."+k)
 		}
+	}
+	for _, k := range TrafficKeys() {
+		keys = append(keys, "traffic."+k)
 	}
 	for _, k := range RoutingKeys() {
 		keys = append(keys, "routing."+k)
@@ -526,8 +504,8 @@ func (t TrafficEntry) TrafficLabel() string {
 	switch {
 	case t.Label != "":
 		return t.Label
-	case t.Order != "":
-		return t.Kind + "/" + t.Order
+	case t.Order() != "":
+		return t.Kind + "/" + t.Order()
 	}
 	return t.Kind
 }
@@ -647,13 +625,9 @@ func (c *Campaign) validateJobs() error {
 		if c.Workload == nil {
 			return c.errAtKey("traffic.kind", i, "kind = %q runs the campaign's [[job]] tables, and it has none", JobsKind)
 		}
-		for _, k := range []struct {
-			key string
-			set bool
-		}{{"msg_bytes", t.MsgBytes != nil}, {"load", t.Load != nil}, {"distance", t.Distance != nil},
-			{"hot_fraction", t.HotFraction != nil}, {"order", t.Order != ""}} {
-			if k.set {
-				return c.errAtKey("traffic."+k.key, i, "%s describes one pattern; each [[job]] gives its own traffic (pattern, msg_bytes, load, ...)", k.key)
+		for _, d := range trafficDecls() {
+			if _, given := t.raw[d.Key]; given {
+				return c.errAtKey("traffic."+d.Key, i, "%s describes one pattern; each [[job]] gives its own traffic (pattern, msg_bytes, load, ...)", d.Key)
 			}
 		}
 	}
@@ -706,37 +680,26 @@ func (c *Campaign) validateTraffic(i int) error {
 	if err != nil {
 		return c.errAtKey("traffic.kind", i, "%v", err)
 	}
-	if _, err := t.bytes(c.hw.MTU); err != nil {
-		return c.errAtKey("traffic.msg_bytes", i, "%v", err)
+	// The pattern's keys, decoded through traffic.Spec's declarations now
+	// that the hardware (the MTU of a size) is known.
+	t.Spec = traffic.Spec{Kind: kind}
+	param.Defaults(&t.Spec)
+	if t.Given, err = c.decodeDeclared("traffic", i, t.raw, TrafficOwnKeys, trafficDecls(), param.Env{MTU: c.hw.MTU}, &t.Spec); err != nil {
+		return err
 	}
-	if _, err := traffic.ParseOrder(t.Order); err != nil {
-		return c.errAtKey("traffic.order", i, "%v", err)
+	if !t.Has("msg_bytes") {
+		t.Spec.MessageBytes = c.hw.MTU
 	}
-	decls := param.Of(&traffic.Spec{})
-	for _, v := range []struct {
-		key string
-		x   *float64
-	}{{"load", t.Load}, {"hot_fraction", t.HotFraction}, {"distance", intAsFloat(t.Distance)}} {
-		d, _ := param.Find(decls, v.key)
-		if v.x == nil {
-			continue
-		}
-		if err := d.Check(*v.x); err != nil {
-			return c.errAtKey("traffic."+v.key, i, "%s", err.(*param.Error).Msg)
-		}
-	}
-	if t.Distance != nil {
+	if t.Has("distance") {
 		if kind != traffic.Shift {
 			return c.errAtKey("traffic.distance", i, "a distance only applies to shift traffic, not %s", kind)
 		}
-		if *t.Distance == 0 {
+		if t.Spec.Distance == 0 {
 			return c.errAtKey("traffic.distance", i, "a shift by 0 sends every terminal to itself")
 		}
 	}
-	if t.HotFraction != nil {
-		if kind != traffic.HotSpot {
-			return c.errAtKey("traffic.hot_fraction", i, "a hot fraction only applies to hotspot traffic, not %s", kind)
-		}
+	if t.Has("hot_fraction") && kind != traffic.HotSpot {
+		return c.errAtKey("traffic.hot_fraction", i, "a hot fraction only applies to hotspot traffic, not %s", kind)
 	}
 	if _, _, err := t.maxTime(); err != nil {
 		return c.errAtKey("traffic.max_time", i, "%v", err)
@@ -779,24 +742,6 @@ func (f FaultsEntry) ratio() (int, int, error) {
 	return x, y, nil
 }
 
-func (t TrafficEntry) bytes(mtu int) (int, error) {
-	switch v := t.MsgBytes.(type) {
-	case nil:
-		return mtu, nil
-	case int64:
-		if v < 1 || v > sim.MaxMessageBytes {
-			return 0, fmt.Errorf("%d bytes: want 1..%d", v, sim.MaxMessageBytes)
-		}
-		return int(v), nil
-	case string:
-		n, err := traffic.ParseBytes(v, mtu)
-		if err == nil && n > sim.MaxMessageBytes {
-			err = fmt.Errorf("%q is %d bytes: want at most %d", v, n, sim.MaxMessageBytes)
-		}
-		return n, err
-	}
-	return 0, fmt.Errorf("want a number of bytes or a string like \"10MTU\", not %T", t.MsgBytes)
-}
 
 // maxTime is the entry's own time limit, or false.
 func (t TrafficEntry) maxTime() (int64, bool, error) {
@@ -824,29 +769,9 @@ func (c *Campaign) simParams(t TrafficEntry) (sim.Params, error) {
 		}
 		return p, nil
 	}
-	kind, err := traffic.ParseKind(t.Kind)
-	if err != nil {
-		return p, err
-	}
-	n, err := t.bytes(c.hw.MTU)
-	if err != nil {
-		return p, err
-	}
-	order, err := traffic.ParseOrder(t.Order)
-	if err != nil {
-		return p, err
-	}
-	p.Traffic = traffic.Spec{Kind: kind, MessageBytes: n}
-	param.Defaults(&p.Traffic)
-	p.Traffic.Order = order
-	if t.Load != nil {
-		p.Traffic.Load = *t.Load
-	}
-	if t.Distance != nil {
-		p.Traffic.Distance = *t.Distance
-	}
-	if t.HotFraction != nil {
-		p.Traffic.HotFraction = *t.HotFraction
+	p.Traffic = t.Spec // decoded and checked by validateTraffic
+	if p.Traffic.Order == "" {
+		p.Traffic.Order = traffic.ByHCA
 	}
 	if ps, ok, err := t.maxTime(); ok {
 		p.MaxTime = ps

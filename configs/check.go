@@ -115,7 +115,7 @@ func (c *Campaign) Check() error {
 			for _, n := range slices.Sorted(maps.Keys(hcaCounts)) { // the same first error every run
 				if _, err := traffic.New(p.Traffic, make([]int, n), fabric.Stream(1, "check")); err != nil {
 					key := "traffic.kind"
-					if t.Distance != nil {
+					if t.Has("distance") {
 						key = "traffic.distance"
 					}
 					return c.errAtKey(key, i, "on %s with %d HCAs: %v", c.Topologies[ti].Spec, n, err)

@@ -336,7 +336,7 @@ func TestSeveralTrafficEntries(t *testing.T) {
 	}{
 		{"same traffic twice", "\n[[traffic]]\nkind = \"exchange\"\n", 27, "traffic.label", "listed twice"},
 		{"same order twice", "\n[[traffic]]\nkind = \"exchange\"\norder = \"hca\"\nlabel = \"a\"\n[[traffic]]\nkind = \"exchange\"\norder = \"random\"\nlabel = \"a\"\n", 34, "traffic.label", "listed twice"},
-		{"unknown order", "\n[[traffic]]\nkind = \"exchange\"\norder = \"diagonal\"\n", 29, "traffic.order", "unknown rank order"},
+		{"unknown order", "\n[[traffic]]\nkind = \"exchange\"\norder = \"diagonal\"\n", 29, "traffic.order", "want one of hca, random, round-robin"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := Parse([]byte(severalFaults+tc.with), "t.toml", ".")

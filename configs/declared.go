@@ -9,6 +9,7 @@ import (
 
 	"flitsim/fabric/param"
 	"flitsim/routing"
+	"flitsim/traffic"
 )
 
 // RoutingEntry is one routing engine with its options. The options are
@@ -208,4 +209,161 @@ func seedOf(s uint64) uint64 {
 		return 1
 	}
 	return s
+}
+
+// TrafficEntry is one [[traffic]] table: a pattern, whose keys traffic.Spec
+// declares (msg_bytes, load, distance, hot_fraction, order), or kind =
+// "jobs", which runs the campaign's [[job]] tables; and the entry's own
+// keys (TrafficOwnKeys).
+type TrafficEntry struct {
+	// Kind is a pattern (traffic.Kinds) or JobsKind.
+	Kind string
+	// Spec is the pattern with the keys given over the declared defaults
+	// (filled by the campaign's validation, which knows the MTU); Given
+	// the pattern keys the entry sets, in declaration order.
+	Spec  traffic.Spec
+	Given []string
+	// Label distinguishes several entries of one kind in tables and plots
+	// (default: the kind, plus "/order" when an order is given).
+	Label string
+	// MaxTime bounds each simulation, e.g. "10ms", over the [sim] table's
+	// max_time (sim.Params declares it and its default).
+	MaxTime any
+	// FaultSeeds and TrafficSeeds override the campaign's for this pattern.
+	FaultSeeds, TrafficSeeds []int64
+	// Slowdowns, for kind "jobs" (default true), runs every job alone on
+	// its nodes as well, for its slowdown: one more simulation per job.
+	Slowdowns *bool
+	// raw holds every key as the file gives it: the campaign's identity
+	// is written from it.
+	raw map[string]any
+}
+
+// TrafficOwnKeys are the keys of a [[traffic]] table that are no pattern
+// key of traffic.Spec.
+var TrafficOwnKeys = []string{"kind", "label", "max_time", "fault_seeds", "traffic_seeds", "slowdowns"}
+
+// trafficDecls are the pattern keys of a [[traffic]] table: traffic.Spec's
+// declarations but its kind (an own key: it may also be "jobs").
+func trafficDecls() []param.Decl {
+	var ds []param.Decl
+	for _, d := range param.Of(&traffic.Spec{}) {
+		if d.Key != "kind" {
+			ds = append(ds, d)
+		}
+	}
+	return ds
+}
+
+// TrafficKeys lists the keys of a [[traffic]] entry.
+func TrafficKeys() []string {
+	return append(append([]string{"kind"}, param.Keys(trafficDecls())...), TrafficOwnKeys[1:]...)
+}
+
+// Has reports whether the entry sets pattern key key.
+func (t TrafficEntry) Has(key string) bool { return contains(t.Given, key) }
+
+// Order is the entry's rank order as given ("" when not).
+func (t TrafficEntry) Order() string { return string(t.Spec.Order) }
+
+// MarshalJSON writes the entry as the campaign's identity has it: every
+// key as the file gives it, in a fixed order.
+func (t TrafficEntry) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteString(`{"kind":`)
+	k, _ := json.Marshal(t.Kind)
+	b.Write(k)
+	put := func(key string, v any) error {
+		j, err := json.Marshal(v)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(&b, ",%q:%s", key, j)
+		return nil
+	}
+	for _, key := range []string{"msg_bytes", "load", "distance", "hot_fraction", "order"} {
+		if v, ok := t.raw[key]; ok {
+			if err := put(key, v); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if t.Label != "" {
+		put("label", t.Label)
+	}
+	if t.MaxTime != nil {
+		if err := put("max_time", t.MaxTime); err != nil {
+			return nil, err
+		}
+	}
+	if len(t.FaultSeeds) > 0 {
+		put("fault_seeds", t.FaultSeeds)
+	}
+	if len(t.TrafficSeeds) > 0 {
+		put("traffic_seeds", t.TrafficSeeds)
+	}
+	if t.Slowdowns != nil {
+		put("slowdowns", *t.Slowdowns)
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
+}
+
+// decodeTrafficEntries reads the [[traffic]] tables' own keys; the pattern
+// keys wait for the hardware (validateTraffic).
+func (c *Campaign) decodeTrafficEntries(raw []map[string]any) error {
+	c.Traffic = make([]TrafficEntry, len(raw))
+	for i, m := range raw {
+		t := &c.Traffic[i]
+		t.raw = m
+		var err error
+		if t.Kind, err = c.ownString("traffic", i, m, "kind"); err != nil {
+			return err
+		}
+		if t.Label, err = c.ownString("traffic", i, m, "label"); err != nil {
+			return err
+		}
+		t.MaxTime = m["max_time"]
+		if t.FaultSeeds, err = c.ownInts("traffic", i, m, "fault_seeds"); err != nil {
+			return err
+		}
+		if t.TrafficSeeds, err = c.ownInts("traffic", i, m, "traffic_seeds"); err != nil {
+			return err
+		}
+		if v, ok := m["slowdowns"]; ok {
+			b, ok := v.(bool)
+			if !ok {
+				return c.errAtKey("traffic.slowdowns", i, "%v (%s): want true or false", v, param.TOMLType(v))
+			}
+			t.Slowdowns = &b
+		}
+		for k := range m { // an unknown key, before anything is checked against the hardware
+			if _, ok := param.Find(trafficDecls(), k); !ok && !contains(TrafficOwnKeys, k) {
+				return c.errAtKey("traffic."+k, i, "unknown key (known here: %s)", strings.Join(TrafficKeys(), ", "))
+			}
+		}
+	}
+	return nil
+}
+
+// ownInts reads one of a table's own keys as a list of integers (nil when
+// absent; an empty list given stays empty, not nil).
+func (c *Campaign) ownInts(table string, n int, m map[string]any, key string) ([]int64, error) {
+	v, ok := m[key]
+	if !ok {
+		return nil, nil
+	}
+	a, ok := v.([]any)
+	if !ok {
+		return nil, c.errAtKey(table+"."+key, n, "%v (%s): want a list of integers", v, param.TOMLType(v))
+	}
+	out := make([]int64, 0, len(a))
+	for _, x := range a {
+		i, ok := x.(int64)
+		if !ok {
+			return nil, c.errAtKey(table+"."+key, n, "%v (%s) in the list: want integers", x, param.TOMLType(x))
+		}
+		out = append(out, i)
+	}
+	return out, nil
 }

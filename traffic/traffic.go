@@ -46,9 +46,9 @@ func Kinds() []struct{ Kind, Help string } {
 // range, default, help) in param tags, which the campaign's [[traffic]]
 // tables and flitsim params read; a zero value means the declared default.
 type Spec struct {
-	Kind Kind `json:"kind"`
+	Kind Kind `json:"kind" param:"kind" flag:"traffic" help:"the pattern"`
 	// MessageBytes is the payload of one message (0: one MTU).
-	MessageBytes int `json:"msg_bytes"`
+	MessageBytes int `json:"msg_bytes" param:"msg_bytes" kind:"size" range:"[1,1073741824]" unset:"1MTU" help:"payload of a message: bytes, or with a unit (2KiB, 10MTU)"`
 	// Load is the offered load per HCA as a fraction of the link rate;
 	// 1.0 sends back to back, lower loads space messages by seeded
 	// exponential gaps.
@@ -58,7 +58,24 @@ type Spec struct {
 	// HotFraction is the share of messages to the hot spot.
 	HotFraction float64 `json:"hot_fraction,omitempty" param:"hot_fraction" range:"(0,1]" default:"0.1" help:"hotspot traffic: the share of messages to terminal 0"`
 	// Order lays the pattern's ranks on the HCAs ("" is ByHCA).
-	Order Order `json:"order,omitempty"`
+	Order Order `json:"order,omitempty" param:"order" unset:"hca" help:"which HCA is rank i"`
+}
+
+// ParamValues lists the values of Spec's text keys (param.Valuer): the
+// patterns and the rank orders.
+func (*Spec) ParamValues(key string) []string {
+	var v []string
+	switch key {
+	case "kind":
+		for _, k := range Kinds() {
+			v = append(v, k.Kind)
+		}
+	case "order":
+		for _, o := range Orders() {
+			v = append(v, o.Order)
+		}
+	}
+	return v
 }
 
 // Finite reports whether every terminal stops after a known number of messages.

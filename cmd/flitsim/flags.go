@@ -177,10 +177,11 @@ func (r *routeFlags) options(net *fabric.Network, names []string) (routing.Optio
 // declFlag is a flag whose text a parameter declaration reads and checks
 // (the declaration of the campaign key the flag stands for).
 type declFlag struct {
-	d   param.Decl
-	env param.Env
-	x   any  // the value as the declaration holds it (param.Decl.Put)
-	set bool // given on the command line
+	d    param.Decl
+	env  param.Env
+	x    any    // the value as the declaration holds it (param.Decl.Put)
+	text string // as given
+	set  bool   // given on the command line
 }
 
 // newDeclFlag returns the flag of declaration d with the default from the
@@ -202,8 +203,11 @@ func declVar(fs *flag.FlagSet, name string, decls []param.Decl, key, usage strin
 }
 
 func (f *declFlag) String() string {
-	if f == nil || f.x == nil {
+	switch {
+	case f == nil:
 		return ""
+	case f.x == nil:
+		return f.text
 	}
 	return f.d.Show(f.x)
 }
@@ -218,7 +222,7 @@ func (f *declFlag) Set(s string) error {
 		}
 		return errors.New("want " + f.d.Range())
 	}
-	f.x, f.set = x, true
+	f.x, f.text, f.set = x, s, true
 	return nil
 }
 

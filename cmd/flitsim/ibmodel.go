@@ -206,7 +206,7 @@ func witnessPoint(w witness) (configs.Point, *pipeline.Networks, error) {
 	opts.VLs = p.HW.VLs
 	opts.PathVLs = w.Engine == "torus-2qos" // the model keeps VL = SL end to end
 	pt = configs.Point{Key: w.Name, Topology: configs.TopologyEntry{Spec: w.Fabric, Label: w.Fabric},
-		Traffic: configs.TrafficEntry{Kind: w.Traffic}, FaultSeed: w.FaultSeed,
+		Traffic: configs.TrafficEntry{Kind: w.Traffic, Spec: p.Traffic}, FaultSeed: w.FaultSeed,
 		Faults:  faults.Spec{LinkPercent: w.Links, Seed: w.FaultSeed},
 		Routing: configs.RoutingEntry{Engine: w.Engine, Label: w.Engine}, Options: opts, Params: p}
 	return pt, nets, asInput(pt.Params.Normalize())

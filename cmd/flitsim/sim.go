@@ -2,6 +2,7 @@ package main
 
 import (
 	"cmp"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -12,6 +13,7 @@ import (
 	"flitsim/configs"
 	"flitsim/configs/pipeline"
 	"flitsim/fabric"
+	"flitsim/fabric/param"
 	"flitsim/results"
 	"flitsim/sim"
 	"flitsim/sim/reference"
@@ -47,13 +49,10 @@ func simCmd(args []string, stdout, stderr io.Writer) error {
 			"noise), and reports per job its completion time (finite jobs) or throughput (infinite ones) and its\n"+
 			"slowdown against running alone on the same nodes with the same routing (one more run per job).", stderr)
 	engine := fs.String("routing", "dfsssp", "routing engine (flitsim route --list)")
-	kind := fs.String("traffic", "uniform", "traffic pattern: "+trafficKinds())
-	msg := fs.String("msg-bytes", "1MTU", "message size: bytes, KiB or MTU (e.g. 2048, 2KiB, 10MTU)")
-	load := fs.Float64("load", 1, "offered load per HCA, fraction of the link rate")
+	var pf patternFlags
+	pf.register(fs)
 	maxTime := declVar(fs, "max-time", sim.ParamDecls(), "max_time", "simulated time limit (default: the [sim] table's max_time: 10ms for infinite traffic, 10s for the exchange)", new(sim.Params))
 	seed := fs.Uint64("traffic-seed", 1, "seed of the traffic streams (a campaign's traffic_seeds)")
-	distance := fs.Int("distance", 1, "shift distance (traffic shift)")
-	order := fs.String("order", string(traffic.ByHCA), "rank order, which HCA is rank i: "+rankOrders())
 	useRef := fs.Bool("reference", false, "simulate with the per-flit reference simulator (slow; the specification the fast one is tested against)")
 	hwFlag := fs.String("hw", "", "hardware overrides key=value,... with the keys of a campaign's [hardware] table")
 	simFlag := fs.String("sim", "", "overrides key=value,... with the keys of a campaign's [sim] table (e.g. ugal_bias_high=256,sample_window=5us)")
@@ -88,7 +87,7 @@ func simCmd(args []string, stdout, stderr io.Writer) error {
 		return badInput("--workers %d: want 0 (one per domain) or more", *workers)
 	}
 	p.Workers = *workers
-	if p.Traffic, err = trafficFlags(fs, *kind, *msg, *load, *distance, *order, p.HW.MTU); err != nil {
+	if p.Traffic, err = pf.spec(p.HW.MTU); err != nil {
 		return err
 	}
 	set := map[string]bool{}
@@ -107,7 +106,7 @@ func simCmd(args []string, stdout, stderr io.Writer) error {
 			}
 		}
 	} else {
-		for _, f := range []string{"traffic", "msg-bytes", "load", "order", "distance"} {
+		for _, f := range pf.names() {
 			if set[f] {
 				return badInput("--%s describes one pattern; with --jobs the jobs file gives each job its traffic", f)
 			}
@@ -161,35 +160,67 @@ func simCmd(args []string, stdout, stderr io.Writer) error {
 	return printSim(stdout, o, rep, pt.Params, *asJSON)
 }
 
-// trafficFlags checks the traffic flags and returns the pattern.
-func trafficFlags(fs *flag.FlagSet, kind, msg string, load float64, distance int, order string, mtu int) (traffic.Spec, error) {
-	k, err := traffic.ParseKind(kind)
-	if err != nil {
-		return traffic.Spec{}, asInput(err)
+// patternFlags are the pattern flags of sim: one per declaration of
+// traffic.Spec, the keys of a campaign's [[traffic]] tables (--traffic
+// for kind, --msg-bytes, --load, --distance, --hot-fraction, --order).
+type patternFlags struct{ flags []*declFlag }
+
+func (pf *patternFlags) register(fs *flag.FlagSet) {
+	def := traffic.Spec{Kind: traffic.Uniform, Order: traffic.ByHCA}
+	param.Defaults(&def)
+	for _, d := range param.Of(&def) {
+		f := newDeclFlag(d, param.Env{MTU: 1}, &def) // a size is read again with the hardware's MTU (spec)
+		if d.Key == "msg_bytes" {
+			f.x, f.text = nil, "1MTU"
+		}
+		use := d.Help + " ([[traffic]] " + d.Key + ")"
+		if len(d.Values) > 0 {
+			use += ": " + strings.Join(d.Values, ", ")
+		}
+		fs.Var(f, d.Flag, use)
+		pf.flags = append(pf.flags, f)
 	}
-	o, err := traffic.ParseOrder(order)
-	if err != nil {
-		return traffic.Spec{}, badInput("--order: %v", err)
+}
+
+// names are the flags' names.
+func (pf *patternFlags) names() []string {
+	var n []string
+	for _, f := range pf.flags {
+		n = append(n, f.d.Flag)
 	}
-	t := traffic.Spec{Kind: k, Load: load, Distance: distance, Order: o}
-	if !(load > 0 && load <= 1) {
-		return t, badInput("--load %g: want the offered load as a fraction of the link in (0, 1]", load)
+	return n
+}
+
+// spec is the pattern the flags give, its sizes in MTUs of mtu bytes.
+func (pf *patternFlags) spec(mtu int) (traffic.Spec, error) {
+	s := traffic.Spec{Kind: traffic.Uniform, Order: traffic.ByHCA, MessageBytes: mtu}
+	param.Defaults(&s)
+	given := map[string]bool{}
+	for _, f := range pf.flags {
+		if !f.set {
+			continue
+		}
+		x, err := f.d.ParseText(f.text, param.Env{MTU: mtu})
+		if err != nil {
+			msg := err.Error()
+			var pe *param.Error
+			if errors.As(err, &pe) {
+				msg = pe.Msg
+			}
+			return s, badInput("--%s %q: %s", f.d.Flag, f.text, msg)
+		}
+		f.d.Put(&s, x)
+		given[f.d.Key] = true
 	}
-	distanceSet := false
-	fs.Visit(func(f *flag.Flag) { distanceSet = distanceSet || f.Name == "distance" })
-	if distanceSet && k != traffic.Shift {
-		return t, badInput("--distance only applies to --traffic shift")
+	switch {
+	case given["distance"] && s.Kind != traffic.Shift:
+		return s, badInput("--distance only applies to --traffic shift")
+	case s.Distance == 0:
+		return s, badInput("--distance 0 sends every terminal to itself")
+	case given["hot_fraction"] && s.Kind != traffic.HotSpot:
+		return s, badInput("--hot-fraction only applies to --traffic hotspot")
 	}
-	if distance == 0 {
-		return t, badInput("--distance 0 sends every terminal to itself")
-	}
-	if t.MessageBytes, err = traffic.ParseBytes(msg, mtu); err != nil {
-		return t, badInput("--msg-bytes: %v", err)
-	}
-	if t.MessageBytes > sim.MaxMessageBytes {
-		return t, badInput("--msg-bytes %s: more than %d bytes", msg, sim.MaxMessageBytes)
-	}
-	return t, nil
+	return s, nil
 }
 
 // simPoint loads the network and makes the point the flags describe.
@@ -215,7 +246,7 @@ func simPoint(spec, engine string, ff *faultFlags, rf *routeFlags, p sim.Params)
 	}
 	nets := pipeline.NewNetworks()
 	nets.Add(spec, net)
-	pt = configs.Point{Key: spec, Topology: configs.TopologyEntry{Spec: spec, Label: spec}, Traffic: configs.TrafficEntry{Kind: string(p.Traffic.Kind), Order: string(p.Traffic.Order)},
+	pt = configs.Point{Key: spec, Topology: configs.TopologyEntry{Spec: spec, Label: spec}, Traffic: configs.TrafficEntry{Kind: string(p.Traffic.Kind), Spec: p.Traffic},
 		FaultSeed: fspec.Seed, Faults: fspec, Routing: configs.RoutingEntry{Engine: engine, Label: engine}, Options: opts, Params: p}
 	if err := pt.Params.Normalize(); err != nil {
 		return pt, nil, asInput(err)
@@ -322,22 +353,6 @@ func printCounters(w io.Writer, res *sim.Result) {
 		fmt.Fprintf(w, "  %s[%d] -> %s[%d]  stalled %.3f µs, %d flits, utilization %.3f\n", l.From, l.FromPort, l.To, l.ToPort, l.StalledNs/1000, l.Flits, l.Utilization)
 		n++
 	}
-}
-
-func trafficKinds() string {
-	var k []string
-	for _, x := range traffic.Kinds() {
-		k = append(k, x.Kind)
-	}
-	return strings.Join(k, ", ")
-}
-
-func rankOrders() string {
-	var o []string
-	for _, x := range traffic.Orders() {
-		o = append(o, x.Order)
-	}
-	return strings.Join(o, ", ")
 }
 
 // throughputLine says what the throughput is and how sure it is: for

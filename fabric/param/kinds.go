@@ -80,7 +80,11 @@ func (d Decl) Decode(v any, env Env) (any, error) {
 		if !ok {
 			return wrong()
 		}
-		return d.ParseText(s, env)
+		x, err := d.ParseText(s, env)
+		if pe, ok := err.(*Error); ok && d.Kind == String {
+			pe.Msg = fmt.Sprintf("%q: %s", s, pe.Msg)
+		}
+		return x, err
 	case Strings:
 		a, ok := v.([]any)
 		if !ok {
@@ -121,7 +125,7 @@ func (d Decl) ParseText(s string, env Env) (any, error) {
 					return s, nil
 				}
 			}
-			return nil, &Error{Key: d.Key, Msg: fmt.Sprintf("%q: want %s", s, d.Range())}
+			return nil, &Error{Key: d.Key, Msg: "want " + d.Range()}
 		}
 		return s, nil
 	case Path:

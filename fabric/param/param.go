@@ -96,10 +96,18 @@ type Error struct {
 
 func (e *Error) Error() string { return e.Key + ": " + e.Msg }
 
+// Valuer is a struct whose text parameters take values listed in code
+// rather than in a tag (a registry of patterns, say): ParamValues returns
+// the values of key, or nil for any text.
+type Valuer interface {
+	ParamValues(key string) []string
+}
+
 // Of returns the parameters declared on the struct type of ptr (a pointer
 // to a struct), in field order. A malformed declaration panics: it is a
 // programming error that every test run finds.
 func Of(ptr any) []Decl {
+	vr, _ := ptr.(Valuer)
 	t := reflect.TypeOf(ptr).Elem()
 	var ds []Decl
 	for i := 0; i < t.NumField(); i++ {
@@ -134,6 +142,9 @@ func Of(ptr any) []Decl {
 		}
 		if err != nil {
 			panic(fmt.Sprintf("param: %s.%s: %v", t.Name(), f.Name, err))
+		}
+		if d.Kind == String && d.Values == nil && vr != nil {
+			d.Values = vr.ParamValues(key)
 		}
 		if d.Help == "" {
 			panic(fmt.Sprintf("param: %s.%s: no help", t.Name(), f.Name))
