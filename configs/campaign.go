@@ -15,7 +15,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"reflect"
 	"regexp"
 	"sort"
 	"strconv"
@@ -34,13 +33,13 @@ import (
 // Campaign is a decoded campaign file.
 type Campaign struct {
 	// Name names the campaign and its results directory: a plain word.
-	Name        string `toml:"name" json:"name"`
-	Description string `toml:"description" json:"description,omitempty"`
+	Name        string `toml:"name" json:"name" help:"names the campaign and its results directory: a plain word"`
+	Description string `toml:"description" json:"description,omitempty" help:"a line of text for the report"`
 	// FaultSeeds are the failure draws per failure level, TrafficSeeds the
 	// seeds of the traffic streams (default [1] each); every point runs
 	// one of each, and a traffic entry may override either list.
-	FaultSeeds   []int64         `toml:"fault_seeds" json:"fault_seeds"`
-	TrafficSeeds []int64         `toml:"traffic_seeds" json:"traffic_seeds"`
+	FaultSeeds   []int64         `toml:"fault_seeds" json:"fault_seeds" help:"the failure draws of every failure level (default [1])"`
+	TrafficSeeds []int64         `toml:"traffic_seeds" json:"traffic_seeds" help:"the seeds of the traffic streams (default [1])"`
 	Topologies   []TopologyEntry `toml:"topology" json:"topologies"`
 	// Faults are one [faults] table or several [[faults]] tables (say
 	// link-only, switch-only and mixed failures of one system); every
@@ -53,11 +52,11 @@ type Campaign struct {
 	// run; JobsSeed places them (default: each point's traffic seed, so
 	// that every traffic seed is another placement).
 	Workload *Workload `toml:"-" json:"workload,omitempty"`
-	JobsSeed *int64    `toml:"jobs_seed" json:"jobs_seed,omitempty"`
+	JobsSeed *int64    `toml:"jobs_seed" json:"jobs_seed,omitempty" help:"places the [[job]] tables (default: a jobs file's seed, else each traffic seed)"`
 	// JobsFile reads the workload from a jobs file instead (say one
 	// written by flitsim jobs from-slurm); its seed, if any, places it
 	// unless jobs_seed is given.
-	JobsFile string `toml:"jobs_file" json:"jobs_file,omitempty"`
+	JobsFile string `toml:"jobs_file" json:"jobs_file,omitempty" help:"a jobs file whose workload the campaign runs (instead of [[job]] tables)"`
 	// Hardware and Sim set parameters declared by fabric.HardwareKnobs and
 	// sim.Knobs; a key that is present is used (or rejected), never read
 	// as "unset".
@@ -82,26 +81,26 @@ type Campaign struct {
 // TopologyEntry names one topology.
 type TopologyEntry struct {
 	// Spec is a topology spec (kind:key=value,…) or file:PATH.
-	Spec string `toml:"spec" json:"spec"`
+	Spec string `toml:"spec" json:"spec" help:"a topology spec (kind:key=value,...; flitsim topo list) or file:PATH"`
 	// Label is a short name for tables (default: the spec).
-	Label string `toml:"label" json:"label,omitempty"`
+	Label string `toml:"label" json:"label,omitempty" help:"a short name for tables (default: the spec)"`
 }
 
 // FaultsEntry says what fails.
 type FaultsEntry struct {
 	// Kind is links, switches or mixed.
-	Kind string `toml:"kind" json:"kind"`
+	Kind string `toml:"kind" json:"kind" help:"what fails: links, switches or mixed"`
 	// Label names the entry in keys and tables (default: the kind, with
 	// the ratio for mixed failures, e.g. "mixed 1:13").
-	Label string `toml:"label" json:"label,omitempty"`
+	Label string `toml:"label" json:"label,omitempty" help:"names the entry in keys and tables (default: the kind, with the ratio for mixed failures)"`
 	// Percent lists the failure levels (default [0]).
-	Percent []float64 `toml:"percent" json:"percent"`
+	Percent []float64 `toml:"percent" json:"percent" help:"the failure levels in percent (default [0])"`
 	// Ratio is the switch:link ratio of mixed failures, e.g. "1:13".
-	Ratio string `toml:"ratio" json:"ratio,omitempty"`
+	Ratio string `toml:"ratio" json:"ratio,omitempty" help:"switches:links of mixed failures, e.g. \"1:13\""`
 	// TakeHCAs lets switches with HCAs fail (their HCAs leave the workload).
-	TakeHCAs bool `toml:"take_hcas" json:"take_hcas,omitempty"`
+	TakeHCAs bool `toml:"take_hcas" json:"take_hcas,omitempty" help:"switches with HCAs may fail; their HCAs leave the workload"`
 	// Fixed is a failure list file applied before the random failures.
-	Fixed string `toml:"fixed" json:"fixed,omitempty"`
+	Fixed string `toml:"fixed" json:"fixed,omitempty" help:"a failure list file applied before the random failures"`
 }
 
 // JobsKind is the traffic kind that runs the campaign's [[job]] tables.
@@ -185,8 +184,9 @@ func Parse(data []byte, file, dir string) (*Campaign, error) {
 	}
 	for _, k := range md.Undecoded() {
 		key := k.String()
-		if strings.HasPrefix(key, "hardware.") || strings.HasPrefix(key, "sim.") || workloadKey(key) {
-			continue // tables of knobs, checked against their declarations; the workload's
+		if strings.HasPrefix(key, "hardware.") || strings.HasPrefix(key, "sim.") || strings.HasPrefix(key, "routing.") ||
+			strings.HasPrefix(key, "traffic.") || workloadKey(key) {
+			continue // tables decoded through their declarations, which refuse unknown keys themselves; the workload's
 		}
 		return nil, &Error{File: file, Line: c.lines.find(key), Key: key, Msg: "unknown key" + suggest(key)}
 	}
@@ -312,48 +312,16 @@ func (k keyIndex) nth(key string, n int) int {
 	return k.find(key)
 }
 
-// knownKeys lists every key a campaign file may contain, read from the
-// toml tags of the types the file decodes into (so that the list cannot
-// drift from the decoder), then the declared [hardware] and [sim] keys.
+// knownKeys lists every key a campaign file may contain, as dotted paths
+// (Keys: the declarations the decoders read).
 func knownKeys() []string {
 	var keys []string
-	for _, k := range tomlKeys(reflect.TypeOf(Campaign{})) {
-		switch k {
-		case "topology", "traffic", "hardware", "sim":
-			continue // tables, listed below
+	for _, k := range Keys() {
+		t := strings.Trim(k.Table, "[]")
+		if t != "" {
+			t += "."
 		}
-		keys = append(keys, k)
-	}
-	for _, t := range []struct {
-		table string
-		typ   reflect.Type
-	}{{"topology", reflect.TypeOf(TopologyEntry{})}, {"faults", reflect.TypeOf(FaultsEntry{})}} {
-		for _, k := range tomlKeys(t.typ) {
-			keys = append(keys, t.table+"."+k)
-		}
-	}
-	for _, k := range TrafficKeys() {
-		keys = append(keys, "traffic."+k)
-	}
-	for _, k := range RoutingKeys() {
-		keys = append(keys, "routing."+k)
-	}
-	for _, t := range Tables() {
-		for _, d := range t.Decls {
-			keys = append(keys, t.Name+"."+d.Key)
-		}
-	}
-	return keys
-}
-
-// tomlKeys lists the toml keys of a struct type's fields, in field order.
-func tomlKeys(t reflect.Type) []string {
-	var keys []string
-	for i := 0; i < t.NumField(); i++ {
-		k, _, _ := strings.Cut(t.Field(i).Tag.Get("toml"), ",")
-		if k != "" && k != "-" {
-			keys = append(keys, k)
-		}
+		keys = append(keys, t+k.Key)
 	}
 	return keys
 }
@@ -741,7 +709,6 @@ func (f FaultsEntry) ratio() (int, int, error) {
 	}
 	return x, y, nil
 }
-
 
 // maxTime is the entry's own time limit, or false.
 func (t TrafficEntry) maxTime() (int64, bool, error) {

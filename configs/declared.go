@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"sort"
 	"strings"
 
@@ -29,8 +30,15 @@ type RoutingEntry struct {
 	Label string
 }
 
+// routingOwn declares the keys of a [[routing]] table that are no option
+// of the engine.
+type routingOwn struct {
+	Engine string `param:"engine" help:"the routing engine (flitsim route --list; opensm:NAME runs OpenSM's)"`
+	Label  string `param:"label" unset:"the engine and its options" help:"distinguishes entries of one engine in tables and plots"`
+}
+
 // routingOwnKeys are the keys of a [[routing]] table that are no option.
-var routingOwnKeys = []string{"engine", "label"}
+var routingOwnKeys = param.Keys(param.Of(&routingOwn{}))
 
 // RoutingKeys lists the keys of a [[routing]] entry: engine, the options'
 // keys (routing.OptionDecls), label.
@@ -125,12 +133,16 @@ func contains(l []string, s string) bool {
 	return false
 }
 
-// decodeDeclared sets the keys of table entry m (the n-th of table, or
-// n < 0 for a plain table) that decls declare in the struct ptr points to,
-// in key order, and returns the keys it set in declaration order. Keys
-// in own are the caller's; any other key is an error naming the keys the
-// table knows.
-func (c *Campaign) decodeDeclared(table string, n int, m map[string]any, own []string, decls []param.Decl, env param.Env, ptr any) ([]string, error) {
+// locator makes the error of a key (the n-th entry of its array of
+// tables, n < 0 for a plain table) at its line of the file.
+type locator func(key string, n int, format string, v ...any) error
+
+// decodeKeys sets the keys of table entry m (the n-th of table, or n < 0
+// for a plain table) that decls declare in the struct ptr points to, in
+// key order, and returns the keys it set in declaration order. Keys in
+// own are the caller's, keys later declares are left for a later decode;
+// any other key is an error naming the keys the table knows.
+func decodeKeys(at locator, table string, n int, m map[string]any, own []string, decls, later []param.Decl, env param.Env, ptr any) ([]string, error) {
 	keys := make([]string, 0, len(m))
 	for k := range m {
 		keys = append(keys, k)
@@ -141,11 +153,13 @@ func (c *Campaign) decodeDeclared(table string, n int, m map[string]any, own []s
 		if contains(own, k) {
 			continue
 		}
+		if _, ok := param.Find(later, k); ok {
+			continue
+		}
 		d, ok := param.Find(decls, k)
 		if !ok {
-			known := append(append([]string{}, own[:len(own)-1]...), param.Keys(decls)...)
-			known = append(known, own[len(own)-1])
-			return nil, c.errAtKey(table+"."+k, n, "unknown key (known here: %s)", strings.Join(known, ", "))
+			known := append(append(append([]string{}, own...), param.Keys(decls)...), param.Keys(later)...)
+			return nil, at(table+"."+k, n, "unknown key (known here: %s)", strings.Join(known, ", "))
 		}
 		x, err := d.Decode(m[k], env)
 		if err != nil {
@@ -153,7 +167,7 @@ func (c *Campaign) decodeDeclared(table string, n int, m map[string]any, own []s
 			if pe, ok := err.(*param.Error); ok {
 				msg = pe.Msg
 			}
-			return nil, c.errAtKey(table+"."+k, n, "%s", msg)
+			return nil, at(table+"."+k, n, "%s", msg)
 		}
 		d.Put(ptr, x)
 		set[k] = true
@@ -165,6 +179,12 @@ func (c *Campaign) decodeDeclared(table string, n int, m map[string]any, own []s
 		}
 	}
 	return given, nil
+}
+
+// decodeDeclared is decodeKeys in the campaign file, its own keys first
+// in the list of known keys but the last, which comes last.
+func (c *Campaign) decodeDeclared(table string, n int, m map[string]any, own []string, decls []param.Decl, env param.Env, ptr any) ([]string, error) {
+	return decodeKeys(c.errAtKey, table, n, m, own, decls, nil, env, ptr)
 }
 
 // ownString reads one of a table's own keys as a string ("" when absent).
@@ -239,9 +259,20 @@ type TrafficEntry struct {
 	raw map[string]any
 }
 
+// trafficOwn declares the keys of a [[traffic]] table that are no pattern
+// key of traffic.Spec.
+type trafficOwn struct {
+	Kind         string `param:"kind" help:"the pattern (traffic.Spec's kind), or jobs: run the campaign's [[job]] tables"`
+	Label        string `param:"label" unset:"the kind, with /order" help:"distinguishes entries of one kind in tables and plots"`
+	MaxTime      int64  `param:"max_time" unit:"ps" range:"[0,1000s]" unset:"[sim] max_time" help:"bounds each simulation of the entry"`
+	FaultSeeds   []int  `param:"fault_seeds" unset:"the campaign's" help:"the failure draws of this entry"`
+	TrafficSeeds []int  `param:"traffic_seeds" unset:"the campaign's" help:"the traffic seeds of this entry"`
+	Slowdowns    bool   `param:"slowdowns" default:"true" help:"kind jobs: run every job alone as well, for its slowdown (one more run per job)"`
+}
+
 // TrafficOwnKeys are the keys of a [[traffic]] table that are no pattern
 // key of traffic.Spec.
-var TrafficOwnKeys = []string{"kind", "label", "max_time", "fault_seeds", "traffic_seeds", "slowdowns"}
+var TrafficOwnKeys = param.Keys(param.Of(&trafficOwn{}))
 
 // trafficDecls are the pattern keys of a [[traffic]] table: traffic.Spec's
 // declarations but its kind (an own key: it may also be "jobs").
@@ -366,4 +397,109 @@ func (c *Campaign) ownInts(table string, n int, m map[string]any, key string) ([
 		out = append(out, i)
 	}
 	return out, nil
+}
+
+// jsonObject writes a JSON object key by key, in the order they are put.
+type jsonObject struct {
+	b   bytes.Buffer
+	err error
+}
+
+func (o *jsonObject) put(key string, v any) {
+	j, err := json.Marshal(v)
+	if err != nil && o.err == nil {
+		o.err = err
+	}
+	if o.b.Len() == 0 {
+		o.b.WriteByte('{')
+	} else {
+		o.b.WriteByte(',')
+	}
+	fmt.Fprintf(&o.b, "%q:%s", key, j)
+}
+
+func (o *jsonObject) bytes() ([]byte, error) {
+	if o.b.Len() == 0 {
+		return []byte("{}"), o.err
+	}
+	return append(o.b.Bytes(), '}'), o.err
+}
+
+// Key is one key a campaign file accepts (a jobs file's are those of its
+// [[job]] and [fragmentation] tables).
+type Key struct {
+	Table   string `json:"table"` // "" (top level), "[hardware]", "[[routing]]", …
+	Key     string `json:"key"`
+	Type    string `json:"type"`
+	Unit    string `json:"unit,omitempty"`
+	Default string `json:"default"`
+	Range   string `json:"range,omitempty"`
+	Help    string `json:"help"`
+}
+
+// Keys lists every key a campaign accepts, table by table, each from the
+// declaration the decoder reads it by.
+func Keys() []Key {
+	var keys []Key
+	decl := func(table string, ds []param.Decl, defaults any) {
+		for _, d := range ds {
+			keys = append(keys, Key{Table: table, Key: d.Key, Type: d.Kind.String(), Unit: d.Unit, Default: d.DefaultText(defaults), Range: d.Range(), Help: d.Help})
+		}
+	}
+	tagged := func(table string, t reflect.Type) {
+		for i := 0; i < t.NumField(); i++ {
+			f := t.Field(i)
+			k, _, _ := strings.Cut(f.Tag.Get("toml"), ",")
+			if k == "" || k == "-" || f.Tag.Get("help") == "" {
+				continue
+			}
+			keys = append(keys, Key{Table: table, Key: k, Type: tomlTypeName(f.Type), Help: f.Tag.Get("help")})
+		}
+	}
+	tagged("", reflect.TypeOf(Campaign{}))
+	tagged("[[topology]]", reflect.TypeOf(TopologyEntry{}))
+	tagged("[faults]", reflect.TypeOf(FaultsEntry{}))
+	ro := routingOwn{}
+	own := param.Of(&ro)
+	opts := routing.DefaultOptions()
+	decl("[[routing]]", own[:1], &ro)
+	decl("[[routing]]", routing.OptionDecls(), &opts)
+	decl("[[routing]]", own[1:], &ro)
+	to := trafficOwn{}
+	param.Defaults(&to)
+	tOwn := param.Of(&to)
+	spec := traffic.Spec{}
+	param.Defaults(&spec)
+	decl("[[traffic]]", tOwn[:1], &to)
+	decl("[[traffic]]", trafficDecls(), &spec)
+	decl("[[traffic]]", tOwn[1:], &to)
+	for _, t := range Tables() {
+		decl("["+t.Name+"]", t.Decls, t.Defaults)
+	}
+	je, jt := JobEntry{}, traffic.JobTraffic{}
+	param.Defaults(&jt)
+	decl("[[job]]", param.Of(&je), &je)
+	decl("[[job]]", param.Of(&jt), &jt)
+	fr := traffic.Fragmentation{}
+	param.Defaults(&fr)
+	decl("[fragmentation]", param.Of(&fr), &fr)
+	decl("[fragmentation]", param.Of(&jt), &jt)
+	return keys
+}
+
+// tomlTypeName names the TOML type a field takes.
+func tomlTypeName(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.String:
+		return "string"
+	case reflect.Slice:
+		return "list of " + tomlTypeName(t.Elem()) + "s"
+	case reflect.Pointer:
+		return tomlTypeName(t.Elem())
+	case reflect.Bool:
+		return "boolean"
+	case reflect.Float64:
+		return "number"
+	}
+	return "integer"
 }

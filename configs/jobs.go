@@ -2,6 +2,7 @@ package configs
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"regexp"
@@ -47,29 +48,78 @@ type Workload struct {
 	lines  keyIndex
 }
 
-// JobEntry is one [[job]] table.
+// JobEntry is one [[job]] table. Its own keys are declared here (id,
+// nodes, size, placement, routing), its traffic keys by
+// traffic.JobTraffic (pattern, msg_bytes, grid, start, iterations, load,
+// distance, burst_on, burst_off); both are decoded through those
+// declarations.
 type JobEntry struct {
 	// ID names the job in tables (default: job<N>, N counted from 1).
-	ID string `toml:"id" json:"id,omitempty"`
-	// Nodes lists the job's HCAs: node descriptions, 0x node or port
-	// GUIDs, or "lid:N".
-	Nodes []string `toml:"nodes" json:"nodes,omitempty"`
+	ID string `param:"id" unset:"job<N>" help:"names the job in tables: a plain word"`
+	// Nodes lists the job's HCAs: node references (fabric.Resolver).
+	Nodes []string `param:"nodes" help:"the job's HCAs: node names, 0x node or port GUIDs, or lid:N"`
 	// Size and Placement place a job without a node list.
-	Size      *int   `toml:"size" json:"size,omitempty"`
-	Placement string `toml:"placement" json:"placement,omitempty"`
-	// Pattern is the job's traffic (traffic.JobKinds; default exchange),
-	// MsgBytes its message size (bytes, or a string such as "4KiB",
-	// "10MTU"; default one MTU), Grid the halo's rank grid.
-	Pattern  string `toml:"pattern" json:"pattern,omitempty"`
-	MsgBytes any    `toml:"msg_bytes" json:"msg_bytes,omitempty"`
-	Grid     []int  `toml:"grid" json:"grid,omitempty"`
+	Size      int    `param:"size" range:"[1,16777216]" help:"a job of this many HCAs, placed on the free ones by placement"`
+	Placement string `param:"placement" unset:"contiguous" help:"how a sized job is placed"`
 	// Routing is the job's own adaptive routing mode (routing.ModeNames;
 	// default: the engine's), as an Aries job sets
 	// MPICH_GNI_ROUTING_MODE; it needs an adaptive engine.
-	Routing string `toml:"routing" json:"routing,omitempty"`
-	// Params holds the keys traffic.JobTraffic declares (start,
-	// iterations, load, distance, burst_on, burst_off).
-	Params map[string]any `toml:"-" json:"params,omitempty"`
+	Routing string `param:"routing" unset:"the engine's" help:"the job's own adaptive routing mode (an adaptive engine's modes)"`
+	// Given lists the own keys the table sets.
+	Given []string
+	// Traffic holds the traffic keys as the table gives them, decoded
+	// through traffic.JobTraffic's declarations for a given MTU (traffic).
+	Traffic map[string]any
+}
+
+// ParamValues lists the placements and routing modes (param.Valuer).
+func (*JobEntry) ParamValues(key string) []string {
+	var v []string
+	switch key {
+	case "placement":
+		for _, p := range Placements() {
+			v = append(v, p.Name)
+		}
+	case "routing":
+		v = routing.ModeNames()
+	}
+	return v
+}
+
+// MarshalJSON writes the job as the campaign's identity has it: the keys
+// as given, the numeric traffic keys under params.
+func (j JobEntry) MarshalJSON() ([]byte, error) {
+	out := jsonObject{}
+	if j.ID != "" {
+		out.put("id", j.ID)
+	}
+	if len(j.Nodes) > 0 {
+		out.put("nodes", j.Nodes)
+	}
+	if contains(j.Given, "size") {
+		out.put("size", j.Size)
+	}
+	if j.Placement != "" {
+		out.put("placement", j.Placement)
+	}
+	for _, k := range []string{"pattern", "msg_bytes", "grid"} {
+		if v, ok := j.Traffic[k]; ok {
+			out.put(k, v)
+		}
+	}
+	if j.Routing != "" {
+		out.put("routing", j.Routing)
+	}
+	params := map[string]any{}
+	for k, v := range j.Traffic {
+		if k != "pattern" && k != "msg_bytes" && k != "grid" {
+			params[k] = v
+		}
+	}
+	if len(params) > 0 {
+		out.put("params", params)
+	}
+	return out.bytes()
 }
 
 // Placements lists the synthetic placements with their help texts: the
@@ -123,52 +173,37 @@ func decodeWorkload(data []byte, file string, inCampaign bool) (*Workload, error
 			return nil, err
 		}
 	}
-	var w Workload
-	md, err := toml.NewDecoder(bytes.NewReader(data)).Decode(&w)
+	var raw struct {
+		Seed          *int64           `toml:"seed"`
+		Job           []map[string]any `toml:"job"`
+		Fragmentation map[string]any   `toml:"fragmentation"`
+	}
+	md, err := toml.NewDecoder(bytes.NewReader(data)).Decode(&raw)
 	if err != nil {
 		return nil, tomlError(err, file)
 	}
+	w := Workload{Seed: raw.Seed, Fragmentation: raw.Fragmentation, Source: file, lines: keyLines(data)}
 	if inCampaign {
 		if !md.IsDefined("job") && !md.IsDefined("fragmentation") {
 			return nil, nil
 		}
 		w.Seed = nil // the campaign's jobs_seed
-	}
-	w.Source, w.lines = file, keyLines(data)
-	decls := param.Of(&traffic.JobTraffic{})
-	for _, k := range md.Undecoded() {
-		key := k.String()
-		if inCampaign && !workloadKey(key) {
-			continue // the campaign's
+	} else {
+		for _, k := range md.Undecoded() {
+			return nil, &Error{File: file, Line: w.lines.find(k.String()), Key: k.String(), Msg: "unknown key (known: seed, [[job]] tables, a [fragmentation] table)"}
 		}
-		if _, ok := param.Find(decls, strings.TrimPrefix(key, "job.")); ok && strings.HasPrefix(key, "job.") && len(k) == 2 {
-			continue // decoded below
-		}
-		if strings.HasPrefix(key, "fragmentation.") && len(k) == 2 {
-			continue
-		}
-		seed := "seed, "
-		if inCampaign {
-			seed = ""
-		}
-		return nil, &Error{File: file, Line: w.lines.find(key), Key: key,
-			Msg: "unknown key (known: " + seed + "job.id, job.nodes, job.size, job.placement, job.pattern, job.msg_bytes, job.grid, job.routing, job." +
-				strings.Join(param.Keys(decls), ", job.") + ", fragmentation.*)"}
 	}
-	// The declared keys of each job, by a second decode into maps.
-	var raw struct {
-		Job []map[string]any `toml:"job"`
-	}
-	if _, err := toml.NewDecoder(bytes.NewReader(data)).Decode(&raw); err != nil {
-		return nil, tomlError(err, file)
-	}
+	jobDecls, trafficDecls := param.Of(&JobEntry{}), param.Of(&traffic.JobTraffic{})
+	w.Jobs = make([]JobEntry, len(raw.Job))
 	for i, m := range raw.Job {
+		j := &w.Jobs[i]
+		if j.Given, err = decodeKeys(w.errAt, "job", i, m, nil, jobDecls, trafficDecls, param.Env{}, j); err != nil {
+			return nil, err
+		}
+		j.Traffic = map[string]any{}
 		for k, v := range m {
-			if _, ok := param.Find(decls, k); ok {
-				if w.Jobs[i].Params == nil {
-					w.Jobs[i].Params = map[string]any{}
-				}
-				w.Jobs[i].Params[k] = v
+			if _, ok := param.Find(trafficDecls, k); ok {
+				j.Traffic[k] = v
 			}
 		}
 	}
@@ -206,31 +241,19 @@ func (w *Workload) validate() error {
 			return w.errAt("job.id", i, "%q: the fragmented mix names its jobs mix1, mix2, ...; choose another id", id)
 		}
 		ids[id] = true
+		sized := contains(j.Given, "size")
 		switch {
-		case len(j.Nodes) > 0 && j.Size != nil:
+		case len(j.Nodes) > 0 && sized:
 			return w.errAt("job.size", i, "job %q: give nodes or size, not both", id)
 		case len(j.Nodes) > 0 && j.Placement != "":
 			return w.errAt("job.placement", i, "job %q: a placement places a size, the job lists its nodes", id)
-		case len(j.Nodes) == 0 && j.Size == nil:
+		case len(j.Nodes) == 0 && !sized:
 			return w.errAt("job", i, "job %q: want nodes = [...] or size = N", id)
-		case j.Size != nil && *j.Size < 1:
-			return w.errAt("job.size", i, "job %q: size %d, want ≥ 1", id, *j.Size)
 		}
 		if _, err := w.traffic(i, fabric.DefaultHardware().MTU); err != nil {
 			return err
 		}
-		if j.Routing != "" {
-			if _, err := routing.ParseMode(j.Routing); err != nil {
-				return w.errAt("job.routing", i, "job %q: %v", id, err)
-			}
-		}
-		if _, ok := placementOrder(j.Placement); !ok {
-			var names []string
-			for _, p := range Placements() {
-				names = append(names, p.Name)
-			}
-			return w.errAt("job.placement", i, "unknown placement %q (known: %s)", j.Placement, strings.Join(names, ", "))
-		}
+
 	}
 	if w.Fragmentation != nil {
 		if _, err := w.fragmentation(); err != nil {
@@ -244,25 +267,13 @@ func (w *Workload) validate() error {
 }
 
 // fragmentation decodes the [fragmentation] table through the keys
-// traffic.Fragmentation declares.
+// traffic.Fragmentation declares; its traffic keys (traffic.JobTraffic's)
+// are the mix's (mixTraffic).
 func (w *Workload) fragmentation() (traffic.Fragmentation, error) {
 	var f traffic.Fragmentation
-	decls := param.Of(&f)
-	tdecls := param.Of(&traffic.JobTraffic{})
-	for _, key := range sortedKeys(w.Fragmentation) {
-		d, ok := param.Find(decls, key)
-		if _, isTraffic := param.Find(tdecls, key); !ok && (isTraffic || key == "pattern" || key == "msg_bytes") {
-			continue // the mix jobs' traffic (mixTraffic)
-		}
-		if !ok {
-			return f, w.errAt("fragmentation."+key, -1, "unknown key (known: %s; and the traffic keys of a job: pattern, msg_bytes, %s)",
-				strings.Join(param.Keys(decls), ", "), strings.Join(param.Keys(tdecls), ", "))
-		}
-		x, err := d.Value(w.Fragmentation[key])
-		if err != nil {
-			return f, w.errAt("fragmentation."+key, -1, "%v", err)
-		}
-		d.Set(&f, x)
+	param.Defaults(&f)
+	if _, err := decodeKeys(w.errAt, "fragmentation", -1, w.Fragmentation, nil, param.Of(&f), param.Of(&traffic.JobTraffic{}), param.Env{}, &f); err != nil {
+		return f, err
 	}
 	lo := f.MinSize
 	if lo == 0 {
@@ -277,79 +288,47 @@ func (w *Workload) fragmentation() (traffic.Fragmentation, error) {
 // traffic decodes job i's traffic keys for messages of the given MTU.
 func (w *Workload) traffic(i, mtu int) (traffic.JobTraffic, error) {
 	j := w.Jobs[i]
-	return w.decodeTraffic(j.label(i), "job", i, j.Pattern, j.MsgBytes, j.Grid, j.Params, mtu)
+	return w.decodeTraffic(j.label(i), "job", i, j.Traffic, mtu)
 }
 
 // mixTraffic decodes the traffic keys of the [fragmentation] table, which
 // every job of the mix runs (default: one all-to-all exchange).
 func (w *Workload) mixTraffic(mtu int) (traffic.JobTraffic, error) {
-	tdecls := param.Of(&traffic.JobTraffic{})
-	params := map[string]any{}
-	var pattern string
-	var msg any
-	for k, v := range w.Fragmentation {
-		switch _, ok := param.Find(tdecls, k); {
-		case ok:
-			params[k] = v
-		case k == "pattern":
-			s, ok := v.(string)
-			if !ok {
-				return traffic.JobTraffic{}, w.errAt("fragmentation.pattern", -1, "%v (%s): want a pattern name", v, param.TOMLType(v))
-			}
-			pattern = s
-		case k == "msg_bytes":
-			msg = v
-		}
-	}
-	return w.decodeTraffic("mix", "fragmentation", -1, pattern, msg, nil, params, mtu)
+	return w.decodeTraffic("mix", "fragmentation", -1, w.Fragmentation, mtu)
 }
 
-// decodeTraffic decodes the traffic keys of the table prefix (the n-th
-// [[job]], or [fragmentation] with n = -1) of job id.
-func (w *Workload) decodeTraffic(id, prefix string, i int, pattern string, msgBytes any, grid []int, params map[string]any, mtu int) (traffic.JobTraffic, error) {
-	t := traffic.JobTraffic{Kind: traffic.JobExchange, MessageBytes: mtu, Load: 1, Grid: grid}
-	if pattern != "" {
-		k, err := traffic.ParseJobKind(pattern)
-		if err != nil {
-			return t, w.errAt(prefix+".pattern", i, "job %q: %v", id, err)
+// decodeTraffic decodes the traffic keys (traffic.JobTraffic's
+// declarations) of the table prefix (the n-th [[job]], or
+// [fragmentation] with n = -1) of job id, over the pattern's defaults.
+func (w *Workload) decodeTraffic(id, prefix string, i int, m map[string]any, mtu int) (traffic.JobTraffic, error) {
+	decls := param.Of(&traffic.JobTraffic{})
+	var t traffic.JobTraffic
+	if _, ok := m["pattern"]; ok { // the pattern first: it chooses defaults
+		if _, err := decodeKeys(w.errAt, prefix, i, map[string]any{"pattern": m["pattern"]}, nil, decls, nil, param.Env{}, &t); err != nil {
+			return t, err
 		}
-		t.Kind = k
+	} else {
+		t.Kind = traffic.JobExchange
 	}
-	t.Iterations = t.Kind.DefaultIterations()
+	t.MessageBytes, t.Load, t.Iterations = mtu, 1, t.Kind.DefaultIterations()
 	if t.Kind == traffic.JobShift {
 		t.Distance = 1 // the declared default; the other patterns have none
 	}
-	switch v := msgBytes.(type) {
-	case nil:
-	case int64:
-		if v < 1 || v > 1<<30 {
-			return t, w.errAt(prefix+".msg_bytes", i, "job %q: %d bytes, want 1..%d", id, v, 1<<30)
+	var own []string
+	for k := range m {
+		if _, ok := param.Find(decls, k); !ok {
+			own = append(own, k) // the table's other keys: its caller's
 		}
-		t.MessageBytes = int(v)
-	case string:
-		n, err := traffic.ParseBytes(v, mtu)
-		if err != nil {
-			return t, w.errAt(prefix+".msg_bytes", i, "job %q: %v", id, err)
-		}
-		t.MessageBytes = n
-	default:
-		return t, w.errAt(prefix+".msg_bytes", i, "job %q: %v (%s): want bytes or a size such as \"4KiB\" or \"10MTU\"", id, v, param.TOMLType(v))
 	}
-	decls := param.Of(&t)
-	for _, key := range sortedKeys(params) {
-		d, _ := param.Find(decls, key)
-		x, err := d.Value(params[key])
-		if err != nil {
-			return t, w.errAt(prefix+"."+key, i, "job %q: %v", id, err)
-		}
-		d.Set(&t, x)
+	if _, err := decodeKeys(w.errAt, prefix, i, m, own, decls, nil, param.Env{MTU: mtu}, &t); err != nil {
+		return t, err
 	}
 	// What the job's size does not decide, checked on two ranks (or the
 	// grid's size) now; Place checks the rest on the placed job.
 	n := 2
-	if len(grid) > 0 {
+	if len(t.Grid) > 0 {
 		n = 1
-		for _, d := range grid {
+		for _, d := range t.Grid {
 			n *= max(d, 1)
 		}
 	}
@@ -358,24 +337,23 @@ func (w *Workload) decodeTraffic(id, prefix string, i int, pattern string, msgBy
 		probe.Traffic.Distance = 1 // whether it maps ranks onto themselves depends on the size
 	}
 	if err := probe.Check(); err != nil {
-		return t, w.errAt(strings.Replace(jobErrKey(err), "job", prefix, 1), i, "%v", err)
+		return t, w.jobErr(prefix, i, err, "")
 	}
 	return t, nil
 }
 
-// jobErrKey is the key a traffic.Job.Check error is about.
-func jobErrKey(err error) string {
-	switch m := err.Error(); {
-	case strings.Contains(m, "grid"):
-		return "job.grid"
-	case strings.Contains(m, "burst"):
-		return "job.burst_on"
-	case strings.Contains(m, "load"):
-		return "job.load"
-	case strings.Contains(m, "distance"):
-		return "job.distance"
+// jobErr locates an error of traffic.Job.Check at the key it names in
+// table prefix (the n-th [[job]], or [fragmentation]).
+func (w *Workload) jobErr(prefix string, n int, err error, on string) error {
+	key, msg := prefix, err.Error()
+	var pe *param.Error
+	if errors.As(err, &pe) {
+		msg = pe.Msg
+		if pe.Key != "" {
+			key = prefix + "." + pe.Key
+		}
 	}
-	return "job"
+	return w.errAt(key, n, "%s%s", on, msg)
 }
 
 // Place places the workload on net (Resolve) and gives every job its
@@ -403,7 +381,7 @@ func (w *Workload) Place(net *fabric.Network, seed int64, mtu int) ([]traffic.Jo
 		i, ok := byID[ids[k]]
 		if !ok {
 			if err := jobs[k].Check(); err != nil {
-				return nil, w.errAt(strings.Replace(jobErrKey(err), "job", "fragmentation", 1), -1, "on %s: %v", net.Name, err)
+				return nil, w.jobErr("fragmentation", -1, err, "on "+net.Name+": ")
 			}
 			continue
 		}
@@ -412,7 +390,7 @@ func (w *Workload) Place(net *fabric.Network, seed int64, mtu int) ([]traffic.Jo
 		}
 		jobs[k].Routing = w.Jobs[i].Routing
 		if err := jobs[k].Check(); err != nil {
-			return nil, w.errAt(jobErrKey(err), i, "on %s: %v", net.Name, err)
+			return nil, w.jobErr("job", i, err, "on "+net.Name+": ")
 		}
 	}
 	return jobs, nil
@@ -476,12 +454,12 @@ func (w *Workload) Resolve(net *fabric.Network, seed int64) ([][]int, []string, 
 	}
 	switchOf := net.HCASwitches()
 	for i, j := range w.Jobs {
-		if j.Size == nil {
+		if !contains(j.Given, "size") {
 			continue
 		}
 		o, _ := placementOrder(j.Placement)
 		rng := fabric.Stream(uint64(seed), "jobs/place/"+j.label(i))
-		hs, err := traffic.Place(o, *j.Size, free, switchOf, rng)
+		hs, err := traffic.Place(o, j.Size, free, switchOf, rng)
 		if err != nil {
 			return nil, nil, w.errAt("job.size", i, "job %q on %s: %v", j.label(i), net.Name, err)
 		}

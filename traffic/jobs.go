@@ -1,6 +1,7 @@
 package traffic
 
 import (
+	"flitsim/fabric/param"
 	"fmt"
 	"math/bits"
 	"math/rand/v2"
@@ -78,10 +79,10 @@ func (k JobKind) DefaultIterations() int {
 // JobTraffic is the traffic of one job; its numeric knobs declare
 // themselves in param tags (the keys of a jobs file's [[job]] tables).
 type JobTraffic struct {
-	Kind JobKind `json:"pattern"`
+	Kind JobKind `json:"pattern" param:"pattern" unset:"exchange" help:"the job's pattern"`
 	// MessageBytes is the payload of a message (allreduce: of the whole
 	// vector, cut into n chunks).
-	MessageBytes int `json:"msg_bytes"`
+	MessageBytes int `json:"msg_bytes" param:"msg_bytes" kind:"size" range:"[1,1073741824]" unset:"1MTU" help:"payload of a message (allreduce: of the whole vector): bytes, or with a unit (4KiB, 10MTU)"`
 	// Start is when the job's ranks create their first messages.
 	Start int64 `json:"start_ps,omitempty" param:"start" unit:"ps" range:"[0,1000s]" default:"0" help:"instant the job starts sending"`
 	// Iterations repeats the pattern; 0 is infinite.
@@ -96,7 +97,18 @@ type JobTraffic struct {
 	BurstOff int64 `json:"burst_off_ps,omitempty" param:"burst_off" unit:"ps" range:"[0,1000s]" default:"0" help:"noise: mean length of an off period (with burst_on; 0: as long as burst_on)"`
 	// Grid shapes the halo's ranks (product = job size); nil: the most
 	// square 2D grid.
-	Grid []int `json:"grid,omitempty"`
+	Grid []int `json:"grid,omitempty" param:"grid" unset:"the most square 2D grid" help:"halo: the periodic rank grid, e.g. [4, 4] (its product is the job's size)"`
+}
+
+// ParamValues lists the patterns a job may run (param.Valuer).
+func (*JobTraffic) ParamValues(key string) []string {
+	var v []string
+	if key == "pattern" {
+		for _, k := range JobKinds() {
+			v = append(v, k.Kind)
+		}
+	}
+	return v
 }
 
 // Ranks returns every job's ranks (terminal ordinals), in job order: the
@@ -202,55 +214,58 @@ func NewWorkload(jobs []Job, n int, stream func(id string) *rand.Rand, wire Wire
 // Check reports a job its pattern cannot run on.
 func (j Job) Check() error {
 	n, t := len(j.Ranks), j.Traffic
+	bad := func(key, format string, v ...any) error {
+		return &param.Error{Key: key, Msg: fmt.Sprintf("job %s: ", j.ID) + fmt.Sprintf(format, v...)}
+	}
 	if n < 2 {
-		return fmt.Errorf("job %s: %d ranks, a job needs at least 2", j.ID, n)
+		return bad("", "%d ranks, a job needs at least 2", n)
 	}
 	if t.MessageBytes < 1 {
-		return fmt.Errorf("job %s: message size %d bytes", j.ID, t.MessageBytes)
+		return bad("msg_bytes", "message size %d bytes", t.MessageBytes)
 	}
 	if !(t.Load > 0 && t.Load <= 1) {
-		return fmt.Errorf("job %s: load %g outside (0, 1]", j.ID, t.Load)
+		return bad("load", "load %g outside (0, 1]", t.Load)
 	}
 	if t.Iterations < 0 {
-		return fmt.Errorf("job %s: %d iterations", j.ID, t.Iterations)
+		return bad("iterations", "%d iterations", t.Iterations)
 	}
 	if t.Load < 1 && t.Kind.Dependent() {
-		return fmt.Errorf("job %s: a %s job waits for its messages, a load below 1 does not apply", j.ID, t.Kind)
+		return bad("load", "a %s job waits for its messages, a load below 1 does not apply", t.Kind)
 	}
 	if (t.BurstOn > 0 || t.BurstOff > 0) && t.Kind != JobNoise {
-		return fmt.Errorf("job %s: bursts apply to noise jobs, not %s", j.ID, t.Kind)
+		return bad("burst_on", "bursts apply to noise jobs, not %s", t.Kind)
 	}
 	if len(t.Grid) > 0 && t.Kind != JobHalo {
-		return fmt.Errorf("job %s: a grid shapes halo jobs, not %s", j.ID, t.Kind)
+		return bad("grid", "a grid shapes halo jobs, not %s", t.Kind)
 	}
 	if t.Distance != 0 && t.Kind != JobShift {
-		return fmt.Errorf("job %s: a distance applies to shift jobs, not %s", j.ID, t.Kind)
+		return bad("distance", "a distance applies to shift jobs, not %s", t.Kind)
 	}
 	if t.BurstOff > 0 && t.BurstOn == 0 {
-		return fmt.Errorf("job %s: burst_off needs burst_on", j.ID)
+		return bad("burst_off", "burst_off needs burst_on")
 	}
 	switch t.Kind {
 	case JobShift:
 		if ((t.Distance%n)+n)%n == 0 {
-			return fmt.Errorf("job %s: shift distance %d maps every rank onto itself (%d ranks)", j.ID, t.Distance, n)
+			return bad("distance", "shift distance %d maps every rank onto itself (%d ranks)", t.Distance, n)
 		}
 	case JobHalo:
 		if len(t.Grid) > 0 {
 			p := 1
 			for _, d := range t.Grid {
 				if d < 1 {
-					return fmt.Errorf("job %s: grid %v has a dimension below 1", j.ID, t.Grid)
+					return bad("grid", "grid %v has a dimension below 1", t.Grid)
 				}
 				p *= d
 			}
 			if p != n {
-				return fmt.Errorf("job %s: grid %v holds %d ranks, the job has %d", j.ID, t.Grid, p, n)
+				return bad("grid", "grid %v holds %d ranks, the job has %d", t.Grid, p, n)
 			}
 		}
 	case JobExchange, JobUniform, JobPermutation, JobPingPong, JobAllreduce, JobBarrier, JobBroadcast, JobNoise, JobAlltoall:
 	default:
 		_, err := ParseJobKind(string(t.Kind))
-		return fmt.Errorf("job %s: %w", j.ID, err)
+		return bad("pattern", "%v", err)
 	}
 	return nil
 }

@@ -1,9 +1,11 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -159,5 +161,78 @@ kind = "bitrev"
 			continue
 		}
 		require.Equal(t, first, errs, "check run %d", i+1)
+	}
+}
+
+// `flitsim params --json` lists every key a campaign accepts, and only
+// those: each listed key, given a value no key takes (an inline table) in
+// its table, is refused as a bad value of that key, never as unknown;
+// a key it does not list is refused as unknown in every table.
+func TestParamsListsEveryKey(t *testing.T) {
+	code, out, errs := run("params", "--json")
+	require.Equal(t, 0, code, errs)
+	var rows []struct{ Table, Key string }
+	require.NoError(t, json.Unmarshal([]byte(out), &rows))
+	require.Greater(t, len(rows), 60)
+	base := strings.Replace(regressionBase, "name = \"bad\"\n", "name = \"bad\"\n@top\n", 1) + "[faults]\nkind = \"links\"\n@faults\n[hardware]\n@hardware\n[sim]\n@sim\n"
+	jobs := "name = \"bad\"\n[[topology]]\nspec = \"kary-ntree:k=2,n=2\"\n[[routing]]\nengine = \"minhop\"\n[[job]]\nsize = 2\n@job\n[fragmentation]\nutilization = 0.5\n@fragmentation\n"
+	place := map[string]string{"": "@top", "[faults]": "@faults", "[hardware]": "@hardware", "[sim]": "@sim", "[[job]]": "@job", "[fragmentation]": "@fragmentation"}
+	dir := t.TempDir()
+	tables := map[string]bool{}
+	for i, r := range rows {
+		tables[r.Table] = true
+		text := base
+		switch r.Table {
+		case "[[topology]]":
+			text = strings.Replace(text, "spec = ", r.Key+" = { x = 1 }\nspec = ", 1)
+			if r.Key == "spec" {
+				text = strings.Replace(text, "spec = { x = 1 }\nspec = \"kary-ntree:k=2,n=2\"", "spec = { x = 1 }", 1)
+			}
+		case "[[routing]]":
+			text = strings.Replace(text, "engine = \"minhop\"", "engine = \"minhop\"\n"+r.Key+" = { x = 1 }", 1)
+			if r.Key == "engine" {
+				text = strings.Replace(text, "engine = \"minhop\"\nengine = { x = 1 }", "engine = { x = 1 }", 1)
+			}
+		case "[[traffic]]":
+			text = strings.Replace(text, "kind = \"uniform\"", "kind = \"uniform\"\n"+r.Key+" = { x = 1 }", 1)
+			if r.Key == "kind" {
+				text = strings.Replace(text, "kind = \"uniform\"\nkind = { x = 1 }", "kind = { x = 1 }", 1)
+			}
+		case "[[job]]", "[fragmentation]":
+			text = jobs
+			fallthrough
+		default:
+			tag, ok := place[r.Table]
+			require.True(t, ok, "a table the test does not know: %s", r.Table)
+			text = strings.Replace(text, tag, r.Key+" = { x = 1 }", 1)
+			if r.Key == "kind" && r.Table == "[faults]" {
+				text = strings.Replace(text, "kind = \"links\"\nkind = { x = 1 }", "kind = { x = 1 }", 1)
+			}
+		}
+		text = regexp.MustCompile(`(?m)^@\w+\n`).ReplaceAllString(text, "")
+		p := filepath.Join(dir, fmt.Sprintf("k%03d.toml", i))
+		require.NoError(t, os.WriteFile(p, []byte(text), 0o644))
+		code, _, errs := run("check", p)
+		assert.Equal(t, 2, code, "%s %s: %s", r.Table, r.Key, errs)
+		assert.Contains(t, errs, r.Key, "%s %s", r.Table, r.Key)
+		assert.NotContains(t, errs, "unknown key", "%s %s is listed but refused as unknown:\n%s", r.Table, r.Key, text)
+	}
+	for table := range tables {
+		text := base
+		if table == "[[job]]" || table == "[fragmentation]" {
+			text = jobs
+		}
+		switch table {
+		case "[[topology]]", "[[routing]]", "[[traffic]]":
+			text += table + "\nbogus_key = 1\n"
+		default:
+			text = strings.Replace(text, place[table], "bogus_key = 1", 1)
+		}
+		text = regexp.MustCompile(`(?m)^@\w+\n`).ReplaceAllString(text, "")
+		p := filepath.Join(dir, "bogus.toml")
+		require.NoError(t, os.WriteFile(p, []byte(text), 0o644))
+		_, _, errs := run("check", p)
+		assert.Contains(t, errs, "bogus_key", table)
+		assert.Contains(t, errs, "unknown key", "table %q:\n%s", table, errs)
 	}
 }

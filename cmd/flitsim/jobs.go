@@ -72,7 +72,7 @@ func jobsSweep(args []string, stdout, stderr io.Writer) error {
 			"its run alone on the same nodes and tables. A load of 0 removes the varied job. --plot draws the\n"+
 			"slowdown against the value, one line per routing.", stderr)
 	jobsFile := fs.String("jobs", "", "jobs file (TOML, docs/jobs/)")
-	set := fs.String("set", "", "the swept key and its values: JOB.KEY=V1,V2,... (KEY: "+strings.Join(param.Keys(param.Of(&traffic.JobTraffic{})), ", ")+")")
+	set := fs.String("set", "", "the swept key and its values: JOB.KEY=V1,V2,... (KEY: "+strings.Join(param.Keys(sweepDecls()), ", ")+")")
 	measured := fs.String("job", "", "the job whose slowdown is measured (default: the first)")
 	engines := fs.String("routing", "dfsssp", "routing engines, comma-separated")
 	plotFile := fs.String("plot", "", "write the plot to this .svg or .png file")
@@ -137,7 +137,7 @@ func jobsSweep(args []string, stdout, stderr io.Writer) error {
 	if meas == swept {
 		return badInput("--set %s: the swept job is the measured one (--job)", *set)
 	}
-	decl, _ := param.Find(param.Of(&traffic.JobTraffic{}), key)
+	decl, _ := param.Find(sweepDecls(), key)
 	for _, v := range vals {
 		if v == 0 && key == "load" {
 			continue // removes the job
@@ -260,9 +260,9 @@ func parseSet(s string) (job, key string, vals []float64, err error) {
 	if !ok || !ok2 || job == "" || rhs == "" {
 		return "", "", nil, badInput("--set %q: want JOB.KEY=V1,V2,... (e.g. noise.load=0,0.5,1)", s)
 	}
-	d, found := param.Find(param.Of(&traffic.JobTraffic{}), key)
+	d, found := param.Find(sweepDecls(), key)
 	if !found {
-		return "", "", nil, badInput("--set %q: unknown key %q (known: %s)", s, key, strings.Join(param.Keys(param.Of(&traffic.JobTraffic{})), ", "))
+		return "", "", nil, badInput("--set %q: unknown key %q (known: %s)", s, key, strings.Join(param.Keys(sweepDecls()), ", "))
 	}
 	for _, f := range strings.Split(rhs, ",") {
 		v, err := d.Parse(strings.TrimSpace(f))
@@ -291,4 +291,16 @@ func loadJobsFile(path string) (*configs.Workload, error) {
 		return nil, badInput("--jobs: %v", err)
 	}
 	return wl, nil
+}
+
+// sweepDecls are the job traffic keys a sweep may vary: the numeric ones
+// of traffic.JobTraffic.
+func sweepDecls() []param.Decl {
+	var ds []param.Decl
+	for _, d := range param.Of(&traffic.JobTraffic{}) {
+		if d.Kind.Numeric() {
+			ds = append(ds, d)
+		}
+	}
+	return ds
 }

@@ -7,29 +7,16 @@ import (
 	"text/tabwriter"
 
 	"flitsim/configs"
-	"flitsim/fabric/param"
-	"flitsim/routing"
 	"flitsim/routing/engines"
-	"flitsim/traffic"
 )
-
-// paramRow is one line of `flitsim params`.
-type paramRow struct {
-	Table   string `json:"table"`
-	Key     string `json:"key"`
-	Type    string `json:"type"`
-	Unit    string `json:"unit,omitempty"`
-	Default string `json:"default"`
-	Range   string `json:"range,omitempty"`
-	Help    string `json:"help"`
-}
 
 func paramsCmd(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("params", "params [--json]",
-		"Lists every declared parameter: the keys of a campaign's [hardware] and [sim] tables (also --hw of sim),\n"+
-			"the numeric keys of [[traffic]] entries, and the options of [[routing]] entries with the engines that read\n"+
-			"them. Each is declared once, next to the field that holds it; this table, the help texts and the\n"+
-			"validation all read that declaration.", stderr)
+		"Lists every key a campaign file accepts, table by table (a jobs file's are those of [[job]] and\n"+
+			"[fragmentation]), with its type, default and range: the top level, [[topology]], [faults], [[routing]]\n"+
+			"(with the engines that read each option), [[traffic]], [hardware] and [sim] (also sim --hw and --sim),\n"+
+			"[[job]] and [fragmentation]. Each is declared once, next to the field that holds it; this table, the\n"+
+			"decoders, the flags, the help texts and the checks all read that declaration.", stderr)
 	asJSON := fs.Bool("json", false, "print JSON")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
@@ -45,42 +32,29 @@ func paramsCmd(args []string, stdout, stderr io.Writer) error {
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "table\tkey\ttype\tdefault\trange\thelp")
 	for _, r := range rows {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", r.Table, r.Key, r.Type, r.Default, r.Range, r.Help)
+		table := r.Table
+		if table == "" {
+			table = "(top level)"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", table, r.Key, r.Type, r.Default, r.Range, r.Help)
 	}
 	return tw.Flush()
 }
 
-// paramRows collects the declarations in a fixed order.
-func paramRows() []paramRow {
-	var rows []paramRow
-	add := func(table string, decls []param.Decl, defaults any) {
-		for _, d := range decls {
-			rows = append(rows, declRow(table, d, defaults))
-		}
-	}
-	for _, t := range configs.Tables() {
-		add("["+t.Name+"]", t.Decls, t.Defaults)
-	}
-	var ts traffic.Spec
-	param.Defaults(&ts)
-	add("[[traffic]]", param.Of(&ts), &ts)
+// paramRows lists every key a campaign accepts (configs.Keys), with the
+// engines that read each routing option.
+func paramRows() []configs.Key {
 	readers := map[string][]string{}
 	for _, e := range engines.All() {
 		for _, k := range e.Params {
 			readers[k] = append(readers[k], e.Name)
 		}
 	}
-	opts := routing.DefaultOptions()
-	for _, d := range routing.OptionDecls() {
-		r := declRow("[[routing]]", d, &opts)
-		r.Help += "; read by " + strings.Join(readers[d.Key], ", ")
-		rows = append(rows, r)
+	rows := configs.Keys()
+	for i, r := range rows {
+		if rd := readers[r.Key]; r.Table == "[[routing]]" && len(rd) > 0 {
+			rows[i].Help += "; read by " + strings.Join(rd, ", ")
+		}
 	}
 	return rows
-}
-
-// declRow is the row of declaration d, its default read from defaults
-// (or what leaving it out means).
-func declRow(table string, d param.Decl, defaults any) paramRow {
-	return paramRow{Table: table, Key: d.Key, Type: d.Kind.String(), Unit: d.Unit, Default: d.DefaultText(defaults), Range: d.Range(), Help: d.Help}
 }

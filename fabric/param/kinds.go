@@ -24,6 +24,8 @@ const (
 	Size
 	// Path is a file path; a relative one is taken from Env.Dir.
 	Path
+	// Ints is a list of integers (a TOML array; a flag's "4x4" or "4,4").
+	Ints
 )
 
 // Env is what some values need to be read: the MTU a size may be given
@@ -37,7 +39,7 @@ type Env struct {
 func (k Kind) Numeric() bool { return k <= Bool }
 
 // kindNames are the kinds' names for messages and the params table.
-var kindNames = map[Kind]string{String: "string", Strings: "list of strings", Size: "size", Path: "file"}
+var kindNames = map[Kind]string{String: "string", Strings: "list of strings", Size: "size", Path: "file", Ints: "list of integers"}
 
 // declare fills the kind of a field that is no number, duration or
 // boolean from its type and tags, or reports that it cannot be a
@@ -53,6 +55,8 @@ func (d *Decl) declare(f reflect.StructField) error {
 		}
 	case f.Type.Kind() == reflect.Slice && f.Type.Elem().Kind() == reflect.String:
 		d.Kind = Strings
+	case f.Type.Kind() == reflect.Slice && f.Type.Elem().Kind() == reflect.Int:
+		d.Kind = Ints
 	case f.Type.Kind() == reflect.Int && f.Tag.Get("kind") == "size":
 		d.Kind = Size
 		return d.parseRange(f.Tag.Get("range"))
@@ -99,6 +103,23 @@ func (d Decl) Decode(v any, env Env) (any, error) {
 			out = append(out, s)
 		}
 		return out, d.checkList(out)
+	case Ints:
+		a, ok := v.([]any)
+		if !ok {
+			return wrong()
+		}
+		out := make([]int, 0, len(a))
+		for _, x := range a {
+			n, ok := x.(int64)
+			if !ok || n < math.MinInt32 || n > math.MaxInt32 {
+				return nil, &Error{Key: d.Key, Msg: fmt.Sprintf("%v (%s) in the list: want integers", x, TOMLType(x))}
+			}
+			out = append(out, int(n))
+		}
+		if len(out) == 0 {
+			return nil, &Error{Key: d.Key, Msg: "an empty list: give at least one, or leave the key out"}
+		}
+		return out, nil
 	case Size:
 		switch n := v.(type) {
 		case int64:
@@ -142,6 +163,19 @@ func (d Decl) ParseText(s string, env Env) (any, error) {
 			out = strings.Split(s, ",")
 		}
 		return out, d.checkList(out)
+	case Ints:
+		var out []int
+		for _, f := range strings.FieldsFunc(s, func(r rune) bool { return r == 'x' || r == ',' }) {
+			n, err := strconv.Atoi(strings.TrimSpace(f))
+			if err != nil || n < math.MinInt32 || n > math.MaxInt32 {
+				return nil, &Error{Key: d.Key, Msg: fmt.Sprintf("%q: want integers such as 4x4 or 4,4", s)}
+			}
+			out = append(out, n)
+		}
+		if len(out) == 0 {
+			return nil, &Error{Key: d.Key, Msg: "an empty list: give at least one, or leave the key out"}
+		}
+		return out, nil
 	case Size:
 		n, err := ParseSize(s, env.MTU)
 		if err != nil {
@@ -204,6 +238,12 @@ func (d Decl) Show(x any) string {
 		return d.Format(v)
 	case []string:
 		return strings.Join(v, ",")
+	case []int:
+		p := make([]string, len(v))
+		for i, n := range v {
+			p[i] = strconv.Itoa(n)
+		}
+		return strings.Join(p, "x")
 	case int:
 		return strconv.Itoa(v)
 	case string:
@@ -234,6 +274,8 @@ func (d Decl) rangeOther() string {
 		return "a list of names"
 	case Path:
 		return "a file path"
+	case Ints:
+		return "a list of integers"
 	case Size:
 		return fmt.Sprintf("a size in [%.0f, %.0f] bytes: a number, or with a unit (B, KB, KiB, MiB, MTU), e.g. 2048, \"2KiB\", \"10MTU\"", d.Min, d.Max)
 	}

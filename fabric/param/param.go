@@ -94,7 +94,12 @@ type Error struct {
 	Also []string
 }
 
-func (e *Error) Error() string { return e.Key + ": " + e.Msg }
+func (e *Error) Error() string {
+	if e.Key == "" {
+		return e.Msg
+	}
+	return e.Key + ": " + e.Msg
+}
 
 // Valuer is a struct whose text parameters take values listed in code
 // rather than in a tag (a registry of patterns, say): ParamValues returns
