@@ -92,11 +92,8 @@ func (c *Campaign) paramErr(table string, err error) error {
 // and returns the default hardware with those values, validated. flag names
 // the flag in errors.
 func HardwareOverrides(flag, s string) (fabric.Hardware, error) {
-	hw := fabric.DefaultHardware()
-	if err := overrides(flag, s, fabric.HardwareParams(), &hw); err != nil {
-		return hw, err
-	}
-	if err := hw.Validate(); err != nil {
+	hw, err := fabric.HardwareFrom(s)
+	if err != nil {
 		return hw, fmt.Errorf("%s: %w", flag, err)
 	}
 	return hw, nil
@@ -105,38 +102,12 @@ func HardwareOverrides(flag, s string) (fabric.Hardware, error) {
 // SimOverrides sets the keys of a [sim] table given as key=value,... on a
 // command line (flag names the flag for errors) in p.
 func SimOverrides(flag, s string, p *sim.Params) error {
-	return overrides(flag, s, sim.ParamDecls(), p)
-}
-
-// overrides parses key=value,... against decls and sets each in target.
-func overrides(flag, s string, decls []param.Decl, target any) error {
-	seen := map[string]bool{}
-	for _, kv := range strings.Split(s, ",") {
-		kv = strings.TrimSpace(kv)
-		if kv == "" {
-			continue
-		}
-		k, v, ok := strings.Cut(kv, "=")
-		k = strings.TrimSpace(k)
-		if !ok || k == "" {
-			return fmt.Errorf("%s: %q: want key=value", flag, kv)
-		}
-		d, known := param.Find(decls, k)
-		if !known {
-			return fmt.Errorf("%s: unknown key %q (known: %s)", flag, k, strings.Join(param.Keys(decls), ", "))
-		}
-		if seen[k] {
-			return fmt.Errorf("%s: %s given twice", flag, k)
-		}
-		seen[k] = true
-		x, err := d.Parse(v)
-		if err != nil {
-			return fmt.Errorf("%s: %w", flag, err)
-		}
-		d.Set(target, x)
+	if err := param.SetText(s, sim.ParamDecls(), p); err != nil {
+		return fmt.Errorf("%s: %w", flag, err)
 	}
 	return nil
 }
+
 
 // KnobHelp describes the keys of the [hardware] and [sim] tables, one per
 // line, for help texts.

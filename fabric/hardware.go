@@ -329,3 +329,13 @@ func (h Hardware) Validate() error {
 	}
 	return nil
 }
+
+// HardwareFrom returns the default hardware with the overrides s
+// ("key=value,…", the keys of a campaign's [hardware] table), validated.
+func HardwareFrom(s string) (Hardware, error) {
+	hw := DefaultHardware()
+	if err := param.SetText(s, HardwareParams(), &hw); err != nil {
+		return hw, err
+	}
+	return hw, hw.Validate()
+}

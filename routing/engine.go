@@ -38,6 +38,9 @@ func Compute(name string, net *fabric.Network, o Options) (*Tables, error) {
 
 // Route runs the engine on net.
 func (e Engine) Route(net *fabric.Network, o Options) (*Tables, error) {
+	if e.External != nil {
+		return e.External(net, o)
+	}
 	if o.VLs == 0 {
 		o.VLs = DefaultOptions().VLs
 	}

@@ -1,7 +1,9 @@
 package routing
 
 import (
+	"fmt"
 	"sort"
+	"strings"
 
 	"flitsim/fabric"
 	"flitsim/fabric/param"
@@ -69,7 +71,27 @@ type Engine struct {
 	// within torus rings, so that bubble flow control (hardware
 	// bubble_vls) makes its routes deadlock-free (the Angara engines).
 	RingCycles bool
-	route      func(g *graph, o Options) (*Tables, error)
+	// OpenSM: the engine runs the opensm binary (package routing/opensm,
+	// registered by routing/engines).
+	OpenSM bool
+	// External routes an engine that lives outside this package (OpenSM's);
+	// nil for flitsim's own.
+	External func(net *fabric.Network, o Options) (*Tables, error)
+	route    func(g *graph, o Options) (*Tables, error)
+}
+
+// Takes reports an error when the engine does not read option key.
+func (e Engine) Takes(key string) error {
+	for _, p := range e.Params {
+		if p == key {
+			return nil
+		}
+	}
+	has := "none"
+	if len(e.Params) > 0 {
+		has = strings.Join(e.Params, ", ")
+	}
+	return fmt.Errorf("routing engine %s reads no %s (its parameters: %s)", e.Name, key, has)
 }
 
 // The option keys engines read (Options' declarations).

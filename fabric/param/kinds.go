@@ -305,3 +305,35 @@ func ParseSize(s string, mtu int) (int, error) {
 	}
 	return n * mult, nil
 }
+
+// SetText reads "key=value,key=value" (a flag such as sim --hw) against
+// decls and sets each value in the struct target points to. A key may be
+// given once.
+func SetText(s string, decls []Decl, target any) error {
+	seen := map[string]bool{}
+	for _, kv := range strings.Split(s, ",") {
+		kv = strings.TrimSpace(kv)
+		if kv == "" {
+			continue
+		}
+		k, v, ok := strings.Cut(kv, "=")
+		k = strings.TrimSpace(k)
+		if !ok || k == "" {
+			return fmt.Errorf("%q: want key=value", kv)
+		}
+		d, known := Find(decls, k)
+		if !known {
+			return fmt.Errorf("unknown key %q (known: %s)", k, strings.Join(Keys(decls), ", "))
+		}
+		if seen[k] {
+			return fmt.Errorf("%s given twice", k)
+		}
+		seen[k] = true
+		x, err := d.ParseText(v, Env{})
+		if err != nil {
+			return err
+		}
+		d.Put(target, x)
+	}
+	return nil
+}

@@ -16,39 +16,24 @@ import (
 	"flitsim/routing/opensm"
 )
 
-// Engine is one routing engine a user may name.
-type Engine struct {
-	// Name is what a campaign's routing.engine and --routing take.
-	Name string
-	Help string
-	// Params are the keys of the options the engine reads
-	// (routing.OptionDecls: vls, roots, file, ...); setting another is an
-	// error, not silently ignored.
-	Params []string
-	// DeadlockFree: the engine promises acyclic per-VL channel dependency
-	// graphs whenever it routes (verification checks either way).
-	DeadlockFree bool
-	// JobAware: the engine routes for the running jobs (Options.Jobs).
-	JobAware bool
-	// OpenSM: the engine runs the opensm binary.
-	OpenSM bool
-}
+// Engine is one routing engine a user may name: routing.Engine, the one
+// engine type.
+type Engine = routing.Engine
 
-// All lists every engine: flitsim's sorted by name, then OpenSM's.
+// All lists every engine: flitsim's sorted by name (routing.Engines), then
+// OpenSM's.
 func All() []Engine {
-	var all []Engine
+	all := routing.Engines()
 	own := map[string]routing.Engine{}
-	for _, e := range routing.Engines() {
+	for _, e := range all {
 		own[e.Name] = e
-		all = append(all, Engine{Name: e.Name, Help: e.Help, Params: e.Params, DeadlockFree: e.DeadlockFree, JobAware: e.JobAware})
 	}
 	osm := opensm.Engines()
 	sort.Strings(osm)
 	for _, n := range osm {
-		e := Engine{Name: opensm.Prefix + n, OpenSM: true, DeadlockFree: own[n].DeadlockFree,
-			Help: "the real OpenSM's " + n + " (opensm binary, run in simulation mode); same algorithm family as flitsim's " + n}
-		e.Params = opensm.Params(n)
-		all = append(all, e)
+		all = append(all, Engine{Name: opensm.Prefix + n, OpenSM: true, DeadlockFree: own[n].DeadlockFree, Params: opensm.Params(n),
+			Help:     "the real OpenSM's " + n + " (opensm binary, run in simulation mode); same algorithm family as flitsim's " + n,
+			External: func(net *fabric.Network, o routing.Options) (*routing.Tables, error) { return opensm.Route(context.Background(), net, n, o) }})
 	}
 	return all
 }
@@ -81,24 +66,11 @@ func Find(name string) (Engine, error) {
 	return e, nil
 }
 
-// Takes reports an error when the engine does not read parameter key.
-func (e Engine) Takes(key string) error {
-	for _, p := range e.Params {
-		if p == key {
-			return nil
-		}
-	}
-	has := "none"
-	if len(e.Params) > 0 {
-		has = strings.Join(e.Params, ", ")
-	}
-	return fmt.Errorf("routing engine %s reads no %s (its parameters: %s)", e.Name, key, has)
-}
-
 // Compute routes net with the named engine.
 func Compute(name string, net *fabric.Network, o routing.Options) (*routing.Tables, error) {
-	if e, ok := strings.CutPrefix(name, opensm.Prefix); ok {
-		return opensm.Route(context.Background(), net, e, o)
+	e, err := Find(name)
+	if err != nil {
+		return nil, err
 	}
-	return routing.Compute(name, net, o)
+	return e.Route(net, o)
 }

@@ -63,7 +63,6 @@ import (
 
 	"github.com/cockroachdb/datadriven"
 
-	"flitsim/configs"
 	"flitsim/fabric"
 	"flitsim/faults"
 	"flitsim/routing"
@@ -233,9 +232,9 @@ func (d *Driver) cmdTopo(t *testing.T, td *datadriven.TestData, b *strings.Build
 // cmdHW sets the hardware to the defaults with the given overrides and
 // prints the times a hand computation needs.
 func (d *Driver) cmdHW(t *testing.T, td *datadriven.TestData, b *strings.Builder) {
-	hw, err := configs.HardwareOverrides("hw", strings.Join(words(td), ","))
+	hw, err := fabric.HardwareFrom(strings.Join(words(td), ","))
 	if err != nil {
-		fmt.Fprintf(b, "error: %v\n", err)
+		fmt.Fprintf(b, "error: hw: %v\n", err)
 		return
 	}
 	d.hw = hw
