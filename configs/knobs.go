@@ -108,7 +108,6 @@ func SimOverrides(flag, s string, p *sim.Params) error {
 	return nil
 }
 
-
 // KnobHelp describes the keys of the [hardware] and [sim] tables, one per
 // line, for help texts.
 func KnobHelp() string {

@@ -87,27 +87,7 @@ func MeasureJobs(net *fabric.Network, t *Tables, jobs [][]int) (JobMetrics, erro
 				continue
 			}
 			if t.Source != nil {
-				// Source routes: every pair walks its own route.
-				for _, h := range hs {
-					if h == d {
-						continue
-					}
-					if destOf[h] < 0 {
-						m.Unrouted++
-						continue
-					}
-					path, ok := g.hcaPath(t, int(destOf[h]), int(i))
-					if !ok {
-						m.Unrouted++
-						continue
-					}
-					for _, ch := range path[1 : len(path)-1] {
-						if one[ch] == 0 {
-							touched = append(touched, ch)
-						}
-						one[ch]++
-					}
-				}
+				m.Unrouted += g.jobSourceLoads(t, hs, d, i, destOf, one, &touched)
 				continue
 			}
 			g.tree(t, int(i), &tr)
@@ -173,4 +153,32 @@ func MeasureJobs(net *fabric.Network, t *Tables, jobs [][]int) (JobMetrics, erro
 func (m JobMetrics) String() string {
 	return fmt.Sprintf("effective EFI max %d, per job %.1f; dark fiber %.2f %%; links per job %.1f (%d of %d jobs span switches)",
 		m.EFIEffectiveMax, m.EFIEffectiveJobMean, m.DarkFiberPct, m.LinksPerJobMean, m.MultiSwitchJobs, m.Jobs)
+}
+
+// jobSourceLoads adds to one the channels of every source route from the
+// job's HCAs hs to HCA d (destination index i), noting the channels first
+// touched, and returns the pairs without a route.
+func (g *graph) jobSourceLoads(t *Tables, hs []int32, d int32, i int32, destOf []int32, one []int64, touched *[]int32) int64 {
+	var unrouted int64
+	for _, h := range hs {
+		if h == d {
+			continue
+		}
+		if destOf[h] < 0 {
+			unrouted++
+			continue
+		}
+		path, ok := g.hcaPath(t, int(destOf[h]), int(i))
+		if !ok {
+			unrouted++
+			continue
+		}
+		for _, ch := range path[1 : len(path)-1] {
+			if one[ch] == 0 {
+				*touched = append(*touched, ch)
+			}
+			one[ch]++
+		}
+	}
+	return unrouted
 }

@@ -457,61 +457,21 @@ func ibmodelCompare(args []string, stdout, stderr io.Writer) error {
 	}
 	defer f.Close()
 	scen := chosen.scenarios()
-	type job struct {
-		i int
-		w witness
-	}
-	todo := make(chan job)
-	type finished struct {
-		i   int
-		o   *witnessOutcome
-		err error
-	}
-	fin := make(chan finished)
-	ctx := context.Background()
-	for range *jobs {
-		go func() {
-			for j := range todo {
-				o, err := runWitness(ctx, m, j.w, filepath.Join(dir, "runs", fmt.Sprint(j.i)))
-				fin <- finished{j.i, o, err}
-			}
-		}()
-	}
-	var pending []job
+	var pending []int
 	for i, w := range scen {
-		if _, ok := done[w.key()]; ok || (*only != "" && !strings.Contains(w.Name, *only)) {
-			continue
+		if _, ok := done[w.key()]; !ok && (*only == "" || strings.Contains(w.Name, *only)) {
+			pending = append(pending, i)
 		}
-		pending = append(pending, job{i, w})
 	}
 	fmt.Fprintf(stderr, "ibmodel compare %s: %d scenarios, %d done, %d to run -> %s\n", chosen.name, len(scen), len(scen)-len(pending), len(pending), dir)
-	go func() {
-		for _, j := range pending {
-			todo <- j
-		}
-		close(todo)
-	}()
-	var errs []error
-	start := time.Now()
-	for k := range pending {
-		r := <-fin
-		if r.err != nil {
-			errs = append(errs, fmt.Errorf("scenario %d (%s): %w", r.i, scen[r.i].Name, r.err))
-			fmt.Fprintf(stderr, "[%d/%d] scenario %d failed: %v\n", k+1, len(pending), r.i, r.err)
-			continue
-		}
-		line, _ := json.Marshal(r.o)
+	errs := runWitnesses(m, scen, pending, *jobs, dir, stderr, func(o *witnessOutcome) error {
+		line, _ := json.Marshal(o)
 		if _, err := f.Write(append(line, '\n')); err != nil {
 			return err
 		}
-		if err := f.Sync(); err != nil {
-			return err
-		}
-		done[r.o.Scenario.key()] = *r.o
-		fmt.Fprintf(stderr, "[%d/%d %s] %s %s %s %s: flitsim %.2f, model %.2f GB/s (%+.1f %%), model %.0f s\n", k+1, len(pending),
-			time.Since(start).Round(time.Second), r.o.Scenario.Name, r.o.Scenario.Engine, r.o.Scenario.Traffic, r.o.Scenario.MsgBytes,
-			r.o.FlitsimGBs, r.o.ModelGBs, r.o.DiffPct, r.o.ModelWallS)
-	}
+		done[o.Scenario.key()] = *o
+		return f.Sync()
+	})
 	var rows []witnessOutcome
 	for _, w := range scen {
 		if o, ok := done[w.key()]; ok {
@@ -527,6 +487,51 @@ func ibmodelCompare(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	return errors.Join(errs...)
+}
+
+// runWitnesses runs scenarios scen[pending[k]] on jobs goroutines, each in
+// dir/runs/N, and hands each outcome to keep as it finishes; it returns
+// the scenarios that failed (keep's own error ends it).
+func runWitnesses(m *ibmodel.Model, scen []witness, pending []int, jobs int, dir string, progress io.Writer, keep func(*witnessOutcome) error) []error {
+	todo := make(chan int)
+	type finished struct {
+		i   int
+		o   *witnessOutcome
+		err error
+	}
+	fin := make(chan finished)
+	for range jobs {
+		go func() {
+			for i := range todo {
+				o, err := runWitness(context.Background(), m, scen[i], filepath.Join(dir, "runs", fmt.Sprint(i)))
+				fin <- finished{i, o, err}
+			}
+		}()
+	}
+	go func() {
+		for _, i := range pending {
+			todo <- i
+		}
+		close(todo)
+	}()
+	var errs []error
+	start := time.Now()
+	for k := range pending {
+		r := <-fin
+		if r.err == nil {
+			r.err = keep(r.o)
+		}
+		if r.err != nil {
+			errs = append(errs, fmt.Errorf("scenario %d (%s): %w", r.i, scen[r.i].Name, r.err))
+			fmt.Fprintf(progress, "[%d/%d] scenario %d failed: %v\n", k+1, len(pending), r.i, r.err)
+			continue
+		}
+		o := r.o
+		fmt.Fprintf(progress, "[%d/%d %s] %s %s %s %s: flitsim %.2f, model %.2f GB/s (%+.1f %%), model %.0f s\n", k+1, len(pending),
+			time.Since(start).Round(time.Second), o.Scenario.Name, o.Scenario.Engine, o.Scenario.Traffic, o.Scenario.MsgBytes,
+			o.FlitsimGBs, o.ModelGBs, o.DiffPct, o.ModelWallS)
+	}
+	return errs
 }
 
 // readWitnessResults reads a results file of compare, by scenario key; a

@@ -41,17 +41,8 @@ func jobsCmd(args []string, stdout, stderr io.Writer) error {
 	return badInput("unknown subcommand %q (sweep, from-slurm)", args[0])
 }
 
-// sweepPoint is one simulation of a sweep.
-type sweepPoint struct {
-	Routing       string  `json:"routing"`
-	Value         float64 `json:"value"`
-	Verdict       string  `json:"verdict"`
-	Slowdown      float64 `json:"slowdown"`
-	CompletionNs  float64 `json:"completion_ns,omitempty"`
-	ThroughputGBs float64 `json:"throughput_gbs"`
-	AloneNs       float64 `json:"alone_completion_ns,omitempty"`
-	AloneGBs      float64 `json:"alone_throughput_gbs,omitempty"`
-}
+// sweepPoint is one simulation of a sweep (pipeline.Sweep).
+type sweepPoint = pipeline.SweepPoint
 
 // sweepReport is what `flitsim jobs sweep --json` prints.
 type sweepReport struct {
@@ -146,84 +137,29 @@ func jobsSweep(args []string, stdout, stderr io.Writer) error {
 			return badInput("--set %s: %v", *set, err)
 		}
 	}
-	rep := sweepReport{Network: net.Name, JobsFile: *jobsFile, Job: jobs[meas].ID, Key: jobID + "." + key, Values: vals,
-		Routings: strings.Split(*engines, ",")}
-	ranks := traffic.Ranks(jobs)
-	total, done := len(rep.Routings)*len(vals), 0
-	for _, eng := range rep.Routings {
+	sw := pipeline.Sweep{Net: net, Jobs: jobs, Swept: swept, Measured: meas, Key: key, Values: vals,
+		Engines: strings.Split(*engines, ","), Params: p}
+	for _, eng := range sw.Engines {
 		opts, err := rf.options(net, []string{eng})
 		if err != nil {
 			return err
 		}
-		opts.Jobs = ranks
-		rt, err := pipeline.Route(net, eng, opts)
-		if err != nil {
-			return asInput(err)
-		}
-		if !rt.OK() {
-			return fmt.Errorf("routing %s failed: %s", eng, rt.Problem())
-		}
-		alone := p
-		alone.Jobs = []traffic.Job{jobs[meas]}
-		if err := alone.Normalize(); err != nil {
-			return asInput(err)
-		}
-		ra, err := sim.Run(net, rt.Tables, alone)
-		if err != nil {
-			return err
-		}
-		a := ra.Jobs[0]
-		for _, v := range vals {
-			q := p
-			q.Jobs = nil
-			for i, j := range jobs {
-				if i == swept {
-					if v == 0 && key == "load" {
-						continue
-					}
-					decl.Set(&j.Traffic, v)
-				}
-				q.Jobs = append(q.Jobs, j)
-			}
-			if err := q.Normalize(); err != nil {
-				return asInput(err)
-			}
-			res, err := sim.Run(net, rt.Tables, q)
-			if err != nil {
-				return asInput(err)
-			}
-			m := res.Jobs[0]
-			for _, j := range res.Jobs {
-				if j.ID == jobs[meas].ID {
-					m = j
-				}
-			}
-			rs := []sim.JobResult{m}
-			sim.SetSlowdowns(rs, []*sim.JobResult{&a})
-			rep.Points = append(rep.Points, sweepPoint{Routing: eng, Value: v, Verdict: string(res.Verdict), Slowdown: rs[0].Slowdown,
-				CompletionNs: m.CompletionNs, ThroughputGBs: m.ThroughputGBs, AloneNs: a.CompletionNs, AloneGBs: a.ThroughputGBs})
-			done++
-			if !*asJSON {
-				fmt.Fprintf(stderr, "\r%d/%d points", done, total)
-			}
-		}
+		sw.Options = append(sw.Options, opts)
+	}
+	if !*asJSON {
+		sw.Progress = func(done, total int) { fmt.Fprintf(stderr, "\r%d/%d points", done, total) }
+	}
+	pts, err := sw.Run()
+	if err != nil {
+		return asInput(err)
 	}
 	if !*asJSON {
 		fmt.Fprintln(stderr)
 	}
+	rep := sweepReport{Network: net.Name, JobsFile: *jobsFile, Job: jobs[meas].ID, Key: jobID + "." + key, Values: vals,
+		Routings: sw.Engines, Points: pts}
 	if *plotFile != "" {
-		series := make([]results.Series, len(rep.Routings))
-		for i, eng := range rep.Routings {
-			series[i].Name = eng
-			for _, pt := range rep.Points {
-				if pt.Routing == eng {
-					series[i].X = append(series[i].X, pt.Value)
-					series[i].Y = append(series[i].Y, pt.Slowdown)
-				}
-			}
-		}
-		title := fmt.Sprintf("%s on %s: slowdown as %s varies", rep.Job, net.Name, rep.Key)
-		if err := results.LinePlot(*plotFile, title, rep.Key, "slowdown of "+rep.Job, series); err != nil {
+		if err := sweepPlot(*plotFile, rep, net.Name); err != nil {
 			return err
 		}
 	}
@@ -231,26 +167,49 @@ func jobsSweep(args []string, stdout, stderr io.Writer) error {
 		return writeJSON(stdout, rep)
 	}
 	fmt.Fprintf(stdout, "%s: slowdown of job %s (%d ranks) as %s varies\n", net.Describe(), rep.Job, len(jobs[meas].Ranks), rep.Key)
-	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprint(tw, key+"\t")
-	for _, eng := range rep.Routings {
-		fmt.Fprint(tw, eng+"\t")
-	}
-	fmt.Fprintln(tw)
-	for vi, v := range vals {
-		fmt.Fprintf(tw, "%g\t", v)
-		for ri := range rep.Routings {
-			fmt.Fprintf(tw, "%.3f\t", rep.Points[ri*len(vals)+vi].Slowdown)
-		}
-		fmt.Fprintln(tw)
-	}
-	if err := tw.Flush(); err != nil {
+	if err := sweepTable(stdout, rep, key); err != nil {
 		return err
 	}
 	if *plotFile != "" {
 		fmt.Fprintf(stdout, "plot: %s\n", *plotFile)
 	}
 	return nil
+}
+
+// sweepPlot draws a sweep's slowdown against the value, one line per
+// routing.
+func sweepPlot(file string, rep sweepReport, network string) error {
+	series := make([]results.Series, len(rep.Routings))
+	for i, eng := range rep.Routings {
+		series[i].Name = eng
+		for _, pt := range rep.Points {
+			if pt.Routing == eng {
+				series[i].X = append(series[i].X, pt.Value)
+				series[i].Y = append(series[i].Y, pt.Slowdown)
+			}
+		}
+	}
+	title := fmt.Sprintf("%s on %s: slowdown as %s varies", rep.Job, network, rep.Key)
+	return results.LinePlot(file, title, rep.Key, "slowdown of "+rep.Job, series)
+}
+
+// sweepTable prints a sweep's slowdowns, a row per value, a column per
+// routing.
+func sweepTable(w io.Writer, rep sweepReport, key string) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprint(tw, key+"\t")
+	for _, eng := range rep.Routings {
+		fmt.Fprint(tw, eng+"\t")
+	}
+	fmt.Fprintln(tw)
+	for vi, v := range rep.Values {
+		fmt.Fprintf(tw, "%g\t", v)
+		for ri := range rep.Routings {
+			fmt.Fprintf(tw, "%.3f\t", rep.Points[ri*len(rep.Values)+vi].Slowdown)
+		}
+		fmt.Fprintln(tw)
+	}
+	return tw.Flush()
 }
 
 // parseSet reads JOB.KEY=V1,V2,... with KEY a declared job traffic key.

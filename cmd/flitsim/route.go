@@ -102,26 +102,9 @@ func routeCmd(args []string, stdout, stderr io.Writer) error {
 	if *sigmaK != 0 && !(*sigmaK >= 1 && *sigmaK <= 1e6) {
 		return badInput("--sigma-k %g: want a k in [1, 1e6]", *sigmaK)
 	}
-	var work *configs.Workload
-	switch {
-	case *jobsFile != "":
-		if work, err = loadJobsFile(*jobsFile); err != nil {
-			return err
-		}
-		if *compare != "" {
-			return badInput("--compare and --jobs: the comparison with OpenSM does not take jobs")
-		}
-		if *mixes < 0 {
-			return badInput("--mixes %d: want a number of job mixes ≥ 0", *mixes)
-		}
-		if *mixes > 0 && *dump != "" {
-			return badInput("--dump-lfts and --mixes: a job-aware engine has tables per mix")
-		}
-	case *mixes != 0 || *mixSeed != -1:
-		return badInput("--mixes and --mix-seed need --jobs FILE")
-	}
-	if *mixSeed < -1 {
-		return badInput("--mix-seed %d: want a seed ≥ 0", *mixSeed)
+	work, err := routeWorkload(*jobsFile, *compare, *dump, *mixes, *mixSeed)
+	if err != nil {
+		return err
 	}
 	net, err := ff.failedNetwork(spec)
 	if err != nil {
@@ -135,26 +118,7 @@ func routeCmd(args []string, stdout, stderr io.Writer) error {
 	var ids []string
 	if work != nil {
 		if *mixes > 0 {
-			first := *mixSeed
-			if first < 0 {
-				first = 1
-				if work.Seed != nil {
-					first = *work.Seed
-				}
-			}
-			var progress io.Writer
-			if !*asJSON {
-				progress = stderr
-			}
-			rep, err := routeMixes(net, work, engs, opts, first, *mixes, progress)
-			if err != nil {
-				return err
-			}
-			if *asJSON {
-				return writeJSON(stdout, rep)
-			}
-			printMixes(stdout, rep)
-			return nil
+			return routeMixesCmd(stdout, stderr, net, work, engs, opts, *mixSeed, *mixes, *asJSON)
 		}
 		if jobs, ids, err = work.Resolve(net, *mixSeed); err != nil {
 			return asInput(err)
@@ -172,55 +136,120 @@ func routeCmd(args []string, stdout, stderr io.Writer) error {
 		printComparison(stdout, net, cmp)
 		return nil
 	}
-	var reports []routeReport
-	for _, name := range engs {
-		r, tb, err := routeOne(net, name, opts, *ebb)
-		if err != nil {
-			return err
-		}
-		if *sigmaK != 0 && tb != nil && r.OK {
-			x, err := routing.Sigma(net, tb, *sigmaK)
-			if err != nil {
-				return err
-			}
-			r.SigmaK, r.K = &x, *sigmaK
-			r.Notes = append(r.Notes, fmt.Sprintf("σ(%g) = %.3f", *sigmaK, x))
-		}
-		if work != nil && tb != nil && r.OK {
-			m, err := routing.MeasureJobs(net, tb, jobs)
-			if err != nil {
-				return err
-			}
-			r.JobMetrics = &m
-		}
-		if *dump != "" && tb != nil {
-			if err := dumpLFTs(*dump, net, tb); err != nil {
-				return err
-			}
-		}
-		reports = append(reports, r)
+	reports, err := routeEach(net, engs, opts, *ebb, *sigmaK, work != nil, *dump)
+	if err != nil {
+		return err
 	}
-	if *asJSON {
-		var err error
+	if err := printRoute(stdout, net, reports, jobs, ids, *asJSON); err != nil {
+		return err
+	}
+	return routeFailures(reports)
+}
+
+// printRoute prints the reports of route (JSON: one object for one
+// engine), with the job metrics of jobs when there are jobs.
+func printRoute(w io.Writer, net *fabric.Network, reports []routeReport, jobs [][]int, ids []string, asJSON bool) error {
+	if asJSON {
 		if len(reports) == 1 {
-			err = writeJSON(stdout, reports[0])
-		} else {
-			err = writeJSON(stdout, reports)
+			return writeJSON(w, reports[0])
 		}
-		if err != nil {
-			return err
-		}
-		return routeFailures(reports)
+		return writeJSON(w, reports)
 	}
-	printRouteReports(stdout, net, reports)
-	if work != nil {
+	printRouteReports(w, net, reports)
+	if jobs != nil {
 		sizes := make([]int, len(jobs))
 		for i, j := range jobs {
 			sizes[i] = len(j)
 		}
-		printJobMetrics(stdout, reports, ids, sizes)
+		printJobMetrics(w, reports, ids, sizes)
 	}
-	return routeFailures(reports)
+	return nil
+}
+
+// routeMixesCmd is route --jobs --mixes: the job-aware engines over
+// seeded job mixes, from seed mixSeed on (default the file's, else 1).
+func routeMixesCmd(stdout, stderr io.Writer, net *fabric.Network, work *configs.Workload, engs []string, opts routing.Options, mixSeed int64, mixes int, asJSON bool) error {
+	first := mixSeed
+	if first < 0 {
+		first = 1
+		if work.Seed != nil {
+			first = *work.Seed
+		}
+	}
+	var progress io.Writer
+	if !asJSON {
+		progress = stderr
+	}
+	rep, err := routeMixes(net, work, engs, opts, first, mixes, progress)
+	if err != nil {
+		return err
+	}
+	if asJSON {
+		return writeJSON(stdout, rep)
+	}
+	printMixes(stdout, rep)
+	return nil
+}
+
+// routeWorkload reads the jobs file of route --jobs and checks the flags
+// that go with it; nil without --jobs.
+func routeWorkload(jobsFile, compare, dump string, mixes int, mixSeed int64) (*configs.Workload, error) {
+	if mixSeed < -1 {
+		return nil, badInput("--mix-seed %d: want a seed ≥ 0", mixSeed)
+	}
+	if jobsFile == "" {
+		if mixes != 0 || mixSeed != -1 {
+			return nil, badInput("--mixes and --mix-seed need --jobs FILE")
+		}
+		return nil, nil
+	}
+	work, err := loadJobsFile(jobsFile)
+	switch {
+	case err != nil:
+		return nil, err
+	case compare != "":
+		return nil, badInput("--compare and --jobs: the comparison with OpenSM does not take jobs")
+	case mixes < 0:
+		return nil, badInput("--mixes %d: want a number of job mixes ≥ 0", mixes)
+	case mixes > 0 && dump != "":
+		return nil, badInput("--dump-lfts and --mixes: a job-aware engine has tables per mix")
+	}
+	return work, nil
+}
+
+// routeEach routes net with every engine and reports each: σ(k) when k is
+// not 0, the job metrics of opts.Jobs when jobs is set; dump names the
+// file the (one) engine's tables go to.
+func routeEach(net *fabric.Network, engs []string, opts routing.Options, ebb int, k float64, jobs bool, dump string) ([]routeReport, error) {
+	var reports []routeReport
+	for _, name := range engs {
+		r, tb, err := routeOne(net, name, opts, ebb)
+		if err != nil {
+			return nil, err
+		}
+		if k != 0 && tb != nil && r.OK {
+			x, err := routing.Sigma(net, tb, k)
+			if err != nil {
+				return nil, err
+			}
+			r.SigmaK, r.K = &x, k
+			r.Notes = append(r.Notes, fmt.Sprintf("σ(%g) = %.3f", k, x))
+		}
+		if jobs && tb != nil && r.OK {
+			m, err := routing.MeasureJobs(net, tb, opts.Jobs)
+			if err != nil {
+				return nil, err
+			}
+			r.JobMetrics = &m
+		}
+		if dump != "" && tb != nil {
+			if err := dumpLFTs(dump, net, tb); err != nil {
+				return nil, err
+			}
+		}
+		reports = append(reports, r)
+	}
+	return reports, nil
 }
 
 // routeFailures is the error `route` ends with when engines could not

@@ -99,24 +99,8 @@ func simCmd(args []string, stdout, stderr io.Writer) error {
 		p.MaxTime = int64(maxTime.x.(float64))
 	}
 	userMax := p.MaxTime // 0: the default for the traffic, set below
-	if *jobsFile == "" {
-		for _, f := range []string{"jobs-seed", "no-slowdown"} {
-			if set[f] {
-				return badInput("--%s needs --jobs", f)
-			}
-		}
-	} else {
-		for _, f := range pf.names() {
-			if set[f] {
-				return badInput("--%s describes one pattern; with --jobs the jobs file gives each job its traffic", f)
-			}
-		}
-		if *jobsSeed < -1 {
-			return badInput("--jobs-seed %d: want a seed ≥ 0", *jobsSeed)
-		}
-		if ff.takeHCAs {
-			return badInput("--take-hcas: the jobs are placed on the fabric's HCAs; failures that take HCAs would move them")
-		}
+	if err := simJobFlags(set, *jobsFile != "", pf.names(), *jobsSeed, ff.takeHCAs); err != nil {
+		return err
 	}
 	var wl *configs.Workload
 	if *jobsFile != "" {
@@ -158,6 +142,31 @@ func simCmd(args []string, stdout, stderr io.Writer) error {
 	}
 	o := pipeline.Run(pt, "", nets, run)
 	return printSim(stdout, o, rep, pt.Params, *asJSON)
+}
+
+// simJobFlags refuses the flags of sim that do not go with --jobs (the
+// pattern's) or need it (set: the flags given).
+func simJobFlags(set map[string]bool, jobs bool, pattern []string, jobsSeed int64, takeHCAs bool) error {
+	if !jobs {
+		for _, f := range []string{"jobs-seed", "no-slowdown"} {
+			if set[f] {
+				return badInput("--%s needs --jobs", f)
+			}
+		}
+		return nil
+	}
+	for _, f := range pattern {
+		if set[f] {
+			return badInput("--%s describes one pattern; with --jobs the jobs file gives each job its traffic", f)
+		}
+	}
+	if jobsSeed < -1 {
+		return badInput("--jobs-seed %d: want a seed ≥ 0", jobsSeed)
+	}
+	if takeHCAs {
+		return badInput("--take-hcas: the jobs are placed on the fabric's HCAs; failures that take HCAs would move them")
+	}
+	return nil
 }
 
 // patternFlags are the pattern flags of sim: one per declaration of

@@ -32,8 +32,10 @@ func All() []Engine {
 	sort.Strings(osm)
 	for _, n := range osm {
 		all = append(all, Engine{Name: opensm.Prefix + n, OpenSM: true, DeadlockFree: own[n].DeadlockFree, Params: opensm.Params(n),
-			Help:     "the real OpenSM's " + n + " (opensm binary, run in simulation mode); same algorithm family as flitsim's " + n,
-			External: func(net *fabric.Network, o routing.Options) (*routing.Tables, error) { return opensm.Route(context.Background(), net, n, o) }})
+			Help: "the real OpenSM's " + n + " (opensm binary, run in simulation mode); same algorithm family as flitsim's " + n,
+			External: func(net *fabric.Network, o routing.Options) (*routing.Tables, error) {
+				return opensm.Route(context.Background(), net, n, o)
+			}})
 	}
 	return all
 }

@@ -437,7 +437,28 @@ func generate(c chooser) Scenario {
 	}
 	t.Distance = between(c, 1, 7)
 	t.HotFraction = float64(between(c, 5, 50)) / 100
-	// Hardware overrides.
+	drawHardware(c, hw, pf)
+	// The steady-state controller: short windows so that some infinite
+	// runs converge within the time limit.
+	p.SampleWindow = int64(between(c, 1, 5)) * fabric.Microsecond
+	p.Warmup = int64(between(c, 0, 4)) * p.SampleWindow
+	p.MinSamples = between(c, 2, 6)
+	p.CIRel = float64(between(c, 1, 30)) / 100
+	p.SteadyFraction = float64(between(c, 50, 100)) / 100
+	p.MaxTime = int64(between(c, 5, 60)) * fabric.Microsecond
+	if t.Kind == traffic.Exchange {
+		p.MaxTime = int64(between(c, 100, 2000)) * fabric.Microsecond
+	}
+	// Drawn last so that every earlier draw of a seed stays what it was.
+	t.Order = pick(c, traffic.ByHCA, traffic.ByHCA, traffic.RandomOrder, traffic.RoundRobin)
+	drawJobs(c, &s)
+	drawLate(c, &s, topo)
+	return s
+}
+
+// drawHardware draws the hardware overrides of a scenario (pf: the
+// flits of a full packet).
+func drawHardware(c chooser, hw *fabric.Hardware, pf int) {
 	if chance(c, 20) {
 		hw.InputBufferFlits = pf // exactly one packet
 	} else if chance(c, 20) {
@@ -484,20 +505,11 @@ func generate(c chooser) Scenario {
 		hw.LinkGbps = pick(c, 8.0, 16.0, 56.0)
 		hw.CrossbarGbps = max(hw.CrossbarGbps, hw.LinkGbps)
 	}
-	// The steady-state controller: short windows so that some infinite
-	// runs converge within the time limit.
-	p.SampleWindow = int64(between(c, 1, 5)) * fabric.Microsecond
-	p.Warmup = int64(between(c, 0, 4)) * p.SampleWindow
-	p.MinSamples = between(c, 2, 6)
-	p.CIRel = float64(between(c, 1, 30)) / 100
-	p.SteadyFraction = float64(between(c, 50, 100)) / 100
-	p.MaxTime = int64(between(c, 5, 60)) * fabric.Microsecond
-	if t.Kind == traffic.Exchange {
-		p.MaxTime = int64(between(c, 100, 2000)) * fabric.Microsecond
-	}
-	// Drawn last so that every earlier draw of a seed stays what it was.
-	t.Order = pick(c, traffic.ByHCA, traffic.ByHCA, traffic.RandomOrder, traffic.RoundRobin)
-	// Workloads of jobs, after everything else for the same reason.
+}
+
+// drawJobs draws a workload of jobs, after everything else of the base
+// scenario so that those draws stay what they were.
+func drawJobs(c chooser, s *Scenario) {
 	if chance(c, 30) {
 		s.JobSeed = uint64(between(c, 1, 1<<30))
 		kinds := []traffic.JobKind{traffic.JobExchange, traffic.JobShift, traffic.JobUniform, traffic.JobPermutation,
@@ -527,6 +539,13 @@ func generate(c chooser) Scenario {
 			s.Params.MaxTime = int64(between(c, 20, 200)) * fabric.Microsecond
 		}
 	}
+}
+
+// drawLate draws what was added to the generator later, each after the
+// others so that every earlier draw of a seed stays what it was.
+func drawLate(c chooser, s *Scenario, topo string) {
+	p := &s.Params
+	hw := &p.HW
 	// Adaptive routing on the group topologies, drawn last too: an
 	// adaptive engine, the biases, and jobs with modes of their own.
 	if (strings.HasPrefix(topo, "dragonfly:") || strings.HasPrefix(topo, "cascade:")) && chance(c, 50) {
@@ -610,7 +629,6 @@ func generate(c chooser) Scenario {
 	if hw.HiccupPs > 0 && chance(c, 20) {
 		hw.HiccupSync = pick(c, 1.0, 1.0, 0.5, 0.9)
 	}
-	return s
 }
 
 // placeJobs lays the job plans on the network's n HCAs: a seeded shuffle
