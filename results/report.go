@@ -283,7 +283,11 @@ type pageFigure struct {
 // usability matrix, the per-level means with confidence intervals, the
 // per-job tables, every figure as inline SVG, and the campaign file.
 func WriteReport(w io.Writer, info ReportInfo, recs []Record) error {
-	rep := Summarize(recs)
+	return writeReport(w, info, recs, Summarize(recs))
+}
+
+// writeReport is WriteReport with the summary of recs made already.
+func writeReport(w io.Writer, info ReportInfo, recs []Record, rep Report) error {
 	pg := reportPage{Info: info, Points: len(recs), Rep: rep, Decisions: Decisions(rep, recs)}
 	counts := map[Verdict]int{}
 	var order firstSeen[Verdict]
@@ -350,8 +354,12 @@ func inlineSVG(f Figure) (template.HTML, error) {
 // WriteReportFile writes dir/report.html, atomically: a reader sees the
 // old page or the new one, never half of one.
 func WriteReportFile(dir string, info ReportInfo, recs []Record) error {
+	return writeReportFile(dir, info, recs, Summarize(recs))
+}
+
+func writeReportFile(dir string, info ReportInfo, recs []Record, rep Report) error {
 	var b bytes.Buffer
-	if err := WriteReport(&b, info, recs); err != nil {
+	if err := writeReport(&b, info, recs, rep); err != nil {
 		return fmt.Errorf("%s: %w", ReportFile, err)
 	}
 	return WriteFileAtomic(filepath.Join(dir, ReportFile), b.Bytes())

@@ -104,7 +104,7 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 	}
 	info := reportInfo(dir, c, "flitsim "+strings.Join(append([]string{"run"}, args...), " "), stderr)
 	info.Elapsed = time.Since(start)
-	table, err := writeOutputs(dir, info)
+	table, err := results.WriteDir(dir, info)
 	if err != nil {
 		return err
 	}
@@ -291,48 +291,6 @@ feed:
 		}
 	}
 	return err
-}
-
-// writeOutputs writes tables, plots and the report of a store directory
-// and returns the Markdown table.
-func writeOutputs(dir string, info results.ReportInfo) ([]byte, error) {
-	recs, err := results.ReadDir(dir)
-	if err != nil {
-		return nil, err
-	}
-	rep := results.Summarize(recs)
-	var md, csvb, lv, js, jb bytes.Buffer
-	for _, w := range []struct {
-		buf *bytes.Buffer
-		fn  func(io.Writer) error
-		out string
-	}{
-		{&md, func(w io.Writer) error { return results.WriteTable(w, rep, "md") }, "table.md"},
-		{&csvb, func(w io.Writer) error { return results.WriteTable(w, rep, "csv") }, "table.csv"},
-		{&lv, func(w io.Writer) error { return results.WriteLevelsCSV(w, rep) }, "levels.csv"},
-		{&js, func(w io.Writer) error { return results.WriteTable(w, rep, "json") }, "report.json"},
-		{&jb, func(w io.Writer) error { return results.WriteJobsCSV(w, rep) }, "jobs.csv"},
-	} {
-		if w.out == "jobs.csv" && len(rep.Jobs) == 0 {
-			continue
-		}
-		if err := w.fn(w.buf); err != nil {
-			return nil, err
-		}
-		if err := os.WriteFile(filepath.Join(dir, w.out), w.buf.Bytes(), 0o644); err != nil {
-			return nil, err
-		}
-	}
-	if _, err := results.Plot(dir, recs); err != nil {
-		return nil, err
-	}
-	if info.Walls, err = results.ReadWalls(dir); err != nil {
-		return nil, err
-	}
-	if err := results.WriteReportFile(dir, info, recs); err != nil {
-		return nil, err
-	}
-	return md.Bytes(), nil
 }
 
 func checkCmd(args []string, stdout, stderr io.Writer) error {

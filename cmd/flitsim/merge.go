@@ -63,7 +63,7 @@ func mergeCmd(args []string, stdout, stderr io.Writer) error {
 	if err := copyCampaign(dir, pos[0]); err != nil {
 		return err
 	}
-	table, err := writeOutputs(dir, reportInfo(dir, nil, "flitsim "+strings.Join(append([]string{"merge"}, args...), " "), stderr))
+	table, err := results.WriteDir(dir, reportInfo(dir, nil, "flitsim "+strings.Join(append([]string{"merge"}, args...), " "), stderr))
 	if err != nil {
 		return err
 	}
