@@ -76,6 +76,7 @@ type Campaign struct {
 	lines keyIndex
 	hw    fabric.Hardware
 	base  sim.Params // the [sim] settings over the defaults
+	built map[string]*fabric.Network
 }
 
 // TopologyEntry names one topology.

@@ -25,6 +25,7 @@ import (
 // names the campaign file, the line and the key.
 func (c *Campaign) Check() error {
 	c.Inputs = map[string]string{}
+	c.built = map[string]*fabric.Network{}
 	nets := make([]*fabric.Network, len(c.Topologies))
 	for i, t := range c.Topologies {
 		sp, _ := fabric.ParseSpec(t.Spec)
@@ -44,6 +45,7 @@ func (c *Campaign) Check() error {
 			return c.errAtKey("topology.spec", i, "%s with this [hardware]: %v", t.Spec, err)
 		}
 		nets[i] = net
+		c.built[t.Spec] = net
 	}
 	if c.JobsFile != "" {
 		if err := c.digest(c.JobsFile); err != nil {
@@ -218,3 +220,7 @@ func (c *Campaign) digest(path string) error {
 
 // String names the campaign for messages.
 func (c *Campaign) String() string { return fmt.Sprintf("campaign %q (%s)", c.Name, c.Source) }
+
+// Built returns the networks Check built, by topology spec, for the run
+// that follows to take rather than build again (nil before Check).
+func (c *Campaign) Built() map[string]*fabric.Network { return c.built }

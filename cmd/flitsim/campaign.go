@@ -242,6 +242,9 @@ func shardDirName(s configs.Shard) string { return fmt.Sprintf("shard-%d-of-%d",
 // workers, and adds each point's wall time to spent.
 func runPoints(c *configs.Campaign, pts []configs.Point, todo []int, store *results.Store, workers int, prog *progress, spent *timeSpent) error {
 	nets := pipeline.NewNetworks()
+	for spec, net := range c.Built() { // what check built, taken rather than built again
+		nets.Add(spec, net)
+	}
 	hash := c.Hash()
 	// A point cut into domains (from 8192 HCAs) would run its windows on
 	// up to GOMAXPROCS goroutines of its own; when the pool already keeps

@@ -28,11 +28,26 @@ import (
 )
 
 // Networks builds each topology once and shares it between points and
-// workers (a network is immutable once built). It is safe for concurrent
-// use.
+// workers (a network is immutable once built), and keeps the failure
+// draws most recently made of them: points that share a topology,
+// failure level and fault seed (every routing and traffic seed of it,
+// consecutive in a campaign's order) share one draw. It is safe for
+// concurrent use.
 type Networks struct {
-	mu   sync.Mutex
-	nets map[string]*netEntry
+	mu     sync.Mutex
+	nets   map[string]*netEntry
+	failed map[string]*failEntry
+	order  []string // failure draws, oldest first
+}
+
+// keptDraws bounds the failure draws Networks keeps.
+const keptDraws = 64
+
+type failEntry struct {
+	once sync.Once
+	net  *fabric.Network
+	rec  faults.Record
+	err  error
 }
 
 type netEntry struct {
@@ -42,7 +57,34 @@ type netEntry struct {
 }
 
 // NewNetworks returns an empty cache.
-func NewNetworks() *Networks { return &Networks{nets: map[string]*netEntry{}} }
+func NewNetworks() *Networks {
+	return &Networks{nets: map[string]*netEntry{}, failed: map[string]*failEntry{}}
+}
+
+// Failed returns the network of spec after the failures of fs (Fail),
+// drawing them once however many points ask for them while they are
+// among the draws kept.
+func (n *Networks) Failed(spec string, fs faults.Spec) (*fabric.Network, faults.Record, error) {
+	base, err := n.Get(spec)
+	if err != nil {
+		return nil, faults.Record{}, err
+	}
+	key := fmt.Sprintf("%s|%+v", spec, fs)
+	n.mu.Lock()
+	e := n.failed[key]
+	if e == nil {
+		e = &failEntry{}
+		n.failed[key] = e
+		n.order = append(n.order, key)
+		if len(n.order) > keptDraws {
+			delete(n.failed, n.order[0])
+			n.order = n.order[1:]
+		}
+	}
+	n.mu.Unlock()
+	e.once.Do(func() { e.net, e.rec, e.err = Fail(base, fs) })
+	return e.net, e.rec, e.err // shared: for reading only
+}
 
 // Get returns the network of a topology spec (kind:key=value,… or
 // file:PATH), building it on first use.
@@ -200,7 +242,7 @@ func Run(p configs.Point, hash string, nets *Networks, simulate Simulator) *Outc
 		p.Options.Jobs = traffic.Ranks(p.Params.Jobs)
 		r.Finite = p.Params.Finite()
 	}
-	if o.Net, o.Faults, err = Fail(base, p.Faults); err != nil {
+	if o.Net, o.Faults, err = nets.Failed(p.Topology.Spec, p.Faults); err != nil {
 		return o.fail(err)
 	}
 	r.Switches, r.HCAs = o.Net.NumSwitches, o.Net.NumHCAs()
