@@ -316,8 +316,11 @@ func newSimulator(net *fabric.Network, t *routing.Tables, p Params) (*simulator,
 		return w
 	}
 	var err error
+	s.src, err = traffic.Open(p.Traffic, p.Jobs, net.HCASwitches(), func(name string) *rand.Rand { return fabric.Stream(p.Seed, name) }, wire)
+	if err != nil {
+		return nil, err
+	}
 	if len(p.Jobs) > 0 {
-		s.src, err = traffic.NewWorkload(p.Jobs, len(s.hcas), func(id string) *rand.Rand { return fabric.Stream(p.Seed, "traffic/job/"+id) }, wire)
 		s.jobs = p.Jobs
 		s.jobLast = make([]int64, len(p.Jobs))
 		s.jobMsgs = make([]int64, len(p.Jobs))
@@ -325,11 +328,6 @@ func newSimulator(net *fabric.Network, t *routing.Tables, p Params) (*simulator,
 		for i := range s.jobOf {
 			s.jobOf[i] = int32(traffic.JobOf(s.src, i))
 		}
-	} else {
-		s.src, err = traffic.NewSource(p.Traffic, net.HCASwitches(), fabric.Stream(p.Seed, "traffic/pattern"), wire)
-	}
-	if err != nil {
-		return nil, err
 	}
 	s.counted, s.infinite = s.src.Total()
 	if p.Counters {

@@ -98,3 +98,16 @@ func (ps *patternSource) Total() (int64, bool) {
 	}
 	return n, false
 }
+
+// Open returns the traffic of a run, the one constructor both simulators
+// take it from: the jobs of a workload when there are jobs (NewWorkload,
+// job j drawing from the stream "traffic/job/<id>"), else the pattern of
+// spec on every terminal (NewSource, built with the stream
+// "traffic/pattern"). switchOf lists each terminal's switch; stream
+// returns the seeded stream of a name; wire is the simulator's wire time.
+func Open(spec Spec, jobs []Job, switchOf []int, stream func(name string) *rand.Rand, wire WireFunc) (Source, error) {
+	if len(jobs) > 0 {
+		return NewWorkload(jobs, len(switchOf), func(id string) *rand.Rand { return stream("traffic/job/" + id) }, wire)
+	}
+	return NewSource(spec, switchOf, stream("traffic/pattern"), wire)
+}

@@ -195,14 +195,11 @@ func newSimulator(net *fabric.Network, t *routing.Tables, p sim.Params) (*simula
 		return s.ft * int64(flits)
 	}
 	var err error
-	if len(p.Jobs) > 0 {
-		s.src, err = traffic.NewWorkload(p.Jobs, n, func(id string) *rand.Rand { return fabric.Stream(p.Seed, "traffic/job/"+id) }, wire)
-		s.jobs, s.jobLast, s.jobMsgs = p.Jobs, make([]int64, len(p.Jobs)), make([]int64, len(p.Jobs))
-	} else {
-		s.src, err = traffic.NewSource(p.Traffic, net.HCASwitches(), fabric.Stream(p.Seed, "traffic/pattern"), wire)
-	}
-	if err != nil {
+	if s.src, err = traffic.Open(p.Traffic, p.Jobs, net.HCASwitches(), func(name string) *rand.Rand { return fabric.Stream(p.Seed, name) }, wire); err != nil {
 		return nil, fmt.Errorf("traffic: %w", err)
+	}
+	if len(p.Jobs) > 0 {
+		s.jobs, s.jobLast, s.jobMsgs = p.Jobs, make([]int64, len(p.Jobs)), make([]int64, len(p.Jobs))
 	}
 	counted, infinite := s.src.Total()
 	s.finite, s.totalMessages, s.infinite, s.endAt = counted > 0 || !infinite, counted, infinite, -1
