@@ -77,6 +77,9 @@ type Campaign struct {
 	hw    fabric.Hardware
 	base  sim.Params // the [sim] settings over the defaults
 	built map[string]*fabric.Network
+	// placements are the workload's placements on built networks, by
+	// spec and seed (placed).
+	placements map[string][]traffic.Job
 }
 
 // TopologyEntry names one topology.

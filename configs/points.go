@@ -1,6 +1,7 @@
 package configs
 
 import (
+	"flitsim/traffic"
 	"fmt"
 
 	"flitsim/faults"
@@ -110,6 +111,10 @@ func (c *Campaign) point(index int, topo TopologyEntry, ti int, f FaultsEntry, p
 	}
 	if tr.Kind == JobsKind {
 		pt.Workload, pt.JobsSeed = c.Workload, c.jobsSeed(int64(tseed))
+		if jobs := c.placed(topo.Spec, pt.JobsSeed); jobs != nil { // placed once, for every point of it
+			pt.Params.Jobs = jobs
+			pt.Options.Jobs = traffic.Ranks(jobs)
+		}
 		pt.NoSlowdown = tr.Slowdowns != nil && !*tr.Slowdowns
 	}
 	return pt
@@ -125,4 +130,27 @@ func (c *Campaign) jobsSeed(tseed int64) int64 {
 		return *c.Workload.Seed
 	}
 	return tseed
+}
+
+// placed returns the workload placed on the network Check built for spec
+// with seed, placing it once per network and seed; nil before Check (the
+// point is then placed where it runs).
+func (c *Campaign) placed(spec string, seed int64) []traffic.Job {
+	net := c.built[spec]
+	if net == nil || c.Workload == nil {
+		return nil
+	}
+	key := fmt.Sprintf("%s|%d", spec, seed)
+	if jobs, ok := c.placements[key]; ok {
+		return jobs
+	}
+	jobs, err := c.Workload.Place(net, seed, c.hw.MTU)
+	if err != nil {
+		jobs = nil // Check placed it: a run reports the error if it comes back
+	}
+	if c.placements == nil {
+		c.placements = map[string][]traffic.Job{}
+	}
+	c.placements[key] = jobs
+	return jobs
 }
