@@ -97,6 +97,12 @@ type Hardware struct {
 	// does not block a packet for another. Without it the buffer is one
 	// FIFO whose head alone competes.
 	VOQ bool `json:"voq" param:"voq" default:"true" help:"switch input buffers keep a queue per output port (false: one FIFO)"`
+	// SharedInputPointer makes an output's arbiter, among the packets of
+	// the VL it serves, start its round robin over the inputs after the
+	// input it last granted on any VL, as the Mellanox OMNeT++ model does
+	// (vlarb.cc scans every VL from LastSentPort[LastSentVL]); off, after
+	// the input it last granted on that VL. docs/ibmodel.md measures it.
+	SharedInputPointer bool `json:"shared_input_pointer,omitempty" param:"shared_input_pointer" default:"false" help:"an output's round robin over its inputs starts after the input last granted on any VL, as the Mellanox model's arbiter does (false: on the VL served)"`
 	// BubbleVLs enables bubble flow control (seeds/003 §1, Angara) on the
 	// VLs whose bit is set: on those a packet entering a torus ring (from
 	// an HCA's cable, a line, or a ring of another direction) is granted

@@ -195,7 +195,9 @@
 // HW.VLs lanes, VL 0 first; VLs no packet uses never compete, so the order
 // among the others is the same without them), and among those on that VL
 // the one whose input port comes first after the input port o last granted
-// on w (cyclically over ports 0..radix; port 1 first), and between two VL
+// on w (with HW.SharedInputPointer: on the VL of o's last grant, that is
+// after the input o last granted at all) (cyclically over ports 0..radix;
+// port 1 first), and between two VL
 // buffers of that port (an SL→VL table can map two input VLs onto one
 // output VL) the lower input VL. A grant takes
 // the packet's credits(o, w) at once and records w and i as o's last grants.

@@ -321,17 +321,18 @@ func (s *simulator) eligible(out int32, pi int32, sc *arbScratch) (uint8, bool) 
 
 // ranker orders the eligible requests of one output: output VL first after
 // the VL granted last, then input port first after the one granted last on
-// that VL, then the lower input VL.
+// that VL (shared: on the VL granted last), then the lower input VL.
 type ranker struct {
 	out        int32
 	nVL, ports int
 	lastVL     int
-	best       int // rank of the best request so far
+	shared     bool // HW.SharedInputPointer
+	best       int  // rank of the best request so far
 }
 
 func (s *simulator) newRanker(out int32) ranker {
 	c := &s.chans[out]
-	return ranker{out: out, nVL: s.nVL, ports: int(c.ports), lastVL: int(c.lastVL), best: math.MaxInt}
+	return ranker{out: out, nVL: s.nVL, ports: int(c.ports), lastVL: int(c.lastVL), shared: s.p.HW.SharedInputPointer, best: math.MaxInt}
 }
 
 // better reports whether packet pi, requesting on output VL ovl, beats the
@@ -339,7 +340,11 @@ func (s *simulator) newRanker(out int32) ranker {
 func (r *ranker) better(s *simulator, ovl uint8, pi int32) bool {
 	pk := &s.pkts[pi]
 	inPort := int(pk.inPort)
-	last := int(s.lanes[int(r.out)*r.nVL+int(ovl)].lastIn)
+	pv := int(ovl) // the VL whose last grant the round robin starts after
+	if r.shared {
+		pv = r.lastVL
+	}
+	last := int(s.lanes[int(r.out)*r.nVL+pv].lastIn)
 	rank := (((int(ovl)-r.lastVL-1+2*r.nVL)%r.nVL)*r.ports+(inPort-last-1+2*r.ports)%r.ports)*r.nVL + int(pk.vl)
 	if rank >= r.best {
 		return false

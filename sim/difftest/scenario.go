@@ -167,6 +167,7 @@ func hwDiff(h fabric.Hardware) string {
 	add("hiccup_period_ps", h.HiccupPeriodPs, d.HiccupPeriodPs)
 	add("hiccup_ps", h.HiccupPs, d.HiccupPs)
 	add("hiccup_sync", h.HiccupSync, d.HiccupSync)
+	add("shared_input_pointer", h.SharedInputPointer, d.SharedInputPointer)
 	add("switch_latency_ps", h.SwitchLatencyPs, d.SwitchLatencyPs)
 	add("voq", h.VOQ, d.VOQ)
 	add("nic_window", h.NICWindow, d.NICWindow)
@@ -629,6 +630,8 @@ func drawLate(c chooser, s *Scenario, topo string) {
 	if hw.HiccupPs > 0 && chance(c, 20) {
 		hw.HiccupSync = pick(c, 1.0, 1.0, 0.5, 0.9)
 	}
+	// The Mellanox model's input round robin (after the hiccup phases).
+	hw.SharedInputPointer = chance(c, 30)
 }
 
 // placeJobs lays the job plans on the network's n HCAs: a seeded shuffle

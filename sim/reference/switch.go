@@ -200,7 +200,11 @@ func (s *simulator) pick(o *port, t int64) *inBuf {
 			continue
 		}
 		rv := mod(h.outVL-o.lastVL-1, s.vls)
-		rp := mod(b.at.num-o.lastPort[h.outVL]-1, ports)
+		pv := h.outVL // the round robin over inputs starts after the last grant on this VL
+		if s.p.HW.SharedInputPointer {
+			pv = o.lastVL // or on any VL: the last grant of all
+		}
+		rp := mod(b.at.num-o.lastPort[pv]-1, ports)
 		if best == nil || rv < bestVL || (rv == bestVL && (rp < bestPort || (rp == bestPort && b.vl < best.vl))) {
 			best, bestVL, bestPort = b, rv, rp
 		}
