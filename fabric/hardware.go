@@ -97,6 +97,16 @@ type Hardware struct {
 	// does not block a packet for another. Without it the buffer is one
 	// FIFO whose head alone competes.
 	VOQ bool `json:"voq" param:"voq" default:"true" help:"switch input buffers keep a queue per output port (false: one FIFO)"`
+	// ForwardAtStart lets a switch, and a sink, take a flit at the start of
+	// its reception rather than once the whole flit has arrived: a head is
+	// routed and crosses as soon as it begins to arrive (cut-through on
+	// the header, as InfiniBand switches do and as the Mellanox model
+	// does: setDeliverOnReceptionStart), a hop costs one flit time less.
+	// A flit still leaves no sooner than it could have fully arrived
+	// onto an equally fast cable; onto a faster cable the switch stores
+	// the whole packet, and a sink finishes a flit no sooner than it has
+	// fully arrived. docs/ibmodel.md measures it.
+	ForwardAtStart bool `json:"forward_at_start,omitempty" param:"forward_at_start" default:"false" help:"a switch or sink takes a flit at the start of its reception (cut-through on the header, as InfiniBand hardware and the Mellanox model; false: once the whole flit has arrived)"`
 	// SharedInputPointer makes an output's arbiter, among the packets of
 	// the VL it serves, start its round robin over the inputs after the
 	// input it last granted on any VL, as the Mellanox OMNeT++ model does

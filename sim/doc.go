@@ -97,7 +97,15 @@
 // A packet occupies a channel c as one uninterrupted train: its flit k
 // starts onto the cable at d₀ + k·ft(c) and has fully arrived at the far
 // end at a_k = d₀ + (k+1)·ft(c) + cab. The packet's head has arrived at
-// a₀. (Below, ft without a channel is an HCA's cable's; every HCA's cable
+// a₀. With HW.ForwardAtStart the receiver takes flit k at the start of
+// its reception instead, a_k = d₀ + k·ft(c) + cab, and everything below
+// that speaks of a flit's arrival means that instant, with three
+// exceptions: a packet bound for a faster cable than it came in on is
+// eligible (Arbitration) only once its last flit has fully arrived,
+// a₀ + flits·ft(in), as a switch stores such a packet; a sink whose bus is
+// faster than the cable finishes a flit no sooner than it has fully
+// arrived; and a deadlocked run's last instant counts a flit's full
+// arrival. (Below, ft without a channel is an HCA's cable's; every HCA's cable
 // has it.)
 //
 // # HCAs: the sources

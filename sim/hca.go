@@ -174,7 +174,7 @@ func (s *simulator) tryInject(h int32) {
 	c.linkFree = now + int64(pk.flits)*c.ft
 	s.horizon = max(s.horizon, c.linkFree+s.prop)
 	pk.ch = hc.ch
-	s.k.schedule(event{at: now + c.ft + s.prop, phase: phaseArrive, kind: evHeadArrive, node: c.to, port: c.toPort, vl: pk.vl, ref: pi})
+	s.k.schedule(event{at: now + s.headDelay(c) + s.prop, phase: phaseArrive, kind: evHeadArrive, node: c.to, port: c.toPort, vl: pk.vl, ref: pi})
 	s.scheduleHCA(h, c.linkFree)
 }
 
@@ -223,8 +223,12 @@ func (s *simulator) consume(hc *hcaDev, pi int32) {
 	nextH := int64(-1)    // the next hiccup starts here, none since nextH−P+H; -1 unknown
 	var runT0, runN int64 // credits arriving at runT0, runT0+pf, …
 	first := int64(-1)    // the first of them
+	fas := s.p.HW.ForwardAtStart && pf < ft // a flit may not be done before it has fully arrived
 	for k, arr := int64(0), s.k.now; k < int64(pk.flits); k, arr = k+1, arr+ft {
 		t := max(arr, done)
+		if fas {
+			t = max(t, arr+ft-pf)
+		}
 		if H == 0 || (t+pf <= nextH && t >= nextH-P+H) {
 			done = t + pf
 		} else {

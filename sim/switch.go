@@ -65,7 +65,7 @@ func (s *simulator) request(pi int32) {
 	c := &s.chans[pk.out]
 	pk.reqNext = c.reqHead
 	c.reqHead = pi
-	s.requestTry(pk.out, max(s.k.now, pk.headAt+s.lat), int32(pk.flits))
+	s.requestTry(pk.out, max(s.k.now, s.readyAt(pk)), int32(pk.flits))
 }
 
 // route sets the channel a packet whose head has arrived at switch sw
@@ -160,7 +160,7 @@ func (s *simulator) becomeHead(l int) {
 // has been routed and the buffer's previous packet has crossed.
 func (s *simulator) ready(l int) int64 {
 	ln := &s.lanes[l]
-	return max(s.pkts[ln.head].headAt+s.lat, ln.free)
+	return max(s.readyAt(&s.pkts[ln.head]), ln.free)
 }
 
 // requestTry makes output out arbitrate at t, unless it already will
@@ -247,7 +247,7 @@ func (s *simulator) arbitrateVOQ(out int32) {
 	rk := s.newRanker(out)
 	prev := int32(-1)
 	for r := c.reqHead; r >= 0; prev, r = r, s.pkts[r].reqNext {
-		if t := s.pkts[r].headAt + s.lat; t > now {
+		if t := s.readyAt(&s.pkts[r]); t > now {
 			sc.wake = min(sc.wake, t)
 			continue
 		}
@@ -463,11 +463,36 @@ func (s *simulator) move(out int32, in int, pi int32, ovl uint8) int64 {
 	c.linkFree = d0 + n*c.ft
 	s.horizon = max(s.horizon, c.linkFree+s.prop, last+s.prop)
 	pk.ch, pk.vl, pk.next = out, ovl, -1
-	e := event{at: d0 + c.ft + s.prop, phase: phaseArrive, kind: evHeadArrive, node: c.to, port: c.toPort, vl: ovl, ref: pi}
+	e := event{at: d0 + s.headDelay(c) + s.prop, phase: phaseArrive, kind: evHeadArrive, node: c.to, port: c.toPort, vl: ovl, ref: pi}
 	if c.toDom == s.dom {
 		s.k.schedule(e)
 	} else { // another domain's node: queued there at the window's end
 		s.dmem.out = append(s.dmem.out, e)
 	}
 	return last
+}
+
+// headDelay is how long after a flit starts onto channel c (before the
+// cable delay) its receiver may take it: the flit time, or nothing when
+// switches and sinks take flits at the start of their reception
+// (HW.ForwardAtStart).
+func (s *simulator) headDelay(c *channel) int64 {
+	if s.p.HW.ForwardAtStart {
+		return 0
+	}
+	return c.ft
+}
+
+// readyAt is when packet pk, its head at a switch, may be granted its
+// output: its head routed (lat after it arrived), and with
+// HW.ForwardAtStart, bound for a faster cable than it came in on, all of
+// it arrived (the switch stores it).
+func (s *simulator) readyAt(pk *packet) int64 {
+	t := pk.headAt + s.lat
+	if s.p.HW.ForwardAtStart && pk.out >= 0 {
+		if in := s.chans[pk.ch].ft; s.chans[pk.out].ft < in {
+			t = max(t, pk.headAt+int64(pk.flits)*in)
+		}
+	}
+	return t
 }

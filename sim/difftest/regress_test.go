@@ -82,6 +82,11 @@ var regressions = []regression{
 		generated(226201)},
 	{"deadlock cycle of a run cut into domains", "the wait-for graph at the end of a deadlocked run cut into 3 domains asked domain 0's credit arena about every lane: it settled other domains' queues from the wrong arena (credits 48 + held 106 != 128 on lane 33, and an empty cycle where the uncut run finds four buffers)",
 		generated(531185)},
+	// Found by the generator's first seeds with forward_at_start (generated seeds 465 and 555331).
+	{"forward at start: a deadlocked run's last instant", "taken at the start of its reception, a flit still moves until it has fully arrived: the fast simulator ended the deadlocked run at the full arrival, the reference at the start of the reception (one window sampled against none)",
+		generated(465)},
+	{"forward at start: stored before a faster cable", "a packet from an 8 Gbit/s cable onto a 16 Gbit/s one waited in the output buffer until fully arrived; the fast simulator's O(1) room of the output buffer counted it as more than it held (a delivery 2,558 ps late); such a packet is now eligible only once it has fully arrived, in both",
+		generated(555331)},
 	// The battery of the former TestFastMatchesReference.
 	{"contention fat tree", "", scenario("kary-ntree:k=4,n=2", "minhop", traffic.Exchange, 4096, 1, 0, nil)},
 	{"hiccups, short messages", "", scenario("kary-ntree:k=4,n=2", "sssp", traffic.Exchange, 700, 1, 0, nil)},

@@ -168,6 +168,7 @@ func hwDiff(h fabric.Hardware) string {
 	add("hiccup_ps", h.HiccupPs, d.HiccupPs)
 	add("hiccup_sync", h.HiccupSync, d.HiccupSync)
 	add("shared_input_pointer", h.SharedInputPointer, d.SharedInputPointer)
+	add("forward_at_start", h.ForwardAtStart, d.ForwardAtStart)
 	add("switch_latency_ps", h.SwitchLatencyPs, d.SwitchLatencyPs)
 	add("voq", h.VOQ, d.VOQ)
 	add("nic_window", h.NICWindow, d.NICWindow)
@@ -632,6 +633,8 @@ func drawLate(c chooser, s *Scenario, topo string) {
 	}
 	// The Mellanox model's input round robin (after the hiccup phases).
 	hw.SharedInputPointer = chance(c, 30)
+	// Flits taken at the start of their reception (after the pointer).
+	hw.ForwardAtStart = chance(c, 40)
 }
 
 // placeJobs lays the job plans on the network's n HCAs: a seeded shuffle

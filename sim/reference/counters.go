@@ -41,7 +41,7 @@ func (s *simulator) noteStall(o *port) {
 	for _, b := range o.cand {
 		h := s.candHop(b, o)
 		f := h.p.flits
-		if t < h.arr[0]+s.lat || (!s.voq && t < b.free) || o.held+f > s.obuf {
+		if t < s.headReady(h) || (!s.voq && t < b.free) || o.held+f > s.obuf {
 			continue
 		}
 		if o.credits[h.outVL] < s.creditsNeeded(h) {

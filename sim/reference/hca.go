@@ -151,7 +151,7 @@ func (s *simulator) decideHCA(h *hca) {
 	s.flitsInjected += int64(p.flits)
 	s.flitHops += int64(p.flits)
 	s.inFlight++
-	s.lastActive = s.now
+	s.lastActive = max(s.lastActive, s.now)
 	h.linkFree = s.now + int64(p.flits)*o.ft
 
 	// The packet leaves as a train: its flits queue for the cable now and
@@ -186,7 +186,13 @@ func (s *simulator) busStart(h *hca) {
 		return
 	}
 	h.busy = true
-	s.post(event{t: s.busDone(h, s.now, s.pf), kind: evConsumed, hca: h})
+	start := s.now
+	if in := h.port.ft; s.p.HW.ForwardAtStart && s.pf < in {
+		// Taken at the start of its reception, a flit is done no sooner
+		// than it has fully arrived.
+		start = max(start, h.bus[0].arrival+in-s.pf)
+	}
+	s.post(event{t: s.busDone(h, start, s.pf), kind: evConsumed, hca: h})
 }
 
 // busDone returns when bus work started at start is done: the bus works
@@ -227,7 +233,7 @@ func (s *simulator) consumed(h *hca) {
 	b.occ--
 	s.post(event{t: s.now + s.cab, kind: evCredit, port: b.at.peer, vl: b.vl})
 	s.flitsConsumed++
-	s.lastActive = s.now
+	s.lastActive = max(s.lastActive, s.now)
 	if f.k == f.h.p.flits-1 {
 		s.deliver(h, f.h.p)
 	}

@@ -6,7 +6,9 @@ import (
 	"flitsim/routing"
 )
 
-// arrive: flit k of hop h has fully arrived in its input buffer.
+// arrive: flit k of hop h has fully arrived in its input buffer (with
+// ForwardAtStart: has begun to arrive; it is all there one flit time of
+// its cable later).
 func (s *simulator) arrive(h *hop, k int) {
 	b := h.buf
 	if k != h.arrived {
@@ -20,7 +22,10 @@ func (s *simulator) arrive(h *hop, k int) {
 		s.failf("input buffer %s holds %d flits, more than its %d", s.bufName(b), b.occ, b.cap)
 		return
 	}
-	s.lastActive = s.now
+	s.lastActive = max(s.lastActive, s.now)
+	if s.p.HW.ForwardAtStart {
+		s.lastActive = max(s.lastActive, s.now+b.at.ft) // a flit moves until it has fully arrived
+	}
 	if !b.at.isSwitch {
 		sink := s.hcaAt(b.at.node)
 		sink.bus = append(sink.bus, busFlit{h: h, k: k, arrival: s.now})
@@ -53,7 +58,7 @@ func (s *simulator) compete(h *hop) {
 	if s.voq {
 		if h.out != nil && s.candHop(b, h.out) == h {
 			h.out.cand = append(h.out.cand, b)
-			s.postDecide(h.out, h.arr[0]+s.lat)
+			s.postDecide(h.out, s.headReady(h))
 		}
 		return
 	}
@@ -139,7 +144,7 @@ func (s *simulator) readyAt(b *inBuf) int64 {
 	if b.free == never {
 		return never
 	}
-	return max(b.head().arr[0]+s.lat, b.free)
+	return max(s.headReady(b.head()), b.free)
 }
 
 // postDecide schedules a decision of switch output o at t or, if its
@@ -193,7 +198,7 @@ func (s *simulator) pick(o *port, t int64) *inBuf {
 	for _, b := range o.cand {
 		h := s.candHop(b, o)
 		f := h.p.flits
-		if t < h.arr[0]+s.lat || o.credits[h.outVL] < s.creditsNeeded(h) || o.held+f > s.obuf {
+		if t < s.headReady(h) || o.credits[h.outVL] < s.creditsNeeded(h) || o.held+f > s.obuf {
 			continue
 		}
 		if !s.voq && t < b.free {
@@ -262,7 +267,7 @@ func (s *simulator) takeCredits(o *port, b *inBuf, h *hop) bool {
 	o.lastVL, o.lastPort[w] = w, b.at.num
 	o.sent(f, s.now)
 	s.flitHops += int64(f)
-	s.lastActive = s.now
+	s.lastActive = max(s.lastActive, s.now)
 	return true
 }
 
@@ -294,7 +299,7 @@ func (s *simulator) cross(h *hop, k int) {
 	}
 	h.crossed++
 	h.lastCross, o.lastCross, b.lastRead = s.now, s.now, s.now
-	s.lastActive = s.now
+	s.lastActive = max(s.lastActive, s.now)
 
 	// The freed input buffer place sends its credit upstream.
 	b.occ--
@@ -323,7 +328,7 @@ func (s *simulator) cross(h *hop, k int) {
 		// read port to wait for.
 		o.xbar = s.now + s.fx
 		for _, c := range o.cand {
-			s.postDecide(o, s.candHop(c, o).arr[0]+s.lat)
+			s.postDecide(o, s.headReady(s.candHop(c, o)))
 		}
 		return
 	}
@@ -376,12 +381,18 @@ func (s *simulator) cableStart(o *port) {
 		return
 	}
 	o.cableFree = s.now + o.ft
-	s.lastActive = s.now
+	s.lastActive = max(s.lastActive, s.now)
 	if f.k == 0 {
 		h.d0 = s.now
 		h.next = &hop{p: h.p, buf: o.peer.in[h.outVL], arr: make([]int64, h.p.flits)}
 	}
-	s.post(event{t: s.now + o.ft + s.cab, kind: evArrive, h: h.next, k: f.k})
+	// The receiver takes the flit once it has fully arrived, or, with
+	// ForwardAtStart, as soon as it begins to arrive.
+	at := s.now + o.ft + s.cab
+	if s.p.HW.ForwardAtStart {
+		at = s.now + s.cab
+	}
+	s.post(event{t: at, kind: evArrive, h: h.next, k: f.k})
 	s.kickCable(o)
 	if o.isSwitch {
 		o.held--
@@ -400,7 +411,7 @@ func (s *simulator) credit(o *port, vl int) {
 		s.failf("credits of %s on VL %d are %d, more than the %d places of the buffer", s.portName(o), vl, o.credits[vl], o.capacity)
 		return
 	}
-	s.lastActive = s.now
+	s.lastActive = max(s.lastActive, s.now)
 	switch {
 	case o.hca != nil:
 		s.postDecideHCA(o.hca, s.now)
@@ -448,4 +459,16 @@ func (s *simulator) grantVOQ(o *port, b *inBuf) {
 	}
 	o.xbar = never
 	s.post(event{t: s.now, kind: evCross, h: h, k: 0})
+}
+
+// headReady is when hop h's packet may be granted its output: its head
+// routed (lat after it arrived), and with ForwardAtStart, bound for a
+// faster cable than it came in on, all of it arrived (a switch stores
+// it).
+func (s *simulator) headReady(h *hop) int64 {
+	t := h.arr[0] + s.lat
+	if in := h.buf.at.ft; s.p.HW.ForwardAtStart && h.out != nil && h.out.ft < in {
+		t = max(t, h.arr[0]+int64(h.p.flits)*in)
+	}
+	return t
 }
