@@ -220,9 +220,9 @@ func (s *simulator) consume(hc *hcaDev, pi int32) {
 	pf, P, H := s.pcieFt, s.p.HW.HiccupPeriodPs, s.p.HW.HiccupPs
 	ft := s.chans[pk.ch].ft
 	done := hc.sinkFree
-	nextH := int64(-1)    // the next hiccup starts here, none since nextH−P+H; -1 unknown
-	var runT0, runN int64 // credits arriving at runT0, runT0+pf, …
-	first := int64(-1)    // the first of them
+	nextH := int64(-1)                      // the next hiccup starts here, none since nextH−P+H; -1 unknown
+	var runT0, runN int64                   // credits arriving at runT0, runT0+pf, …
+	first := int64(-1)                      // the first of them
 	fas := s.p.HW.ForwardAtStart && pf < ft // a flit may not be done before it has fully arrived
 	for k, arr := int64(0), s.k.now; k < int64(pk.flits); k, arr = k+1, arr+ft {
 		t := max(arr, done)
