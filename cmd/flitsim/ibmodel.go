@@ -10,6 +10,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -28,6 +29,7 @@ const ibmodelHelp = `
 Subcommands:
   run SPEC|FILE --routing R --traffic K [flags]   one scenario through flitsim and the IB model, side by side
   compare [--set NAME] [-o DIR] [-j N]           a set of scenarios (resumable), one table
+  rescore DIR --hw key=value,...                 flitsim's side of a compare again, with more hardware keys
   sets                                           list the sets of compare
 
 The IB model is the Mellanox OMNeT++ InfiniBand flit model the thesis'
@@ -48,6 +50,8 @@ func ibmodelCmd(args []string, stdout, stderr io.Writer) error {
 		return ibmodelRun(args[1:], stdout, stderr)
 	case "compare":
 		return ibmodelCompare(args[1:], stdout, stderr)
+	case "rescore":
+		return ibmodelRescore(args[1:], stdout, stderr)
 	case "sets":
 		for _, s := range witnessSets() {
 			fmt.Fprintf(stdout, "%-10s %4d scenarios  %s\n", s.name, len(s.scenarios()), s.help)
@@ -578,4 +582,65 @@ func witnessMarkdown(rows []witnessOutcome) string {
 			lat(o.FlitsimLatNs), lat(o.ModelLatNs), o.ModelWallS, o.Note)
 	}
 	return b.String()
+}
+
+// rescoreKeys are the hardware keys rescore may add: flitsim's own
+// choices, which change nothing the model is given.
+var rescoreKeys = map[string]bool{"forward_at_start": true, "shared_input_pointer": true, "voq": true, "hiccup_sync": false}
+
+func ibmodelRescore(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("ibmodel rescore", "ibmodel rescore DIR --hw key=value,... [-o FILE.md]",
+		"Runs flitsim's side of every scenario a compare finished in DIR again with more hardware keys, the\n"+
+			"ones that change flitsim and nothing the model is given (forward_at_start, shared_input_pointer, voq),\n"+
+			"and prints the model's numbers beside both of flitsim's: how much of a difference a mechanism explains.", stderr)
+	hw := fs.String("hw", "", "the hardware keys to add, key=value,...")
+	out := fs.String("o", "", "also write the table here (Markdown)")
+	dir, err := parseOne(fs, args, "DIR")
+	if err != nil {
+		return err
+	}
+	for _, kv := range strings.Split(*hw, ",") {
+		k, _, _ := strings.Cut(kv, "=")
+		if !rescoreKeys[strings.TrimSpace(k)] {
+			return badInput("--hw %s: rescore takes %s, which the model is not given", k, "forward_at_start, shared_input_pointer, voq")
+		}
+	}
+	done, err := readWitnessResults(filepath.Join(dir, "results.jsonl"))
+	if err != nil {
+		return err
+	}
+	var rows []witnessOutcome
+	for _, o := range done {
+		rows = append(rows, o)
+	}
+	sort.Slice(rows, func(i, j int) bool { return rows[i].Scenario.key() < rows[j].Scenario.key() })
+	var b strings.Builder
+	fmt.Fprintf(&b, "| scenario | routing | traffic | IB model GB/s | flitsim GB/s | model vs flitsim | flitsim with %s | model vs it |\n|---|---|---|---:|---:|---:|---:|---:|\n", *hw)
+	for _, o := range rows {
+		w := o.Scenario
+		if w.HW != "" {
+			w.HW += ","
+		}
+		w.HW += *hw
+		pt, nets, err := witnessPoint(w)
+		if err != nil {
+			return err
+		}
+		r := pipeline.Run(pt, "", nets, sim.Run)
+		if r.Err != nil || r.Result == nil {
+			return fmt.Errorf("%s: %v", w.Name, r.Err)
+		}
+		tr := w.Traffic + " " + w.MsgBytes
+		if w.Traffic != "exchange" {
+			tr += fmt.Sprintf(" at %g", w.Load)
+		}
+		again := r.Result.ThroughputGBs
+		fmt.Fprintf(&b, "| %s | %s | %s | %.2f | %.2f | %+.1f %% | %.2f | %+.1f %% |\n", w.Name, w.Engine, tr, o.ModelGBs, o.FlitsimGBs, o.DiffPct,
+			again, 100*(o.ModelGBs-again)/again)
+	}
+	fmt.Fprint(stdout, b.String())
+	if *out != "" {
+		return results.WriteFileAtomic(*out, []byte(b.String()))
+	}
+	return nil
 }
