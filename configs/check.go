@@ -10,9 +10,9 @@ import (
 	"slices"
 
 	"flitsim/fabric"
+	"flitsim/fabric/param"
 	"flitsim/faults"
 	"flitsim/routing"
-	"flitsim/traffic"
 )
 
 // Check does everything a run does before it simulates: it reads every
@@ -115,12 +115,15 @@ func (c *Campaign) Check() error {
 			}
 			p, _ := c.simParams(t)
 			for _, n := range slices.Sorted(maps.Keys(hcaCounts)) { // the same first error every run
-				if _, err := traffic.New(p.Traffic, make([]int, n), fabric.Stream(1, "check")); err != nil {
-					key := "traffic.kind"
-					if t.Has("distance") {
-						key = "traffic.distance"
+				if err := p.Traffic.Check(n); err != nil {
+					key, msg := "traffic.kind", err.Error()
+					if pe := (*param.Error)(nil); errors.As(err, &pe) {
+						msg = pe.Msg
+						if pe.Key != "" && pe.Key != "pattern" && t.Has(pe.Key) {
+							key = "traffic." + pe.Key
+						}
 					}
-					return c.errAtKey(key, i, "on %s with %d HCAs: %v", c.Topologies[ti].Spec, n, err)
+					return c.errAtKey(key, i, "on %s with %d HCAs: %s", c.Topologies[ti].Spec, n, msg)
 				}
 			}
 		}

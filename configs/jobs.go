@@ -308,11 +308,14 @@ func (w *Workload) decodeTraffic(id, prefix string, i int, m map[string]any, mtu
 			return t, err
 		}
 	} else {
-		t.Kind = traffic.JobExchange
+		t.Kind = traffic.Exchange
 	}
 	t.MessageBytes, t.Load, t.Iterations = mtu, 1, t.Kind.DefaultIterations()
-	if t.Kind == traffic.JobShift {
-		t.Distance = 1 // the declared default; the other patterns have none
+	switch t.Kind { // the declared defaults; the other patterns have none
+	case traffic.Shift:
+		t.Distance = 1
+	case traffic.HotSpot:
+		t.HotFraction = 0.1
 	}
 	var own []string
 	for k := range m {
@@ -333,7 +336,7 @@ func (w *Workload) decodeTraffic(id, prefix string, i int, m map[string]any, mtu
 		}
 	}
 	probe := traffic.Job{ID: id, Ranks: make([]int, max(n, 2)), Traffic: t}
-	if t.Kind == traffic.JobShift && t.Distance%2 == 0 {
+	if t.Kind == traffic.Shift && t.Distance%2 == 0 {
 		probe.Traffic.Distance = 1 // whether it maps ranks onto themselves depends on the size
 	}
 	if err := probe.Check(); err != nil {

@@ -110,7 +110,7 @@ func TestJobRoutingMode(t *testing.T) {
 			ranks[i] = i
 		}
 		p.Jobs = []traffic.Job{{ID: "shift", Ranks: ranks, Routing: mode,
-			Traffic: traffic.JobTraffic{Kind: traffic.JobShift, Distance: 8, Load: 1}}}
+			Traffic: traffic.JobTraffic{Kind: traffic.Shift, Distance: 8, Load: 1}}}
 		res, err := Run(net, tb, p)
 		require.NoError(t, err)
 		return res
@@ -122,7 +122,7 @@ func TestJobRoutingMode(t *testing.T) {
 
 	net, tb := setup(t, spec, "dfsssp")
 	p := DefaultParams()
-	p.Jobs = []traffic.Job{{ID: "a", Ranks: []int{0, 1}, Routing: "ugal", Traffic: traffic.JobTraffic{Kind: traffic.JobShift, Distance: 1, Load: 1}}}
+	p.Jobs = []traffic.Job{{ID: "a", Ranks: []int{0, 1}, Routing: "ugal", Traffic: traffic.JobTraffic{Kind: traffic.Shift, Distance: 1, Load: 1}}}
 	_, err := Run(net, tb, p)
 	assert.ErrorContains(t, err, "needs an adaptive engine")
 }
@@ -170,7 +170,7 @@ func TestAriesFig7InKind(t *testing.T) {
 		p.HW.PCIeGbps, p.HW.HiccupPs = 128, 0
 		p.HW.LinkGbps, p.HW.Rank1Gbps, p.HW.Rank2Gbps, p.HW.Rank3Gbps = 80, 42, 42, 37.6
 		p.Counters = true
-		pp := traffic.JobTraffic{Kind: traffic.JobPingPong, MessageBytes: 4 << 20, Iterations: 1}
+		pp := traffic.JobTraffic{Kind: traffic.PingPong, MessageBytes: 4 << 20, Iterations: 1}
 		p.Jobs = []traffic.Job{
 			{ID: "intra", Ranks: []int{rank("h-a0-r0-c0-0"), rank("h-a0-r5-c15-0")}, Traffic: pp},
 			{ID: "inter", Ranks: []int{rank("h-a1-r0-c0-0"), rank("h-a2-r5-c15-0")}, Traffic: pp},

@@ -109,7 +109,7 @@ func TestAngaraOneFailedLink(t *testing.T) {
 }
 
 // Seeds/003 Fig. 6d in kind: osu_alltoall's 1 MB all-to-all on the 32
-// nodes of the Desmos torus (pairwise steps, traffic.JobAlltoall) ends
+// nodes of the Desmos torus (pairwise steps, traffic.Alltoall) ends
 // sooner with SSSP's routes than with BFS's, on the thesis' hardware with
 // one VL and bubbles and on three variants of its buffers and packets (the
 // paper gives none of Angara's; docs/validation.md has the figures).
@@ -144,7 +144,7 @@ func TestAngaraFig6Alltoall(t *testing.T) {
 				p.HW = angaraHW(true)
 				tc.set(&p.HW)
 				p.Jobs = []traffic.Job{{ID: "alltoall", Ranks: ranks,
-					Traffic: traffic.JobTraffic{Kind: traffic.JobAlltoall, MessageBytes: 1 << 20, Load: 1, Iterations: 1}}}
+					Traffic: traffic.JobTraffic{Kind: traffic.Alltoall, MessageBytes: 1 << 20, Load: 1, Iterations: 1}}}
 				r, err := Run(net, tb, p)
 				require.NoError(t, err)
 				require.Equal(t, Completed, r.Verdict, e)

@@ -111,17 +111,21 @@
 // # HCAs: the sources
 //
 // Terminal i (the i-th HCA in node order) takes its messages from
-// Params.Traffic: traffic.New(spec, net.HCASwitches(), fabric.Stream(seed,
-// "traffic/pattern")) builds the pattern once, with its ranks laid on the
-// HCAs by spec.Order (rank i is HCA i by default), and
-// terminal i draws from its own stream fabric.Stream(seed,
-// "traffic/hca/<i>"). The source is open-loop: message m is created at T_m,
-// with T₀ = 0 and T_{m+1} = T_m + w_m + gap_m, where w_m = ft·Σ flits of
+// traffic.Open(Params.Traffic, Params.Jobs, net.HCASwitches(), streams of
+// the seed, wire time): the jobs of Params.Jobs, or the pattern of
+// Params.Traffic as one job of every HCA, built once from the stream
+// fabric.Stream(seed, "traffic/pattern") with its ranks laid on the HCAs
+// by spec.Order (rank i is HCA i by default); terminal i draws from its
+// own stream fabric.Stream(seed, "traffic/hca/<i>"). An open-loop pattern
+// creates message m at T_m, with T₀ = the job's start (0 for a pattern)
+// and T_{m+1} = T_m + w_m + gap_m, where w_m = ft·Σ flits of
 // message m's packets is its wire time and gap_m = traffic.Gap(load, w_m,
 // rng) (0 at load 1, otherwise exponential with mean w_m·(1−load)/load), so
 // that the HCA offers `load` of its link's flit rate whatever the message
 // size. Creating message m draws, in this order, its destination
-// (pattern.Next) and then gap_m. A terminal whose pattern says it is done
+// (uniform, hot spot and palindromes of the bit reversal) and then gap_m.
+// A dependent pattern creates a message no earlier than the last
+// delivery it waits for (traffic.Source.Delivered). A terminal whose pattern says it is done
 // creates nothing more. Messages wait at the source until sent; their
 // creation never depends on the network.
 //

@@ -5,81 +5,12 @@ import (
 	"fmt"
 	"math/bits"
 	"math/rand/v2"
-	"sort"
-	"strings"
 )
-
-// JobKind names the traffic pattern of a job over its own ranks.
-type JobKind string
-
-// The job patterns. Open-loop patterns create their messages at the job's
-// load whatever the network does; dependent ones (halo, ping-pong, ring
-// allreduce, barrier, broadcast) create a message only once the messages it depends
-// on have arrived, as an MPI program does.
-const (
-	JobExchange    JobKind = "exchange"    // all-to-all: per iteration every rank sends to every other, shifts ±1, ±2, …
-	JobShift       JobKind = "shift"       // rank r sends to r+distance
-	JobUniform     JobKind = "uniform"     // every message to a uniformly drawn other rank
-	JobPermutation JobKind = "permutation" // rank r sends to π(r), a seeded derangement
-	JobHalo        JobKind = "halo"        // nearest neighbours on a periodic rank grid; an iteration waits for the last one's halos
-	JobPingPong    JobKind = "pingpong"    // ranks 0 and 1: a message and its answer per iteration
-	JobAllreduce   JobKind = "allreduce"   // ring allreduce: 2(n−1) steps of msg/n bytes to the right neighbour, each after the left's
-	JobBarrier     JobKind = "barrier"     // dissemination barrier: ⌈log₂ n⌉ rounds, r → r+2^k after round k−1 arrived
-	JobBroadcast   JobKind = "broadcast"   // binomial-tree broadcast from rank 0 (MPICH's): a rank forwards once it has received
-	JobAlltoall    JobKind = "alltoall"    // pairwise all-to-all (MPI's for large messages): step k to r+k+1 once step k−1's message arrived
-	JobNoise       JobKind = "noise"       // uniform traffic, bursty when burst_on is set: seeded on/off periods
-)
-
-// JobKinds lists the job patterns with their help texts, sorted.
-func JobKinds() []struct{ Kind, Help string } {
-	k := []struct{ Kind, Help string }{
-		{string(JobExchange), "all-to-all exchange: per iteration every rank sends one message to every other (shifts +1, −1, +2, …); open loop"},
-		{string(JobShift), "shift: rank r sends to rank r+distance; open loop"},
-		{string(JobUniform), "uniform random: every message to a uniformly drawn other rank; open loop"},
-		{string(JobPermutation), "random permutation: rank r sends to π(r), a seeded derangement; open loop"},
-		{string(JobHalo), "halo exchange on a periodic rank grid (grid = [x, y, …]): each iteration sends to every neighbour after all neighbours' previous halos arrived"},
-		{string(JobPingPong), "ping-pong between ranks 0 and 1: rank 1 answers each message, rank 0 sends the next on the answer"},
-		{string(JobAllreduce), "ring allreduce: 2(n−1) steps of msg_bytes/n to the right neighbour, each after the left neighbour's previous step arrived"},
-		{string(JobBarrier), "dissemination barrier: ⌈log₂ n⌉ rounds; in round k rank r sends to r+2^k once round k−1's message arrived"},
-		{string(JobBroadcast), "binomial-tree broadcast from rank 0 as MPICH's: rank r receives from r minus its lowest set bit, then sends to r+2^k for every 2^k below that bit, largest first; rank 0 starts each iteration without waiting"},
-		{string(JobAlltoall), "pairwise all-to-all as MPI libraries run MPI_Alltoall on large messages (osu_alltoall, seeds/003 Fig. 6): n−1 steps; in step k rank r sends to r+k+1 and starts step k+1 once step k's message from r−k−1 has arrived"},
-		{string(JobNoise), "network noise: uniform random traffic at the job's load, in seeded on/off bursts when burst_on is set"},
-	}
-	sort.Slice(k, func(i, j int) bool { return k[i].Kind < k[j].Kind })
-	return k
-}
-
-// ParseJobKind checks a job pattern name.
-func ParseJobKind(s string) (JobKind, error) {
-	var names []string
-	for _, k := range JobKinds() {
-		if k.Kind == s {
-			return JobKind(s), nil
-		}
-		names = append(names, k.Kind)
-	}
-	return "", fmt.Errorf("unknown job pattern %q (known: %s)", s, strings.Join(names, ", "))
-}
-
-// Dependent reports whether the pattern's messages wait for deliveries.
-func (k JobKind) Dependent() bool {
-	return k == JobHalo || k == JobPingPong || k == JobAllreduce || k == JobBarrier || k == JobBroadcast || k == JobAlltoall
-}
-
-// DefaultIterations is a pattern's iteration count when a job sets none:
-// one for the collective patterns, none (infinite) for the streams.
-func (k JobKind) DefaultIterations() int {
-	switch k {
-	case JobUniform, JobShift, JobPermutation, JobNoise:
-		return 0
-	}
-	return 1
-}
 
 // JobTraffic is the traffic of one job; its numeric knobs declare
 // themselves in param tags (the keys of a jobs file's [[job]] tables).
 type JobTraffic struct {
-	Kind JobKind `json:"pattern" param:"pattern" unset:"exchange" help:"the job's pattern"`
+	Kind Kind `json:"pattern" param:"pattern" unset:"exchange" help:"the job's pattern"`
 	// MessageBytes is the payload of a message (allreduce: of the whole
 	// vector, cut into n chunks).
 	MessageBytes int `json:"msg_bytes" param:"msg_bytes" kind:"size" range:"[1,1073741824]" unset:"1MTU" help:"payload of a message (allreduce: of the whole vector): bytes, or with a unit (4KiB, 10MTU)"`
@@ -89,12 +20,14 @@ type JobTraffic struct {
 	Iterations int `json:"iterations" param:"iterations" range:"[0,1073741824]" help:"repetitions of the pattern (0: infinite; default 1 for exchange, halo, pingpong, allreduce, barrier and broadcast, infinite for the streams)"`
 	// Load is the offered load per rank of the open-loop patterns.
 	Load float64 `json:"load,omitempty" param:"load" range:"(0,1]" default:"1" help:"offered load per rank of the open-loop patterns, a fraction of the link rate"`
-	// Distance is the shift of JobShift.
+	// Distance is the shift of Shift.
 	Distance int `json:"distance,omitempty" param:"distance" range:"[-1073741824,1073741824]" default:"1" help:"shift: rank r sends to r+distance (not a multiple of the job size)"`
 	// BurstOn and BurstOff are the mean on and off periods of bursty
 	// noise (seeded exponential); BurstOn 0 sends without pause.
 	BurstOn  int64 `json:"burst_on_ps,omitempty" param:"burst_on" unit:"ps" range:"[0,1000s]" default:"0" help:"noise: mean length of an on period (0: no bursts, always on)"`
 	BurstOff int64 `json:"burst_off_ps,omitempty" param:"burst_off" unit:"ps" range:"[0,1000s]" default:"0" help:"noise: mean length of an off period (with burst_on; 0: as long as burst_on)"`
+	// HotFraction is the share of a hot spot's messages to rank 0.
+	HotFraction float64 `json:"hot_fraction,omitempty" param:"hot_fraction" range:"(0,1]" default:"0.1" help:"hotspot: the share of messages to rank 0"`
 	// Grid shapes the halo's ranks (product = job size); nil: the most
 	// square 2D grid.
 	Grid []int `json:"grid,omitempty" param:"grid" unset:"the most square 2D grid" help:"halo: the periodic rank grid, e.g. [4, 4] (its product is the job's size)"`
@@ -102,13 +35,10 @@ type JobTraffic struct {
 
 // ParamValues lists the patterns a job may run (param.Valuer).
 func (*JobTraffic) ParamValues(key string) []string {
-	var v []string
 	if key == "pattern" {
-		for _, k := range JobKinds() {
-			v = append(v, k.Kind)
-		}
+		return kindNames()
 	}
-	return v
+	return nil
 }
 
 // Ranks returns every job's ranks (terminal ordinals), in job order: the
@@ -166,6 +96,9 @@ type workload struct {
 	perm  [][]int32   // permutation jobs' π
 	nbrs  [][][]int   // halo jobs' neighbours by rank
 	wire  WireFunc
+	// whole marks the one job of a [[traffic]] pattern over every
+	// terminal: a run of it reports no jobs (Jobs, JobOf, JobMessages).
+	whole bool
 }
 
 // NewWorkload returns the source of jobs on n terminals. A terminal is in
@@ -173,6 +106,14 @@ type workload struct {
 // random stream of a job by its id (a permutation job draws its
 // derangement from it), so a job draws the same alone as beside others.
 func NewWorkload(jobs []Job, n int, stream func(id string) *rand.Rand, wire WireFunc) (Source, error) {
+	w, err := newWorkload(jobs, n, stream, wire)
+	if err != nil {
+		return nil, err
+	}
+	return w, nil
+}
+
+func newWorkload(jobs []Job, n int, stream func(id string) *rand.Rand, wire WireFunc) (*workload, error) {
 	w := &workload{jobs: jobs, state: make([]rankState, n), perm: make([][]int32, len(jobs)), nbrs: make([][][]int, len(jobs)), wire: wire}
 	for t := range w.state {
 		w.state[t].job = -1
@@ -196,15 +137,15 @@ func NewWorkload(jobs []Job, n int, stream func(id string) *rand.Rand, wire Wire
 			st := rankState{job: int32(j), rank: int32(r), nextT: job.Traffic.Start, onUntil: -1}
 			// A rank that never sends waits for nothing (a broadcast's
 			// leaves): it keeps no count of what it receives.
-			if job.Traffic.Kind.Dependent() && (job.Traffic.Kind != JobBroadcast || broadcastFirst(r, len(job.Ranks)) > 0) {
+			if job.Traffic.Kind.Dependent() && (job.Traffic.Kind != Broadcast || broadcastFirst(r, len(job.Ranks)) > 0) {
 				st.recv = map[int64]recvTag{}
 			}
 			w.state[t] = st
 		}
 		switch job.Traffic.Kind {
-		case JobPermutation:
-			w.perm[j] = newPermutation(len(job.Ranks), stream(job.ID)).to
-		case JobHalo:
+		case Permutation:
+			w.perm[j] = newPermutation(len(job.Ranks), stream(job.ID))
+		case Halo:
 			w.nbrs[j] = haloNeighbours(job.grid())
 		}
 	}
@@ -215,10 +156,14 @@ func NewWorkload(jobs []Job, n int, stream func(id string) *rand.Rand, wire Wire
 func (j Job) Check() error {
 	n, t := len(j.Ranks), j.Traffic
 	bad := func(key, format string, v ...any) error {
-		return &param.Error{Key: key, Msg: fmt.Sprintf("job %s: ", j.ID) + fmt.Sprintf(format, v...)}
+		msg := fmt.Sprintf(format, v...)
+		if j.ID != "" {
+			msg = fmt.Sprintf("job %s: ", j.ID) + msg
+		}
+		return &param.Error{Key: key, Msg: msg}
 	}
 	if n < 2 {
-		return bad("", "%d ranks, a job needs at least 2", n)
+		return bad("", "%d ranks, traffic needs at least 2", n)
 	}
 	if t.MessageBytes < 1 {
 		return bad("msg_bytes", "message size %d bytes", t.MessageBytes)
@@ -230,26 +175,29 @@ func (j Job) Check() error {
 		return bad("iterations", "%d iterations", t.Iterations)
 	}
 	if t.Load < 1 && t.Kind.Dependent() {
-		return bad("load", "a %s job waits for its messages, a load below 1 does not apply", t.Kind)
+		return bad("load", "%s traffic waits for its messages, a load below 1 does not apply", t.Kind)
 	}
-	if (t.BurstOn > 0 || t.BurstOff > 0) && t.Kind != JobNoise {
+	if (t.BurstOn > 0 || t.BurstOff > 0) && t.Kind != Noise {
 		return bad("burst_on", "bursts apply to noise jobs, not %s", t.Kind)
 	}
-	if len(t.Grid) > 0 && t.Kind != JobHalo {
+	if len(t.Grid) > 0 && t.Kind != Halo {
 		return bad("grid", "a grid shapes halo jobs, not %s", t.Kind)
 	}
-	if t.Distance != 0 && t.Kind != JobShift {
+	if t.Distance != 0 && t.Kind != Shift {
 		return bad("distance", "a distance applies to shift jobs, not %s", t.Kind)
+	}
+	if t.HotFraction != 0 && t.Kind != HotSpot {
+		return bad("hot_fraction", "a hot fraction applies to hotspot jobs, not %s", t.Kind)
 	}
 	if t.BurstOff > 0 && t.BurstOn == 0 {
 		return bad("burst_off", "burst_off needs burst_on")
 	}
 	switch t.Kind {
-	case JobShift:
+	case Shift:
 		if ((t.Distance%n)+n)%n == 0 {
 			return bad("distance", "shift distance %d maps every rank onto itself (%d ranks)", t.Distance, n)
 		}
-	case JobHalo:
+	case Halo:
 		if len(t.Grid) > 0 {
 			p := 1
 			for _, d := range t.Grid {
@@ -262,9 +210,17 @@ func (j Job) Check() error {
 				return bad("grid", "grid %v holds %d ranks, the job has %d", t.Grid, p, n)
 			}
 		}
-	case JobExchange, JobUniform, JobPermutation, JobPingPong, JobAllreduce, JobBarrier, JobBroadcast, JobNoise, JobAlltoall:
+	case BitReversal:
+		if n&(n-1) != 0 {
+			return bad("pattern", "bit reversal needs a power-of-two number of ranks, have %d", n)
+		}
+	case HotSpot:
+		if !(t.HotFraction > 0 && t.HotFraction <= 1) {
+			return bad("hot_fraction", "hot fraction %g outside (0, 1]", t.HotFraction)
+		}
+	case Exchange, Uniform, Permutation, PingPong, Allreduce, Barrier, Broadcast, Noise, Alltoall:
 	default:
-		_, err := ParseJobKind(string(t.Kind))
+		_, err := ParseKind(string(t.Kind))
 		return bad("pattern", "%v", err)
 	}
 	return nil
@@ -318,20 +274,20 @@ func (w *workload) stepsPerIteration(j int, r int) int {
 	job := &w.jobs[j]
 	n := len(job.Ranks)
 	switch job.Traffic.Kind {
-	case JobExchange, JobAlltoall:
+	case Exchange, Alltoall:
 		return n - 1
-	case JobHalo:
+	case Halo:
 		return len(w.nbrs[j][r])
-	case JobPingPong:
+	case PingPong:
 		if r < 2 {
 			return 1
 		}
 		return 0
-	case JobAllreduce:
+	case Allreduce:
 		return 2 * (n - 1)
-	case JobBarrier:
+	case Barrier:
 		return bits.Len(uint(n - 1))
-	case JobBroadcast:
+	case Broadcast:
 		return bits.Len(uint(broadcastFirst(r, n)))
 	}
 	return 1
@@ -355,7 +311,7 @@ func broadcastFirst(r, n int) int {
 }
 
 // program returns rank r's step s (counted over iterations) of job j; it
-// draws from rng only for uniform destinations.
+// draws from rng only for random destinations.
 func (w *workload) program(j, r int, s int64, rng *rand.Rand) step {
 	job := &w.jobs[j]
 	n := len(job.Ranks)
@@ -364,21 +320,31 @@ func (w *workload) program(j, r int, s int64, rng *rand.Rand) step {
 	k := int(s % per)
 	st := step{bytes: t.MessageBytes, needTag: -1}
 	switch t.Kind {
-	case JobExchange:
+	case Exchange:
 		st.dst = ((r+ExchangeOffset(k, n))%n + n) % n
-	case JobShift:
+	case Shift:
 		st.dst = ((r+t.Distance)%n + n) % n
-	case JobUniform, JobNoise:
-		st.dst, _ = uniform{n: n}.Next(r, rng)
-	case JobPermutation:
+	case Uniform, Noise:
+		st.dst = uniformDraw(r, n, rng)
+	case BitReversal:
+		if st.dst = bitReverse(r, n); st.dst == r { // palindromes send uniformly instead of to themselves
+			st.dst = uniformDraw(r, n, rng)
+		}
+	case HotSpot:
+		if r != 0 && rng.Float64() < t.HotFraction {
+			st.dst = 0
+		} else {
+			st.dst = uniformDraw(r, n, rng)
+		}
+	case Permutation:
 		st.dst = int(w.perm[j][r])
-	case JobHalo:
+	case Halo:
 		nb := w.nbrs[j][r]
 		st.dst = nb[k]
 		if it := s / per; k == 0 && it > 0 {
 			st.needTag, st.needCount = it-1, int32(len(nb))
 		}
-	case JobPingPong:
+	case PingPong:
 		st.dst = 1 - r
 		switch {
 		case r == 1:
@@ -386,23 +352,23 @@ func (w *workload) program(j, r int, s int64, rng *rand.Rand) step {
 		case s > 0:
 			st.needTag, st.needCount = s-1, 1
 		}
-	case JobAllreduce:
+	case Allreduce:
 		st.dst = (r + 1) % n
 		st.bytes = (t.MessageBytes + n - 1) / n
 		if s > 0 {
 			st.needTag, st.needCount = s-1, 1
 		}
-	case JobAlltoall:
+	case Alltoall:
 		st.dst = (r + k + 1) % n
 		if s > 0 {
 			st.needTag, st.needCount = s-1, 1
 		}
-	case JobBarrier:
+	case Barrier:
 		st.dst = (r + 1<<k) % n
 		if s > 0 {
 			st.needTag, st.needCount = s-1, 1
 		}
-	case JobBroadcast:
+	case Broadcast:
 		st.dst = r + broadcastFirst(r, n)>>k
 		if r > 0 && k == 0 {
 			st.needTag, st.needCount = s/per, 1 // this iteration's message from the parent
@@ -414,7 +380,7 @@ func (w *workload) program(j, r int, s int64, rng *rand.Rand) step {
 // tag is what a message of step s carries: halo and broadcast iterations
 // match by iteration, the other dependent patterns by step.
 func (w *workload) tag(j, r int, s int64) int64 {
-	if k := w.jobs[j].Traffic.Kind; k == JobHalo || k == JobBroadcast {
+	if k := w.jobs[j].Traffic.Kind; k == Halo || k == Broadcast {
 		return s / int64(w.stepsPerIteration(j, r))
 	}
 	return s
@@ -487,7 +453,7 @@ func (w *workload) Counted(src int) bool {
 func (w *workload) Total() (int64, bool) {
 	var n int64
 	inf := false
-	for j, m := range JobMessages(w) {
+	for j, m := range w.messages() {
 		n += m
 		inf = inf || !w.jobs[j].Finite()
 	}
@@ -496,7 +462,7 @@ func (w *workload) Total() (int64, bool) {
 
 // Jobs returns the jobs of a source made by NewWorkload, nil otherwise.
 func Jobs(s Source) []Job {
-	if w, ok := s.(*workload); ok {
+	if w, ok := s.(*workload); ok && !w.whole {
 		return w.jobs
 	}
 	return nil
@@ -505,7 +471,7 @@ func Jobs(s Source) []Job {
 // JobOf returns the index of terminal t's job in a workload source, -1
 // when t is in none (or s is not a workload).
 func JobOf(s Source, t int) int {
-	if w, ok := s.(*workload); ok {
+	if w, ok := s.(*workload); ok && !w.whole {
 		return int(w.state[t].job)
 	}
 	return -1
@@ -516,9 +482,15 @@ func JobOf(s Source, t int) int {
 // workload.
 func JobMessages(s Source) []int64 {
 	w, ok := s.(*workload)
-	if !ok {
+	if !ok || w.whole {
 		return nil
 	}
+	return w.messages()
+}
+
+// messages returns, per job, how many messages its ranks send in all (0
+// for an infinite job).
+func (w *workload) messages() []int64 {
 	out := make([]int64, len(w.jobs))
 	for j, job := range w.jobs {
 		if !job.Finite() {

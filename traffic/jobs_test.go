@@ -100,33 +100,33 @@ func TestJobsOnIdealNetwork(t *testing.T) {
 		msgs  int
 		pairs int // distinct (src, dst) pairs
 	}{
-		{"pingpong", JobTraffic{Kind: JobPingPong, MessageBytes: 10, Iterations: 3}, 4, 6 * 10 * w, 6, 2},
-		{"allreduce", JobTraffic{Kind: JobAllreduce, MessageBytes: 50, Iterations: 1}, 5, 8 * 10 * w, 5 * 8, 5},
-		{"allreduce-2", JobTraffic{Kind: JobAllreduce, MessageBytes: 50, Iterations: 2}, 5, 16 * 10 * w, 5 * 16, 5},
-		{"barrier-8", JobTraffic{Kind: JobBarrier, MessageBytes: 1, Iterations: 1}, 8, 3 * w, 8 * 3, 24},
-		{"barrier-5", JobTraffic{Kind: JobBarrier, MessageBytes: 1, Iterations: 2}, 5, 6 * w, 5 * 6, 15},
+		{"pingpong", JobTraffic{Kind: PingPong, MessageBytes: 10, Iterations: 3}, 4, 6 * 10 * w, 6, 2},
+		{"allreduce", JobTraffic{Kind: Allreduce, MessageBytes: 50, Iterations: 1}, 5, 8 * 10 * w, 5 * 8, 5},
+		{"allreduce-2", JobTraffic{Kind: Allreduce, MessageBytes: 50, Iterations: 2}, 5, 16 * 10 * w, 5 * 16, 5},
+		{"barrier-8", JobTraffic{Kind: Barrier, MessageBytes: 1, Iterations: 1}, 8, 3 * w, 8 * 3, 24},
+		{"barrier-5", JobTraffic{Kind: Barrier, MessageBytes: 1, Iterations: 2}, 5, 6 * w, 5 * 6, 15},
 		// 0→4, 0→2, 0→1 one after the other; 4→6→7, 4→5 and 2→3 meanwhile.
-		{"broadcast-8", JobTraffic{Kind: JobBroadcast, MessageBytes: 1, Iterations: 1}, 8, 3 * w, 7, 7},
+		{"broadcast-8", JobTraffic{Kind: Broadcast, MessageBytes: 1, Iterations: 1}, 8, 3 * w, 7, 7},
 		// Rank 0 starts the second iteration at once (3w): 0→1 arrives at
 		// 6w, and so does 2→3 (2 has it at 5w).
-		{"broadcast-5", JobTraffic{Kind: JobBroadcast, MessageBytes: 1, Iterations: 2}, 5, 6 * w, 8, 4},
+		{"broadcast-5", JobTraffic{Kind: Broadcast, MessageBytes: 1, Iterations: 2}, 5, 6 * w, 8, 4},
 		// 4x3 periodic grid: 4 neighbours each, 3 iterations.
-		{"halo", JobTraffic{Kind: JobHalo, MessageBytes: 10, Iterations: 3, Grid: []int{4, 3}}, 12, 3 * 4 * 10 * w, 12 * 4 * 3, 12 * 4},
+		{"halo", JobTraffic{Kind: Halo, MessageBytes: 10, Iterations: 3, Grid: []int{4, 3}}, 12, 3 * 4 * 10 * w, 12 * 4 * 3, 12 * 4},
 		// 2x2: one neighbour per dimension (±1 coincide).
-		{"halo-2x2", JobTraffic{Kind: JobHalo, MessageBytes: 10, Iterations: 1}, 4, 2 * 10 * w, 4 * 2, 8},
-		{"exchange", JobTraffic{Kind: JobExchange, MessageBytes: 10, Iterations: 2}, 6, 10 * 10 * w, 6 * 5 * 2, 30},
+		{"halo-2x2", JobTraffic{Kind: Halo, MessageBytes: 10, Iterations: 1}, 4, 2 * 10 * w, 4 * 2, 8},
+		{"exchange", JobTraffic{Kind: Exchange, MessageBytes: 10, Iterations: 2}, 6, 10 * 10 * w, 6 * 5 * 2, 30},
 		// Pairwise: 5 steps each one wire time after the last one's
 		// message arrived; every rank sends to every other once.
-		{"alltoall", JobTraffic{Kind: JobAlltoall, MessageBytes: 10, Iterations: 1}, 6, 5 * 10 * w, 6 * 5, 30},
-		{"alltoall-2", JobTraffic{Kind: JobAlltoall, MessageBytes: 10, Iterations: 2}, 6, 10 * 10 * w, 6 * 5 * 2, 30},
-		{"shift", JobTraffic{Kind: JobShift, MessageBytes: 10, Iterations: 4, Distance: -1}, 6, 4 * 10 * w, 24, 6},
-		{"permutation", JobTraffic{Kind: JobPermutation, MessageBytes: 10, Iterations: 1}, 7, 10 * w, 7, 7},
+		{"alltoall", JobTraffic{Kind: Alltoall, MessageBytes: 10, Iterations: 1}, 6, 5 * 10 * w, 6 * 5, 30},
+		{"alltoall-2", JobTraffic{Kind: Alltoall, MessageBytes: 10, Iterations: 2}, 6, 10 * 10 * w, 6 * 5 * 2, 30},
+		{"shift", JobTraffic{Kind: Shift, MessageBytes: 10, Iterations: 4, Distance: -1}, 6, 4 * 10 * w, 24, 6},
+		{"permutation", JobTraffic{Kind: Permutation, MessageBytes: 10, Iterations: 1}, 7, 10 * w, 7, 7},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.job.Load = 1
 			// Two jobs: the measured one on terminals 3.., an idle
 			// terminal before it, and a finite exchange after it.
-			other := Job{ID: "other", Ranks: ranks(3+tc.n, 3), Traffic: JobTraffic{Kind: JobExchange, MessageBytes: 1, Load: 1, Iterations: 1}}
+			other := Job{ID: "other", Ranks: ranks(3+tc.n, 3), Traffic: JobTraffic{Kind: Exchange, MessageBytes: 1, Load: 1, Iterations: 1}}
 			jobs := []Job{{ID: "j", Ranks: ranks(3, tc.n), Traffic: tc.job}, other}
 			last, pairs, sent := ideal(t, jobs, 3+tc.n+3+1, wire, 1e6)
 			assert.Equal(t, tc.end, last[0], "last delivery")
@@ -152,7 +152,7 @@ func TestJobsOnIdealNetwork(t *testing.T) {
 func TestNoiseBursts(t *testing.T) {
 	wire := func(b int) int64 { return int64(b) }
 	on, off := int64(5000), int64(15000)
-	job := Job{ID: "n", Ranks: ranks(0, 4), Traffic: JobTraffic{Kind: JobNoise, MessageBytes: 100, Load: 1, BurstOn: on, BurstOff: off}}
+	job := Job{ID: "n", Ranks: ranks(0, 4), Traffic: JobTraffic{Kind: Noise, MessageBytes: 100, Load: 1, BurstOn: on, BurstOff: off}}
 	src, err := NewWorkload([]Job{job}, 4, func(string) *rand.Rand { return nil }, wire)
 	require.NoError(t, err)
 	rng := rand.New(rand.NewPCG(3, 4))
@@ -173,30 +173,36 @@ func TestNoiseBursts(t *testing.T) {
 }
 
 func TestJobCheck(t *testing.T) {
-	base := func(k JobKind, n int) Job {
+	base := func(k Kind, n int) Job {
 		return Job{ID: "x", Ranks: ranks(0, n), Traffic: JobTraffic{Kind: k, MessageBytes: 8, Load: 1, Iterations: 1}}
 	}
 	for _, tc := range []struct {
 		job Job
 		msg string
 	}{
-		{base(JobExchange, 1), "at least 2"},
-		{func() Job { j := base(JobShift, 4); j.Traffic.Distance = 8; return j }(), "onto itself"},
-		{func() Job { j := base(JobHalo, 6); j.Traffic.Grid = []int{4, 2}; return j }(), "holds 8 ranks"},
-		{func() Job { j := base(JobPingPong, 2); j.Traffic.Load = 0.5; return j }(), "does not apply"},
-		{func() Job { j := base(JobUniform, 2); j.Traffic.BurstOn = 5; return j }(), "noise jobs"},
-		{func() Job { j := base(JobNoise, 2); j.Traffic.BurstOff = 5; return j }(), "needs burst_on"},
-		{func() Job { j := base("spray", 2); return j }(), "unknown job pattern"},
+		{base(Exchange, 1), "at least 2"},
+		{func() Job { j := base(Shift, 4); j.Traffic.Distance = 8; return j }(), "onto itself"},
+		{func() Job { j := base(Halo, 6); j.Traffic.Grid = []int{4, 2}; return j }(), "holds 8 ranks"},
+		{func() Job { j := base(PingPong, 2); j.Traffic.Load = 0.5; return j }(), "does not apply"},
+		{func() Job { j := base(Uniform, 2); j.Traffic.BurstOn = 5; return j }(), "noise jobs"},
+		{func() Job { j := base(Noise, 2); j.Traffic.BurstOff = 5; return j }(), "needs burst_on"},
+		{func() Job { j := base("spray", 2); return j }(), "unknown traffic kind"},
+		{base(BitReversal, 6), "power-of-two"},
+		{base(HotSpot, 4), "hot fraction 0 outside"},
+		{func() Job { j := base(Uniform, 4); j.Traffic.HotFraction = 0.5; return j }(), "hotspot jobs"},
 	} {
 		err := tc.job.Check()
 		require.Error(t, err, tc.msg)
 		assert.Contains(t, err.Error(), tc.msg)
 	}
-	_, err := NewWorkload([]Job{base(JobExchange, 2), base(JobExchange, 2)}, 4, nil, nil)
+	for _, j := range []Job{base(BitReversal, 8), func() Job { j := base(HotSpot, 3); j.Traffic.HotFraction = 1; return j }()} {
+		assert.NoError(t, j.Check())
+	}
+	_, err := NewWorkload([]Job{base(Exchange, 2), base(Exchange, 2)}, 4, nil, nil)
 	assert.ErrorContains(t, err, "given twice")
-	b := base(JobExchange, 2)
+	b := base(Exchange, 2)
 	b.ID = "y"
-	_, err = NewWorkload([]Job{base(JobExchange, 2), b}, 4, nil, nil)
+	_, err = NewWorkload([]Job{base(Exchange, 2), b}, 4, nil, nil)
 	assert.ErrorContains(t, err, "also in job")
 }
 

@@ -88,27 +88,3 @@ func Layout(o Order, switchOf []int, rng *rand.Rand) ([]int32, error) {
 	}
 	return hca, nil
 }
-
-// placed runs a pattern over ranks on HCAs laid out by an order.
-type placed struct {
-	p         Pattern
-	hca, rank []int32 // rank → HCA and HCA → rank
-}
-
-func place(p Pattern, hca []int32) placed {
-	rank := make([]int32, len(hca))
-	for r, h := range hca {
-		rank[h] = int32(r)
-	}
-	return placed{p: p, hca: hca, rank: rank}
-}
-
-func (q placed) Next(src int, rng *rand.Rand) (int, bool) {
-	d, ok := q.p.Next(int(q.rank[src]), rng)
-	if !ok {
-		return 0, false
-	}
-	return int(q.hca[d]), true
-}
-
-func (q placed) Messages(src int) int { return q.p.Messages(int(q.rank[src])) }

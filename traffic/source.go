@@ -51,63 +51,40 @@ type Source interface {
 	Total() (counted int64, infinite bool)
 }
 
-// patternSource is one pattern over all terminals, every message of the
-// same size, open loop: a terminal creates its next message one wire time
-// plus a seeded gap after the previous one, whatever the network does.
-type patternSource struct {
-	p     Pattern
-	bytes int
-	load  float64
-	wire  int64
-	nextT []int64
-}
-
-// NewSource returns the source of spec s over the terminals cabled to the
-// switches switchOf lists (New's pattern), with messages of s.MessageBytes
-// (which must be set).
-func NewSource(s Spec, switchOf []int, rng *rand.Rand, wire WireFunc) (Source, error) {
-	p, err := New(s, switchOf, rng)
-	if err != nil {
-		return nil, err
-	}
-	return &patternSource{p: p, bytes: s.MessageBytes, load: s.Load, wire: wire(s.MessageBytes), nextT: make([]int64, len(switchOf))}, nil
-}
-
-func (ps *patternSource) Next(src int, rng *rand.Rand) (Msg, Status) {
-	dst, ok := ps.p.Next(src, rng)
-	if !ok {
-		return Msg{}, Done
-	}
-	m := Msg{Dst: dst, Bytes: ps.bytes, At: ps.nextT[src]}
-	ps.nextT[src] += ps.wire + Gap(ps.load, ps.wire, rng)
-	return m, Ready
-}
-
-func (*patternSource) Delivered(int, Msg, int64) bool { return false }
-
-func (ps *patternSource) Counted(src int) bool { return ps.p.Messages(src) >= 0 }
-
-func (ps *patternSource) Total() (int64, bool) {
-	var n int64
-	for i := range ps.nextT {
-		m := ps.p.Messages(i)
-		if m < 0 {
-			return 0, true
-		}
-		n += int64(m)
-	}
-	return n, false
-}
-
 // Open returns the traffic of a run, the one constructor both simulators
-// take it from: the jobs of a workload when there are jobs (NewWorkload,
-// job j drawing from the stream "traffic/job/<id>"), else the pattern of
-// spec on every terminal (NewSource, built with the stream
-// "traffic/pattern"). switchOf lists each terminal's switch; stream
-// returns the seeded stream of a name; wire is the simulator's wire time.
+// take it from. With jobs, the workload of those jobs (job j drawing what
+// it draws up front from the stream "traffic/job/<id>"); without, the
+// pattern of spec as one job of every terminal, which draws from the
+// stream "traffic/pattern" first what its pattern draws up front (a
+// permutation's derangement), then the order of its ranks (Layout).
+// switchOf lists each terminal's switch; stream returns the seeded stream
+// of a name; wire is the simulator's wire time.
 func Open(spec Spec, jobs []Job, switchOf []int, stream func(name string) *rand.Rand, wire WireFunc) (Source, error) {
 	if len(jobs) > 0 {
 		return NewWorkload(jobs, len(switchOf), func(id string) *rand.Rand { return stream("traffic/job/" + id) }, wire)
 	}
-	return NewSource(spec, switchOf, stream("traffic/pattern"), wire)
+	n := len(switchOf)
+	if err := spec.Check(n); err != nil {
+		return nil, err
+	}
+	rng := stream("traffic/pattern")
+	w, err := newWorkload([]Job{spec.Job(n)}, n, func(string) *rand.Rand { return rng }, wire)
+	if err != nil {
+		return nil, err
+	}
+	if spec.Order != ByHCA && spec.Order != "" {
+		hca, err := Layout(spec.Order, switchOf, rng)
+		if err != nil {
+			return nil, err
+		}
+		// Rank r moves from terminal r to terminal hca[r].
+		state := make([]rankState, n)
+		for r, t := range hca {
+			state[t] = w.state[r]
+			w.jobs[0].Ranks[r] = int(t)
+		}
+		w.state = state
+	}
+	w.whole = true
+	return w, nil
 }

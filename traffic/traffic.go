@@ -1,12 +1,16 @@
 // Package traffic generates the messages HCAs send (seeds/001 §4.3.3):
 // uniform random injection, the all-to-all exchange with varying shift
-// distances, and the usual synthetic patterns (shift, random permutation,
-// bit reversal, hot spot). It knows nothing of the simulator: a pattern
-// answers "whom does terminal i send its next message to?", and every
-// random draw comes from the stream the caller passes in.
+// distances, the usual synthetic patterns (shift, random permutation, bit
+// reversal, hot spot), noise and the dependent patterns of MPI programs
+// (halo, ping-pong, collectives). There is one traffic model: a job runs a
+// pattern over its ranks, and a campaign's [[traffic]] pattern is one job
+// of every HCA (Open). It knows nothing of the simulator: a Source answers
+// "what does terminal i send next, and when?", and every random draw
+// comes from the stream the caller passes in.
 package traffic
 
 import (
+	"cmp"
 	"flitsim/fabric/param"
 	"fmt"
 	"math/bits"
@@ -15,39 +19,76 @@ import (
 	"strings"
 )
 
-// Kind names a pattern.
+// Kind names a traffic pattern over ranks 0..n-1. A [[traffic]] table runs
+// one over every HCA (rank i on the HCA its Order lays it on), a job over
+// its own ranks; both are the same code with the same draws (Open).
+// Open-loop patterns create their messages at the load given whatever the
+// network does; dependent ones (halo, ping-pong, ring allreduce, barrier,
+// broadcast, pairwise all-to-all) create a message only once the messages
+// it depends on have arrived, as an MPI program does.
 type Kind string
 
 // The patterns.
 const (
-	Uniform     Kind = "uniform"     // infinite; destination drawn per message
-	Exchange    Kind = "exchange"    // finite all-to-all with shift distances ±1, ±2, …
-	Shift       Kind = "shift"       // infinite; i → i+distance
-	Permutation Kind = "permutation" // infinite; i → π(i), a seeded random derangement
-	BitReversal Kind = "bitrev"      // infinite; i → bit-reverse(i), N a power of two
-	HotSpot     Kind = "hotspot"     // infinite; a fraction of messages to the hot terminal, the rest uniform
+	Uniform     Kind = "uniform"     // every message to a uniformly drawn other rank
+	Exchange    Kind = "exchange"    // all-to-all per iteration, shifts +1, −1, +2, −2, …
+	Shift       Kind = "shift"       // rank r sends to r+distance
+	Permutation Kind = "permutation" // rank r sends to π(r), a seeded derangement
+	BitReversal Kind = "bitrev"      // rank r sends to bit-reverse(r); n a power of two
+	HotSpot     Kind = "hotspot"     // a fraction of the messages to rank 0, the rest uniform
+	Noise       Kind = "noise"       // uniform, bursty when burst_on is set: seeded on/off periods
+	Halo        Kind = "halo"        // nearest neighbours on a periodic rank grid; an iteration waits for the last one's halos
+	PingPong    Kind = "pingpong"    // ranks 0 and 1: a message and its answer per iteration
+	Allreduce   Kind = "allreduce"   // ring allreduce: 2(n−1) steps of msg/n bytes to the right neighbour, each after the left's
+	Barrier     Kind = "barrier"     // dissemination barrier: ⌈log₂ n⌉ rounds, r → r+2^k after round k−1 arrived
+	Broadcast   Kind = "broadcast"   // binomial-tree broadcast from rank 0 (MPICH's): a rank forwards once it has received
+	Alltoall    Kind = "alltoall"    // pairwise all-to-all (MPI's for large messages): step k to r+k+1 once step k−1's message arrived
 )
 
-// Kinds lists the patterns in a stable order with their help texts.
+// Kinds lists the patterns with their help texts, sorted.
 func Kinds() []struct{ Kind, Help string } {
 	k := []struct{ Kind, Help string }{
-		{string(Uniform), "uniform random injection: every message to a uniformly drawn other terminal (infinite)"},
-		{string(Exchange), "all-to-all exchange with varying shift distances: i sends to i+1, i−1, i+2, i−2, … until it has sent one message to every other terminal (finite)"},
-		{string(Shift), "shift: i sends to i+distance (infinite)"},
-		{string(Permutation), "random permutation: i sends to π(i), a seeded derangement (infinite)"},
-		{string(BitReversal), "bit reversal: i sends to the bit-reversed i; needs a power-of-two terminal count (infinite)"},
-		{string(HotSpot), "hot spot: a fraction of the messages go to terminal 0, the rest uniform (infinite)"},
+		{string(Uniform), "uniform random: every message to a uniformly drawn other rank; open loop, infinite"},
+		{string(Exchange), "all-to-all exchange with varying shift distances (seeds/001 §4.3.3.2): per iteration rank r sends one message to every other, r+1, r−1, r+2, r−2, …; open loop, one iteration"},
+		{string(Shift), "shift: rank r sends to rank r+distance; open loop, infinite"},
+		{string(Permutation), "random permutation: rank r sends to π(r), a seeded derangement; open loop, infinite"},
+		{string(BitReversal), "bit reversal: rank r sends to the bit-reversed r (palindromes uniformly); needs a power-of-two rank count; open loop, infinite"},
+		{string(HotSpot), "hot spot: a fraction hot_fraction of the messages go to rank 0, the rest uniform; open loop, infinite"},
+		{string(Noise), "network noise: uniform random traffic at the load given, in seeded on/off bursts when burst_on is set; open loop, infinite"},
+		{string(Halo), "halo exchange on a periodic rank grid (grid = [x, y, …]): each iteration sends to every neighbour after all neighbours' previous halos arrived"},
+		{string(PingPong), "ping-pong between ranks 0 and 1: rank 1 answers each message, rank 0 sends the next on the answer"},
+		{string(Allreduce), "ring allreduce: 2(n−1) steps of msg_bytes/n to the right neighbour, each after the left neighbour's previous step arrived"},
+		{string(Barrier), "dissemination barrier: ⌈log₂ n⌉ rounds; in round k rank r sends to r+2^k once round k−1's message arrived"},
+		{string(Broadcast), "binomial-tree broadcast from rank 0 as MPICH's: rank r receives from r minus its lowest set bit, then sends to r+2^k for every 2^k below that bit, largest first; rank 0 starts each iteration without waiting"},
+		{string(Alltoall), "pairwise all-to-all as MPI libraries run MPI_Alltoall on large messages (osu_alltoall, seeds/003 Fig. 6): n−1 steps; in step k rank r sends to r+k+1 and starts step k+1 once step k's message from r−k−1 has arrived"},
 	}
 	sort.Slice(k, func(i, j int) bool { return k[i].Kind < k[j].Kind })
 	return k
 }
 
-// Spec configures a pattern. Its numeric knobs declare themselves (key,
-// range, default, help) in param tags, which the campaign's [[traffic]]
-// tables and flitsim params read; a zero value means the declared default.
+// Dependent reports whether the pattern's messages wait for deliveries.
+func (k Kind) Dependent() bool {
+	return k == Halo || k == PingPong || k == Allreduce || k == Barrier || k == Broadcast || k == Alltoall
+}
+
+// DefaultIterations is a pattern's iteration count when none is given:
+// none (infinite) for the streams, one for the others.
+func (k Kind) DefaultIterations() int {
+	switch k {
+	case Uniform, Shift, Permutation, BitReversal, HotSpot, Noise:
+		return 0
+	}
+	return 1
+}
+
+// Spec is a [[traffic]] table's pattern: one job of every HCA (Job). Its
+// knobs declare themselves (key, range, default, help) in param tags,
+// which the campaign's [[traffic]] tables, flitsim sim's flags and
+// flitsim params read; a zero value means the declared default.
 type Spec struct {
 	Kind Kind `json:"kind" param:"kind" flag:"traffic" help:"the pattern"`
-	// MessageBytes is the payload of one message (0: one MTU).
+	// MessageBytes is the payload of one message (allreduce: of the whole
+	// vector); it must be set.
 	MessageBytes int `json:"msg_bytes" param:"msg_bytes" kind:"size" range:"[1,1073741824]" unset:"1MTU" help:"payload of a message: bytes, or with a unit (2KiB, 10MTU)"`
 	// Load is the offered load per HCA as a fraction of the link rate;
 	// 1.0 sends back to back, lower loads space messages by seeded
@@ -67,9 +108,7 @@ func (*Spec) ParamValues(key string) []string {
 	var v []string
 	switch key {
 	case "kind":
-		for _, k := range Kinds() {
-			v = append(v, k.Kind)
-		}
+		v = kindNames()
 	case "order":
 		for _, o := range Orders() {
 			v = append(v, o.Order)
@@ -78,96 +117,55 @@ func (*Spec) ParamValues(key string) []string {
 	return v
 }
 
+func kindNames() []string {
+	var v []string
+	for _, k := range Kinds() {
+		v = append(v, k.Kind)
+	}
+	return v
+}
+
 // Finite reports whether every terminal stops after a known number of messages.
-func (s Spec) Finite() bool { return s.Kind == Exchange }
+func (s Spec) Finite() bool { return s.Kind.DefaultIterations() > 0 }
 
-// Pattern produces destinations for n terminals.
-type Pattern interface {
-	// Next returns the destination of terminal src's next message, or
-	// ok=false when src has nothing more to send.
-	Next(src int, rng *rand.Rand) (dst int, ok bool)
-	// Messages returns how many messages terminal src sends in all, or -1
-	// for an infinite pattern.
-	Messages(src int) int
-}
-
-// New builds the pattern for the HCAs whose switches switchOf lists (HCA h
-// is cabled to switch switchOf[h]), with its ranks laid on them by s.Order.
-// rng seeds what is drawn once up front: the permutation pattern, then the
-// random order.
-func New(s Spec, switchOf []int, rng *rand.Rand) (Pattern, error) {
-	p, err := newPattern(s, len(switchOf), rng)
-	if err != nil || s.Order == ByHCA || s.Order == "" {
-		return p, err
-	}
-	hca, err := Layout(s.Order, switchOf, rng)
-	if err != nil {
-		return nil, err
-	}
-	return place(p, hca), nil
-}
-
-// newPattern builds the pattern over n ranks.
-func newPattern(s Spec, n int, rng *rand.Rand) (Pattern, error) {
-	if n < 2 {
-		return nil, fmt.Errorf("traffic needs at least two terminals, have %d", n)
+// Job returns the pattern as one job over n ranks, rank r on terminal r
+// (Open lays the ranks out by s.Order): the pattern's default iterations,
+// a load of 1 and a shift of 1 when they are zero, a hot spot's share of
+// 0.1.
+func (s Spec) Job(n int) Job {
+	t := JobTraffic{Kind: s.Kind, MessageBytes: s.MessageBytes, Load: s.Load, Iterations: s.Kind.DefaultIterations()}
+	if t.Load == 0 {
+		t.Load = 1
 	}
 	switch s.Kind {
-	case Uniform:
-		return uniform{n: n}, nil
-	case Exchange:
-		return newExchange(n), nil
 	case Shift:
-		d := s.Distance
-		if d == 0 {
-			d = 1
-		}
-		if ((d%n)+n)%n == 0 {
-			return nil, fmt.Errorf("shift distance %d maps every terminal onto itself (n=%d)", d, n)
-		}
-		return shift{n: n, d: ((d % n) + n) % n}, nil
-	case Permutation:
-		return newPermutation(n, rng), nil
-	case BitReversal:
-		if n&(n-1) != 0 {
-			return nil, fmt.Errorf("bit reversal needs a power-of-two number of terminals, have %d", n)
-		}
-		return bitrev{n: n, w: bits.Len(uint(n)) - 1}, nil
+		t.Distance = cmp.Or(s.Distance, 1)
 	case HotSpot:
-		f := s.HotFraction
-		if f == 0 {
-			f = 0.1
-		}
-		if f < 0 || f > 1 {
-			return nil, fmt.Errorf("hot_fraction %g outside 0..1", f)
-		}
-		return hotspot{n: n, f: f}, nil
+		t.HotFraction = cmp.Or(s.HotFraction, 0.1)
 	}
-	var names []string
-	for _, k := range Kinds() {
-		names = append(names, k.Kind)
+	ranks := make([]int, n)
+	for i := range ranks {
+		ranks[i] = i
 	}
-	return nil, fmt.Errorf("unknown traffic kind %q (known: %s)", s.Kind, strings.Join(names, ", "))
+	return Job{Ranks: ranks, Traffic: t}
 }
 
-type uniform struct{ n int }
+// Check reports what keeps the pattern from running on n terminals.
+func (s Spec) Check(n int) error {
+	if _, err := ParseOrder(string(s.Order)); err != nil {
+		return &param.Error{Key: "order", Msg: err.Error()}
+	}
+	return s.Job(n).Check()
+}
 
-func (u uniform) Next(src int, rng *rand.Rand) (int, bool) {
-	d := rng.IntN(u.n - 1)
-	if d >= src {
+// uniformDraw returns a uniformly drawn rank of n other than r.
+func uniformDraw(r, n int, rng *rand.Rand) int {
+	d := rng.IntN(n - 1)
+	if d >= r {
 		d++
 	}
-	return d, true
+	return d
 }
-func (uniform) Messages(int) int { return -1 }
-
-// exchange keeps, per terminal, how many messages it has sent.
-type exchange struct {
-	n    int
-	sent []int32
-}
-
-func newExchange(n int) *exchange { return &exchange{n: n, sent: make([]int32, n)} }
 
 // ExchangeOffset returns the shift of the k-th message (k from 0): +1, −1, +2, −2, …,
 // with +n/2 only once when n is even.
@@ -179,26 +177,9 @@ func ExchangeOffset(k, n int) int {
 	return s
 }
 
-func (e *exchange) Next(src int, _ *rand.Rand) (int, bool) {
-	k := int(e.sent[src])
-	if k >= e.n-1 {
-		return 0, false
-	}
-	e.sent[src]++
-	return ((src+ExchangeOffset(k, e.n))%e.n + e.n) % e.n, true
-}
-func (e *exchange) Messages(int) int { return e.n - 1 }
-
-type shift struct{ n, d int }
-
-func (s shift) Next(src int, _ *rand.Rand) (int, bool) { return (src + s.d) % s.n, true }
-func (shift) Messages(int) int                         { return -1 }
-
-type permutation struct{ to []int32 }
-
-// newPermutation draws a random derangement (no terminal sends to itself)
-// by shuffling and then fixing fixed points with their neighbour.
-func newPermutation(n int, rng *rand.Rand) permutation {
+// newPermutation draws a random derangement of n ranks (none sends to
+// itself) by shuffling and then fixing fixed points with their neighbour.
+func newPermutation(n int, rng *rand.Rand) []int32 {
 	p := make([]int32, n)
 	for i := range p {
 		p[i] = int32(i)
@@ -210,35 +191,13 @@ func newPermutation(n int, rng *rand.Rand) permutation {
 			p[i], p[j] = p[j], p[i]
 		}
 	}
-	return permutation{to: p}
+	return p
 }
 
-func (p permutation) Next(src int, _ *rand.Rand) (int, bool) { return int(p.to[src]), true }
-func (permutation) Messages(int) int                         { return -1 }
-
-type bitrev struct{ n, w int }
-
-func (b bitrev) Next(src int, rng *rand.Rand) (int, bool) {
-	d := int(bits.Reverse(uint(src)) >> (bits.UintSize - b.w))
-	if d == src { // palindromes send uniformly instead of to themselves
-		return uniform{b.n}.Next(src, rng)
-	}
-	return d, true
+// bitReverse returns r with its low log₂ n bits reversed (n a power of two).
+func bitReverse(r, n int) int {
+	return int(bits.Reverse(uint(r)) >> (bits.UintSize - (bits.Len(uint(n)) - 1)))
 }
-func (bitrev) Messages(int) int { return -1 }
-
-type hotspot struct {
-	n int
-	f float64
-}
-
-func (h hotspot) Next(src int, rng *rand.Rand) (int, bool) {
-	if src != 0 && rng.Float64() < h.f {
-		return 0, true
-	}
-	return uniform{h.n}.Next(src, rng)
-}
-func (hotspot) Messages(int) int { return -1 }
 
 // Gap returns the idle time before the next message of a terminal that
 // offers load (0 < load ≤ 1) of a link: a seeded exponential gap whose mean
@@ -251,18 +210,14 @@ func Gap(load float64, busyPs int64, rng *rand.Rand) int64 {
 	return int64(rng.ExpFloat64() * mean)
 }
 
-// ParseKind checks a kind name.
+// ParseKind checks a pattern name.
 func ParseKind(s string) (Kind, error) {
 	for _, k := range Kinds() {
 		if k.Kind == s {
 			return Kind(s), nil
 		}
 	}
-	var names []string
-	for _, k := range Kinds() {
-		names = append(names, k.Kind)
-	}
-	return "", fmt.Errorf("unknown traffic kind %q (known: %s)", s, strings.Join(names, ", "))
+	return "", fmt.Errorf("unknown traffic kind %q (known: %s)", s, strings.Join(kindNames(), ", "))
 }
 
 // ParseBytes reads a size such as 2048, 2KiB, 10MTU (with mtu bytes per MTU).

@@ -10,17 +10,46 @@ import (
 
 func rng(seed uint64) *rand.Rand { return rand.New(rand.NewPCG(seed, 1)) }
 
+// open returns spec's Source over the terminals of switchOf (1-byte
+// messages unless set, one wire unit each), every stream seeded by seed.
+func open(t *testing.T, s Spec, switchOf []int, seed uint64) Source {
+	t.Helper()
+	if s.MessageBytes == 0 {
+		s.MessageBytes = 1
+	}
+	src, err := Open(s, nil, switchOf, func(string) *rand.Rand { return rng(seed) }, func(int) int64 { return 1 })
+	require.NoError(t, err)
+	return src
+}
+
+// next returns the destination of terminal src's next message, or -1 when
+// it has none.
+func next(s Source, src int, r *rand.Rand) int {
+	m, st := s.Next(src, r)
+	if st != Ready {
+		return -1
+	}
+	return m.Dst
+}
+
 // Every terminal sends exactly one message to every other terminal, in the
-// order +1, −1, +2, −2, … (seeds/001 §4.3.3.2), for odd and even n.
+// order +1, −1, +2, −2, … (seeds/001 §4.3.3.2), for odd and even n, and
+// the run counts those messages and no jobs.
 func TestExchangeCoversAllPairsOnce(t *testing.T) {
 	for _, n := range []int{2, 3, 4, 5, 8, 11, 256} {
-		p, err := New(Spec{Kind: Exchange}, make([]int, n), rng(1))
-		require.NoError(t, err)
+		p := open(t, Spec{Kind: Exchange}, make([]int, n), 1)
+		total, inf := p.Total()
+		assert.Equal(t, int64(n*(n-1)), total)
+		assert.False(t, inf)
+		assert.Nil(t, Jobs(p), "a pattern is no workload of jobs")
+		assert.Nil(t, JobMessages(p))
 		for src := 0; src < n; src++ {
+			assert.True(t, p.Counted(src))
+			assert.Equal(t, -1, JobOf(p, src))
 			seen := map[int]bool{}
 			for k := 0; ; k++ {
-				d, ok := p.Next(src, nil)
-				if !ok {
+				d := next(p, src, nil)
+				if d < 0 {
 					break
 				}
 				if k == 0 {
@@ -34,20 +63,21 @@ func TestExchangeCoversAllPairsOnce(t *testing.T) {
 				seen[d] = true
 			}
 			assert.Len(t, seen, n-1, "n=%d", n)
-			assert.Equal(t, n-1, p.Messages(src))
 		}
 	}
 }
 
 func TestUniformNeverSelfAndCoversAll(t *testing.T) {
-	p, err := New(Spec{Kind: Uniform}, make([]int, 10), rng(1))
-	require.NoError(t, err)
+	p := open(t, Spec{Kind: Uniform}, make([]int, 10), 1)
+	_, inf := p.Total()
+	assert.True(t, inf)
+	assert.False(t, p.Counted(3))
 	r := rng(7)
 	count := make([]int, 10)
 	for i := 0; i < 20000; i++ {
-		d, ok := p.Next(3, r)
-		require.True(t, ok)
+		d := next(p, 3, r)
 		require.NotEqual(t, 3, d)
+		require.GreaterOrEqual(t, d, 0)
 		count[d]++
 	}
 	for d, c := range count {
@@ -58,27 +88,51 @@ func TestUniformNeverSelfAndCoversAll(t *testing.T) {
 }
 
 func TestPatterns(t *testing.T) {
-	p, err := New(Spec{Kind: Permutation}, make([]int, 16), rng(3))
-	require.NoError(t, err)
+	p := open(t, Spec{Kind: Permutation}, make([]int, 16), 3)
 	seen := map[int]bool{}
 	for i := 0; i < 16; i++ {
-		d, _ := p.Next(i, nil)
+		d := next(p, i, nil)
 		assert.NotEqual(t, i, d)
+		assert.Equal(t, d, next(p, i, nil), "the same destination every time")
 		seen[d] = true
 	}
 	assert.Len(t, seen, 16, "a permutation")
-	b, err := New(Spec{Kind: BitReversal}, make([]int, 8), rng(1))
-	require.NoError(t, err)
-	d, _ := b.Next(1, rng(1)) // 001 → 100
-	assert.Equal(t, 4, d)
-	_, err = New(Spec{Kind: BitReversal}, make([]int, 12), rng(1))
-	assert.Error(t, err)
-	s, err := New(Spec{Kind: Shift, Distance: -1}, make([]int, 5), rng(1))
-	require.NoError(t, err)
-	d, _ = s.Next(0, nil)
-	assert.Equal(t, 4, d)
-	_, err = New(Spec{Kind: "nope"}, make([]int, 5), rng(1))
+	b := open(t, Spec{Kind: BitReversal}, make([]int, 8), 1)
+	assert.Equal(t, 4, next(b, 1, rng(1))) // 001 → 100
+	assert.Equal(t, 3, next(b, 6, rng(1))) // 110 → 011
+	assert.NotEqual(t, 5, next(b, 5, rng(1)), "a palindrome sends elsewhere")
+	_, err := Open(Spec{Kind: BitReversal, MessageBytes: 1}, nil, make([]int, 12), func(string) *rand.Rand { return rng(1) }, func(int) int64 { return 1 })
+	assert.ErrorContains(t, err, "power-of-two")
+	s := open(t, Spec{Kind: Shift, Distance: -1}, make([]int, 5), 1)
+	assert.Equal(t, 4, next(s, 0, nil))
+	s = open(t, Spec{Kind: Shift}, make([]int, 5), 1)
+	assert.Equal(t, 1, next(s, 0, nil), "shift 1 when none is given")
+	_, err = Open(Spec{Kind: Shift, Distance: 5, MessageBytes: 1}, nil, make([]int, 5), func(string) *rand.Rand { return rng(1) }, func(int) int64 { return 1 })
+	assert.ErrorContains(t, err, "onto itself")
+	_, err = Open(Spec{Kind: "nope", MessageBytes: 1}, nil, make([]int, 5), func(string) *rand.Rand { return rng(1) }, func(int) int64 { return 1 })
 	assert.ErrorContains(t, err, "unknown traffic kind")
+	_, err = Open(Spec{Kind: Uniform, MessageBytes: 1}, nil, make([]int, 1), func(string) *rand.Rand { return rng(1) }, func(int) int64 { return 1 })
+	assert.ErrorContains(t, err, "at least 2")
+}
+
+// A dependent pattern runs over every HCA as it runs over a job's ranks:
+// a [[traffic]] ring allreduce on four terminals waits for its left
+// neighbour's chunk.
+func TestDependentPatternOverEveryHCA(t *testing.T) {
+	p := open(t, Spec{Kind: Allreduce, MessageBytes: 8}, make([]int, 4), 1)
+	total, inf := p.Total()
+	assert.Equal(t, int64(4*2*3), total)
+	assert.False(t, inf)
+	m, st := p.Next(0, nil)
+	require.Equal(t, Ready, st)
+	assert.Equal(t, Msg{Dst: 1, Bytes: 2, At: 0, Tag: 0}, m)
+	_, st = p.Next(0, nil)
+	assert.Equal(t, Waiting, st, "step 1 waits for rank 3's step 0")
+	m3, _ := p.Next(3, nil)
+	assert.True(t, p.Delivered(3, m3, 7))
+	m, st = p.Next(0, nil)
+	require.Equal(t, Ready, st)
+	assert.Equal(t, int64(7), m.At, "sent when the chunk it waited for arrived")
 }
 
 func TestGapMeansLoad(t *testing.T) {

@@ -26,7 +26,7 @@ func jobParams(jobs ...traffic.Job) sim.Params {
 	return p
 }
 
-func job(id string, kind traffic.JobKind, bytes, iterations int, ranks ...int) traffic.Job {
+func job(id string, kind traffic.Kind, bytes, iterations int, ranks ...int) traffic.Job {
 	return traffic.Job{ID: id, Ranks: ranks, Traffic: traffic.JobTraffic{Kind: kind, MessageBytes: bytes, Load: 1, Iterations: iterations}}
 }
 
@@ -41,12 +41,12 @@ func TestJobsPingPongLatency(t *testing.T) {
 	require.NoError(t, err)
 	for _, s := range simulators {
 		t.Run(s.name, func(t *testing.T) {
-			one, err := s.run(net, tb, jobParams(job("x", traffic.JobExchange, 3000, 1, 1, 6)))
+			one, err := s.run(net, tb, jobParams(job("x", traffic.Exchange, 3000, 1, 1, 6)))
 			require.NoError(t, err)
 			require.Equal(t, sim.Completed, one.Verdict)
 			L := one.Jobs[0].CompletionNs
 			require.Greater(t, L, 0.0)
-			pp, err := s.run(net, tb, jobParams(job("pp", traffic.JobPingPong, 3000, 7, 1, 6)))
+			pp, err := s.run(net, tb, jobParams(job("pp", traffic.PingPong, 3000, 7, 1, 6)))
 			require.NoError(t, err)
 			require.Equal(t, sim.Completed, pp.Verdict)
 			assert.InDelta(t, 14*L, pp.Jobs[0].CompletionNs, 1e-6, "L = %g ns", L)
@@ -82,8 +82,8 @@ func TestJobsInterference(t *testing.T) {
 	for _, s := range simulators {
 		t.Run(s.name, func(t *testing.T) {
 			sw := tree.HCASwitches()
-			a := job("a", traffic.JobExchange, 4096, 2, onSwitch(tree, sw[0])...)
-			b := job("b", traffic.JobExchange, 4096, 2, onSwitch(tree, sw[4])...)
+			a := job("a", traffic.Exchange, 4096, 2, onSwitch(tree, sw[0])...)
+			b := job("b", traffic.Exchange, 4096, 2, onSwitch(tree, sw[4])...)
 			p := jobParams(a, b)
 			res, err := s.run(tree, ttb, p)
 			require.NoError(t, err)
@@ -104,9 +104,9 @@ func TestJobsInterference(t *testing.T) {
 					s3 = append(s3, h)
 				}
 			}
-			spread := job("spread", traffic.JobExchange, 4096, 4, s0[0], s3[0])
+			spread := job("spread", traffic.Exchange, 4096, 4, s0[0], s3[0])
 			noise := traffic.Job{ID: "noise", Ranks: []int{s0[1], s3[1]},
-				Traffic: traffic.JobTraffic{Kind: traffic.JobNoise, MessageBytes: 4096, Load: 1}}
+				Traffic: traffic.JobTraffic{Kind: traffic.Noise, MessageBytes: 4096, Load: 1}}
 			p = jobParams(spread, noise)
 			p.MaxTime = 2000 * fabric.Microsecond
 			res, err = s.run(ring, rtb, p)

@@ -115,7 +115,7 @@ func (s Scenario) String() string {
 		if t.BurstOn > 0 {
 			fmt.Fprintf(&b, " bursts %d/%dns", t.BurstOn/1000, t.BurstOff/1000)
 		}
-		if t.Kind == traffic.JobShift {
+		if t.Kind == traffic.Shift {
 			fmt.Fprintf(&b, " d=%d", t.Distance)
 		}
 		if j.Routing != "" {
@@ -514,8 +514,8 @@ func drawHardware(c chooser, hw *fabric.Hardware, pf int) {
 func drawJobs(c chooser, s *Scenario) {
 	if chance(c, 30) {
 		s.JobSeed = uint64(between(c, 1, 1<<30))
-		kinds := []traffic.JobKind{traffic.JobExchange, traffic.JobShift, traffic.JobUniform, traffic.JobPermutation,
-			traffic.JobHalo, traffic.JobPingPong, traffic.JobAllreduce, traffic.JobBarrier, traffic.JobNoise}
+		kinds := []traffic.Kind{traffic.Exchange, traffic.Shift, traffic.Uniform, traffic.Permutation,
+			traffic.Halo, traffic.PingPong, traffic.Allreduce, traffic.Barrier, traffic.Noise}
 		for range between(c, 1, 3) {
 			jt := traffic.JobTraffic{Kind: pick(c, kinds...), MessageBytes: pick(c, sizes...), Load: 1}
 			jt.Iterations = jt.Kind.DefaultIterations()
@@ -528,10 +528,10 @@ func drawJobs(c chooser, s *Scenario) {
 			if chance(c, 30) {
 				jt.Start = int64(between(c, 1, 5000)) * fabric.Nanosecond
 			}
-			if jt.Kind == traffic.JobShift {
+			if jt.Kind == traffic.Shift {
 				jt.Distance = between(c, 1, 3)
 			}
-			if jt.Kind == traffic.JobNoise && chance(c, 60) {
+			if jt.Kind == traffic.Noise && chance(c, 60) {
 				jt.BurstOn = int64(between(c, 100, 3000)) * fabric.Nanosecond
 				jt.BurstOff = int64(between(c, 0, 3000)) * fabric.Nanosecond
 			}
@@ -564,8 +564,8 @@ func drawLate(c chooser, s *Scenario, topo string) {
 	}
 	// Broadcast jobs (added after the others): half the barrier jobs.
 	for i := range s.Jobs {
-		if s.Jobs[i].Traffic.Kind == traffic.JobBarrier && chance(c, 50) {
-			s.Jobs[i].Traffic.Kind = traffic.JobBroadcast
+		if s.Jobs[i].Traffic.Kind == traffic.Barrier && chance(c, 50) {
+			s.Jobs[i].Traffic.Kind = traffic.Broadcast
 		}
 	}
 	// A rate per cable class on the group topologies (after the broadcast
@@ -599,8 +599,8 @@ func drawLate(c chooser, s *Scenario, topo string) {
 	}
 	// Pairwise all-to-all jobs (after the bubbles): half the exchange jobs.
 	for i := range s.Jobs {
-		if s.Jobs[i].Traffic.Kind == traffic.JobExchange && chance(c, 50) {
-			s.Jobs[i].Traffic.Kind = traffic.JobAlltoall
+		if s.Jobs[i].Traffic.Kind == traffic.Exchange && chance(c, 50) {
+			s.Jobs[i].Traffic.Kind = traffic.Alltoall
 			s.Jobs[i].Traffic.Load = 1
 		}
 	}
@@ -651,7 +651,7 @@ func placeJobs(plans []JobPlan, seed uint64, n int) []traffic.Job {
 		}
 		size = min(size, len(order))
 		jt := pl.Traffic
-		if jt.Kind == traffic.JobShift && jt.Distance%size == 0 {
+		if jt.Kind == traffic.Shift && jt.Distance%size == 0 {
 			jt.Distance = 1
 		}
 		jobs = append(jobs, traffic.Job{ID: fmt.Sprintf("j%d", i+1), Ranks: order[:size], Traffic: jt, Routing: pl.Routing})

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"sort"
@@ -282,46 +283,48 @@ type sequence struct {
 	mode string // seq_once, seq_loop or param (silent)
 }
 
-// destinations draws every HCA's destinations from flitsim's pattern, as
-// flitsim's simulator does: the pattern built with the stream
-// "traffic/pattern", HCA i's draws from "traffic/hca/<i>" (the gaps of
-// lower loads are the model's own, so only the destinations are drawn).
+// destinations draws every HCA's destinations from flitsim's traffic, as
+// flitsim's simulator does: traffic.Open with the streams of the seed,
+// HCA i's draws from "traffic/hca/<i>" (the gaps of lower loads are the
+// model's own; flitsim's are drawn and dropped, so the destinations are
+// the same).
 func destinations(in Inputs) ([]sequence, error) {
 	n := in.Net.NumHCAs()
-	p, err := traffic.New(in.Traffic, in.Net.HCASwitches(), fabric.Stream(in.Seed, "traffic/pattern"))
+	if in.Traffic.Kind.Dependent() {
+		return nil, fmt.Errorf("ibmodel: %s traffic waits for deliveries, which the model's generator cannot", in.Traffic.Kind)
+	}
+	src, err := traffic.Open(in.Traffic, nil, in.Net.HCASwitches(), func(name string) *rand.Rand { return fabric.Stream(in.Seed, name) },
+		func(int) int64 { return 1000 })
 	if err != nil {
 		return nil, err
 	}
 	seqs := make([]sequence, n)
 	for i := range seqs {
 		rng := fabric.Stream(in.Seed, "traffic/hca/"+strconv.Itoa(i))
-		switch m := p.Messages(i); {
-		case m >= 0:
+		next := func() (int, bool) {
+			m, st := src.Next(i, rng)
+			return m.Dst, st == traffic.Ready
+		}
+		switch k := in.Traffic.Kind; {
+		case src.Counted(i):
 			seqs[i].mode = "seq_once"
-			for k := 0; k < m; k++ {
-				d, ok := p.Next(i, rng)
-				if !ok {
-					break
-				}
+			for d, ok := next(); ok; d, ok = next() {
 				seqs[i].dsts = append(seqs[i].dsts, d)
 			}
 			if len(seqs[i].dsts) == 0 {
 				seqs[i].mode = "param"
 			}
-		case in.Traffic.Kind == traffic.Shift || in.Traffic.Kind == traffic.Permutation || in.Traffic.Kind == traffic.BitReversal:
-			d, _ := p.Next(i, rng) // the same destination every time
+		case k == traffic.Shift || k == traffic.Permutation || k == traffic.BitReversal:
+			d, _ := next() // the same destination every time
 			seqs[i] = sequence{dsts: []int{d}, mode: "seq_loop"}
 		default:
 			if in.Messages <= 0 {
-				return nil, fmt.Errorf("ibmodel: %s traffic draws a destination per message: give Messages", in.Traffic.Kind)
+				return nil, fmt.Errorf("ibmodel: %s traffic draws a destination per message: give Messages", k)
 			}
 			seqs[i].mode = "seq_once"
 			for k := 0; k < in.Messages; k++ {
-				d, _ := p.Next(i, rng)
+				d, _ := next()
 				seqs[i].dsts = append(seqs[i].dsts, d)
-				if in.Traffic.Load < 1 {
-					traffic.Gap(in.Traffic.Load, 1000, rng) // flitsim draws a gap after each destination
-				}
 			}
 		}
 	}
