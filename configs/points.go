@@ -4,6 +4,7 @@ import (
 	"flitsim/traffic"
 	"fmt"
 
+	"flitsim/fabric"
 	"flitsim/faults"
 	"flitsim/routing"
 	"flitsim/sim"
@@ -118,6 +119,21 @@ func (c *Campaign) point(index int, topo TopologyEntry, ti int, f FaultsEntry, p
 		pt.NoSlowdown = tr.Slowdowns != nil && !*tr.Slowdowns
 	}
 	return pt
+}
+
+// Place places the point's workload (if it has one and it is not placed
+// yet) on net, its topology's network before failures, with JobsSeed:
+// Params.Jobs and the job map of scheduling-aware routing (Options.Jobs).
+func (p *Point) Place(net *fabric.Network) error {
+	if p.Workload == nil || p.Params.Jobs != nil {
+		return nil
+	}
+	jobs, err := p.Workload.Place(net, p.JobsSeed, p.Params.HW.MTU)
+	if err != nil {
+		return err
+	}
+	p.Params.Jobs, p.Options.Jobs = jobs, traffic.Ranks(jobs)
+	return nil
 }
 
 // jobsSeed is the seed that places the workload at traffic seed tseed:

@@ -180,7 +180,10 @@ func routeMixesCmd(stdout, stderr io.Writer, net *fabric.Network, work *configs.
 	if !asJSON {
 		progress = stderr
 	}
-	rep, err := routeMixes(net, work, engs, opts, first, mixes, progress)
+	rep, err := pipeline.Mixes(net, work, engs, opts, first, mixes, progress)
+	if ie := (*pipeline.InputError)(nil); errors.As(err, &ie) {
+		return asInput(err)
+	}
 	if err != nil {
 		return err
 	}

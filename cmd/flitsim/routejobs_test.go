@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"flitsim/configs/pipeline"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -35,7 +37,7 @@ func TestRouteJobs(t *testing.T) {
 	assert.Contains(t, out, "links_per_job_mean")
 	code, out, errs = run("route", "kary-ntree:k=4,n=3", "--routing", "sar,dfsssp", "--jobs", jobs, "--mixes", "2", "--mix-seed", "5", "--json")
 	require.Equal(t, 0, code, errs)
-	var mr mixesReport
+	var mr pipeline.MixesReport
 	require.NoError(t, json.Unmarshal([]byte(out), &mr))
 	require.Len(t, mr.Mixes, 2)
 	assert.Equal(t, int64(5), mr.Mixes[0].Seed)

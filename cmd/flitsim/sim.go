@@ -121,16 +121,14 @@ func simCmd(args []string, stdout, stderr io.Writer) error {
 		return badInput("--hw on %s: %v", spec, err)
 	}
 	if wl != nil {
-		if pt.Params.Jobs, err = wl.Place(net, *jobsSeed, p.HW.MTU); err != nil {
+		pt.Workload, pt.JobsSeed, pt.NoSlowdown = wl, *jobsSeed, *noSlow
+		if err := pt.Place(net); err != nil {
 			return asInput(err)
 		}
-		pt.Params.MaxTime = userMax
+		pt.Params.MaxTime = userMax // the jobs' default
 		if err := pt.Params.Normalize(); err != nil {
 			return asInput(err)
 		}
-		pt.NoSlowdown = *noSlow
-		// Scheduling-aware routing (sar) routes the jobs' paths first.
-		pt.Options.Jobs = traffic.Ranks(pt.Params.Jobs)
 		rep.Traffic, rep.JobsFile = "jobs", *jobsFile
 	}
 	if p.Traffic.Order != traffic.ByHCA {

@@ -235,11 +235,9 @@ func Run(p configs.Point, hash string, nets *Networks, simulate Simulator) *Outc
 		return o.fail(err)
 	}
 	if p.Workload != nil && p.Params.Jobs == nil {
-		if p.Params.Jobs, err = p.Workload.Place(base, p.JobsSeed, p.Params.HW.MTU); err != nil {
+		if err := p.Place(base); err != nil {
 			return o.fail(err)
 		}
-		// Scheduling-aware routing (sar) routes the jobs' paths first.
-		p.Options.Jobs = traffic.Ranks(p.Params.Jobs)
 		r.Finite = p.Params.Finite()
 	}
 	if o.Net, o.Faults, err = nets.Failed(p.Topology.Spec, p.Faults); err != nil {

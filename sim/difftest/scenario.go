@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/bits"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -117,6 +118,9 @@ func (s Scenario) String() string {
 		}
 		if t.Kind == traffic.Shift {
 			fmt.Fprintf(&b, " d=%d", t.Distance)
+		}
+		if t.Kind == traffic.HotSpot {
+			fmt.Fprintf(&b, " hot %g", t.HotFraction)
 		}
 		if j.Routing != "" {
 			fmt.Fprintf(&b, " routing %s", j.Routing)
@@ -635,6 +639,18 @@ func drawLate(c chooser, s *Scenario, topo string) {
 	hw.SharedInputPointer = chance(c, 30)
 	// Flits taken at the start of their reception (after the pointer).
 	hw.ForwardAtStart = chance(c, 40)
+	// Hot-spot and bit-reversal jobs, which the one traffic model gave
+	// jobs (after the start-of-reception flits): a third of the uniform
+	// jobs and a third of the permutation jobs (placeJobs keeps the bit
+	// reversal to power-of-two sizes).
+	for i := range s.Jobs {
+		switch t := &s.Jobs[i].Traffic; {
+		case t.Kind == traffic.Uniform && chance(c, 33):
+			t.Kind, t.HotFraction = traffic.HotSpot, float64(between(c, 5, 100))/100
+		case t.Kind == traffic.Permutation && chance(c, 33):
+			t.Kind = traffic.BitReversal
+		}
+	}
 }
 
 // placeJobs lays the job plans on the network's n HCAs: a seeded shuffle
@@ -653,6 +669,9 @@ func placeJobs(plans []JobPlan, seed uint64, n int) []traffic.Job {
 		jt := pl.Traffic
 		if jt.Kind == traffic.Shift && jt.Distance%size == 0 {
 			jt.Distance = 1
+		}
+		if jt.Kind == traffic.BitReversal {
+			size = 1 << (bits.Len(uint(size)) - 1)
 		}
 		jobs = append(jobs, traffic.Job{ID: fmt.Sprintf("j%d", i+1), Ranks: order[:size], Traffic: jt, Routing: pl.Routing})
 		order = order[size:]
