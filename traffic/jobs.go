@@ -96,6 +96,9 @@ type workload struct {
 	perm  [][]int32   // permutation jobs' π
 	nbrs  [][][]int   // halo jobs' neighbours by rank
 	wire  WireFunc
+	// wireOf is each job's message wire time (an allreduce's chunk's):
+	// every step of a job sends the same size.
+	wireOf []int64
 	// whole marks the one job of a [[traffic]] pattern over every
 	// terminal: a run of it reports no jobs (Jobs, JobOf, JobMessages).
 	whole bool
@@ -114,7 +117,7 @@ func NewWorkload(jobs []Job, n int, stream func(id string) *rand.Rand, wire Wire
 }
 
 func newWorkload(jobs []Job, n int, stream func(id string) *rand.Rand, wire WireFunc) (*workload, error) {
-	w := &workload{jobs: jobs, state: make([]rankState, n), perm: make([][]int32, len(jobs)), nbrs: make([][][]int, len(jobs)), wire: wire}
+	w := &workload{jobs: jobs, state: make([]rankState, n), perm: make([][]int32, len(jobs)), nbrs: make([][][]int, len(jobs)), wire: wire, wireOf: make([]int64, len(jobs))}
 	for t := range w.state {
 		w.state[t].job = -1
 	}
@@ -141,6 +144,9 @@ func newWorkload(jobs []Job, n int, stream func(id string) *rand.Rand, wire Wire
 				st.recv = map[int64]recvTag{}
 			}
 			w.state[t] = st
+		}
+		if wire != nil {
+			w.wireOf[j] = wire(job.Traffic.stepBytes(len(job.Ranks)))
 		}
 		switch job.Traffic.Kind {
 		case Permutation:
@@ -310,6 +316,15 @@ func broadcastFirst(r, n int) int {
 	return min(low>>1, 1<<(bits.Len(uint(room))-1))
 }
 
+// stepBytes is the payload of every message of the traffic over n ranks:
+// the message size, an allreduce's chunk of it.
+func (t JobTraffic) stepBytes(n int) int {
+	if t.Kind == Allreduce {
+		return (t.MessageBytes + n - 1) / n
+	}
+	return t.MessageBytes
+}
+
 // program returns rank r's step s (counted over iterations) of job j; it
 // draws from rng only for random destinations.
 func (w *workload) program(j, r int, s int64, rng *rand.Rand) step {
@@ -318,7 +333,7 @@ func (w *workload) program(j, r int, s int64, rng *rand.Rand) step {
 	t := job.Traffic
 	per := int64(w.stepsPerIteration(j, r))
 	k := int(s % per)
-	st := step{bytes: t.MessageBytes, needTag: -1}
+	st := step{bytes: t.stepBytes(n), needTag: -1}
 	switch t.Kind {
 	case Exchange:
 		st.dst = ((r+ExchangeOffset(k, n))%n + n) % n
@@ -354,7 +369,6 @@ func (w *workload) program(j, r int, s int64, rng *rand.Rand) step {
 		}
 	case Allreduce:
 		st.dst = (r + 1) % n
-		st.bytes = (t.MessageBytes + n - 1) / n
 		if s > 0 {
 			st.needTag, st.needCount = s-1, 1
 		}
@@ -427,7 +441,7 @@ func (w *workload) Next(src int, rng *rand.Rand) (Msg, Status) {
 		}
 	}
 	m := Msg{Dst: job.Ranks[p.dst], Bytes: p.bytes, At: at, Tag: w.tag(j, r, st.step)}
-	wire := w.wire(p.bytes)
+	wire := w.wireOf[j]
 	st.nextT = at + wire + Gap(job.Traffic.Load, wire, rng)
 	st.step++
 	return m, Ready

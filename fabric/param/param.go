@@ -26,8 +26,10 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -108,10 +110,27 @@ type Valuer interface {
 	ParamValues(key string) []string
 }
 
+// declared memoizes Of by type (reflect.Type → []Decl), as encoding/json
+// caches a type's fields: the declarations depend on the type alone, and
+// a simulation normalizes its parameters through them on every run.
+var declared sync.Map
+
 // Of returns the parameters declared on the struct type of ptr (a pointer
 // to a struct), in field order. A malformed declaration panics: it is a
-// programming error that every test run finds.
+// programming error that every test run finds. The slice is the caller's;
+// the declarations' own slices (Values) are shared and not to be changed.
 func Of(ptr any) []Decl {
+	t := reflect.TypeOf(ptr)
+	if ds, ok := declared.Load(t); ok {
+		return slices.Clone(ds.([]Decl))
+	}
+	ds := declare(ptr)
+	declared.Store(t, ds)
+	return slices.Clone(ds)
+}
+
+// declare reads the declarations of Of.
+func declare(ptr any) []Decl {
 	vr, _ := ptr.(Valuer)
 	t := reflect.TypeOf(ptr).Elem()
 	var ds []Decl
