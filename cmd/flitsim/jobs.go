@@ -110,32 +110,9 @@ func jobsSweep(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return asInput(err)
 	}
-	swept, meas := -1, 0
-	for i, j := range jobs {
-		if j.ID == jobID {
-			swept = i
-		}
-		if j.ID == *measured {
-			meas = i
-		}
-	}
-	if swept < 0 {
-		return badInput("--set %s: no job %q in %s", *set, jobID, *jobsFile)
-	}
-	if *measured != "" && jobs[meas].ID != *measured {
-		return badInput("--job %q: no such job in %s", *measured, *jobsFile)
-	}
-	if meas == swept {
-		return badInput("--set %s: the swept job is the measured one (--job)", *set)
-	}
-	decl, _ := param.Find(sweepDecls(), key)
-	for _, v := range vals {
-		if v == 0 && key == "load" {
-			continue // removes the job
-		}
-		if err := decl.Check(v); err != nil {
-			return badInput("--set %s: %v", *set, err)
-		}
+	swept, meas, err := sweepJobs(jobs, jobID, *measured, key, vals, *set, *jobsFile)
+	if err != nil {
+		return err
 	}
 	sw := pipeline.Sweep{Net: net, Jobs: jobs, Swept: swept, Measured: meas, Key: key, Values: vals,
 		Engines: strings.Split(*engines, ","), Params: p}
@@ -174,6 +151,40 @@ func jobsSweep(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stdout, "plot: %s\n", *plotFile)
 	}
 	return nil
+}
+
+// sweepJobs finds the swept job (--set JOB.KEY) and the measured one
+// (--job, default the first) among the placed jobs and checks the swept
+// values against the key's declaration.
+func sweepJobs(jobs []traffic.Job, jobID, measured, key string, vals []float64, set, jobsFile string) (swept, meas int, err error) {
+	swept, meas = -1, 0
+	for i, j := range jobs {
+		if j.ID == jobID {
+			swept = i
+		}
+		if j.ID == measured {
+			meas = i
+		}
+	}
+	if swept < 0 {
+		return 0, 0, badInput("--set %s: no job %q in %s", set, jobID, jobsFile)
+	}
+	if measured != "" && jobs[meas].ID != measured {
+		return 0, 0, badInput("--job %q: no such job in %s", measured, jobsFile)
+	}
+	if meas == swept {
+		return 0, 0, badInput("--set %s: the swept job is the measured one (--job)", set)
+	}
+	decl, _ := param.Find(sweepDecls(), key)
+	for _, v := range vals {
+		if v == 0 && key == "load" {
+			continue // removes the job
+		}
+		if err := decl.Check(v); err != nil {
+			return 0, 0, badInput("--set %s: %v", set, err)
+		}
+	}
+	return swept, meas, nil
 }
 
 // sweepPlot draws a sweep's slowdown against the value, one line per
