@@ -90,6 +90,12 @@ type witness struct {
 	ModelSet []string `json:"model_set,omitempty"`
 }
 
+// label names a scenario for people: its name, routing, traffic and
+// message size ("16-ary 2-tree 5% dfsssp uniform 1MTU"); --only matches it.
+func (w witness) label() string {
+	return fmt.Sprintf("%s %s %s %s", w.Name, w.Engine, w.Traffic, w.MsgBytes)
+}
+
 // key names a scenario uniquely in a results file.
 func (w witness) key() string {
 	b, _ := json.Marshal(w)
@@ -238,7 +244,7 @@ func runWitness(ctx context.Context, m *ibmodel.Model, w witness, dir string) (*
 		out.FlitsimLatNs = res.Counters.Latency.MeanNs
 	}
 	in := ibmodel.Inputs{Net: o.Net, Tables: o.Routed.Tables, HW: p.HW, Traffic: p.Traffic, Seed: p.Seed,
-		Patched: m.Patched, MaxBeingSent: w.MaxBeingSent, SimTimePs: p.MaxTime, StatStartPs: p.Warmup, Set: w.ModelSet}
+		Patched: m.Patched, EndWhenDone: m.Ends, MaxBeingSent: w.MaxBeingSent, SimTimePs: p.MaxTime, StatStartPs: p.Warmup, Set: w.ModelSet}
 	if p.Traffic.Finite() {
 		// The exchange ends by itself: room for the model to be much slower.
 		in.SimTimePs, in.StatStartPs = max(int64(res.RuntimeNs*1000)*4, 100*1000*1000), 0
@@ -414,7 +420,7 @@ func ibmodelCompare(args []string, stdout, stderr io.Writer) error {
 	home := fs.String("home", os.Getenv("IBMODEL_HOME"), "where docs/ibmodel/build.sh built the model (IBMODEL_HOME)")
 	out := fs.String("o", "", "results directory (default out/ibmodel-SET)")
 	jobs := fs.Int("j", 1, "scenarios at once (each model run takes one processor)")
-	only := fs.String("only", "", "run only the scenarios whose name contains this")
+	only := fs.String("only", "", "run only the scenarios whose label (name, routing, traffic, size) contains this")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -462,12 +468,20 @@ func ibmodelCompare(args []string, stdout, stderr io.Writer) error {
 	defer f.Close()
 	scen := chosen.scenarios()
 	var pending []int
+	chosenN := 0
 	for i, w := range scen {
-		if _, ok := done[w.key()]; !ok && (*only == "" || strings.Contains(w.Name, *only)) {
+		if *only != "" && !strings.Contains(w.label(), *only) {
+			continue
+		}
+		chosenN++
+		if _, ok := done[w.key()]; !ok {
 			pending = append(pending, i)
 		}
 	}
-	fmt.Fprintf(stderr, "ibmodel compare %s: %d scenarios, %d done, %d to run -> %s\n", chosen.name, len(scen), len(scen)-len(pending), len(pending), dir)
+	if chosenN == 0 {
+		return badInput("--only %q: no scenario of set %s matches (names like %q)", *only, chosen.name, scen[0].label())
+	}
+	fmt.Fprintf(stderr, "ibmodel compare %s: %d scenarios, %d chosen, %d done, %d to run -> %s\n", chosen.name, len(scen), chosenN, chosenN-len(pending), len(pending), dir)
 	errs := runWitnesses(m, scen, pending, *jobs, dir, stderr, func(o *witnessOutcome) error {
 		line, _ := json.Marshal(o)
 		if _, err := f.Write(append(line, '\n')); err != nil {
@@ -531,8 +545,8 @@ func runWitnesses(m *ibmodel.Model, scen []witness, pending []int, jobs int, dir
 			continue
 		}
 		o := r.o
-		fmt.Fprintf(progress, "[%d/%d %s] %s %s %s %s: flitsim %.2f, model %.2f GB/s (%+.1f %%), model %.0f s\n", k+1, len(pending),
-			time.Since(start).Round(time.Second), o.Scenario.Name, o.Scenario.Engine, o.Scenario.Traffic, o.Scenario.MsgBytes,
+		fmt.Fprintf(progress, "[%d/%d %s] %s: flitsim %.2f, model %.2f GB/s (%+.1f %%), model %.0f s\n", k+1, len(pending),
+			time.Since(start).Round(time.Second), o.Scenario.label(),
 			o.FlitsimGBs, o.ModelGBs, o.DiffPct, o.ModelWallS)
 	}
 	return errs

@@ -100,6 +100,21 @@ if [ ! -f "$model/src/ib.msg" ]; then
     echo "flitsim addition: dstSLVecFile/dstSLVecIdx (app), hiccupFirst (sink)" >"$model/.flitsim-patch"
   fi
 fi
+# (c) of the addition, also on a model built before it: the sinks end the
+# run once they have consumed a given number of flits in all
+# (endAfterFlits, default 0: never), so that a finite traffic stops the
+# model when it is done instead of at sim-time-limit (the hiccup timers
+# keep scheduling events forever). Nothing the model measures changes.
+if [ -f "$model/.flitsim-patch" ] && ! grep -q endAfterFlits "$model/.flitsim-patch"; then
+  cd "$model/src"
+  perl -0pi -e 's/(\n(\s*)volatile double hiccupFirst[^\n]*)/$1\n$2int endAfterFlits = default(0); \/\/ flitsim: end the run when the sinks have consumed this many flits in all/' sink.ned
+  perl -0pi -e 's/(Define_Module\( IBSink \);\n)/$1\n\/\/ flitsim: flits consumed by all sinks, and the count that ends the run.\nstatic long flitsimConsumed = 0, flitsimEndAfter = 0;\n/' sink.cc
+  perl -0pi -e 's/(void IBSink::initialize\(\)\n\{\n)/$1  flitsimConsumed = 0; flitsimEndAfter = par("endAfterFlits"); \/\/ flitsim\n/' sink.cc
+  perl -0pi -e 's/(\n  delete p_msg;\n\}\n)(\nvoid IBSink::handleData)/\n  delete p_msg;\n  if (flitsimEndAfter > 0 && ++flitsimConsumed >= flitsimEndAfter) endSimulation(); \/\/ flitsim\n}\n$2/' sink.cc
+  [ "$(grep -c flitsim sink.cc)" -ge 4 ] && grep -q endAfterFlits sink.ned || { say "the addition (c) did not apply to sink.cc or sink.ned"; exit 1; }
+  echo "flitsim addition (c): endAfterFlits (sink)" >>"$model/.flitsim-patch"
+  rm -f "$model/out/gcc-release/src/ib_flit_sim"
+fi
 bin=$model/out/gcc-release/src/ib_flit_sim
 if [ ! -x "$bin" ]; then
   cd "$model/src"

@@ -2,6 +2,7 @@ package ibmodel
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -94,6 +95,32 @@ func TestWriteRefuses(t *testing.T) {
 	in.Patched = false
 	_, err = Write(t.TempDir(), in)
 	assert.ErrorContains(t, err, "SLs other than 0")
+}
+
+// A finite traffic run that ends when done tells the model's sinks every
+// flit the exchange sends: 4 HCAs × 3 destinations × one packet of 2048
+// bytes + headers in 64-byte flits; an infinite one, and a run that does
+// not ask, set no end; the release refuses it.
+func TestWriteEndsWhenDone(t *testing.T) {
+	in := inputs(t, "kary-ntree:k=2,n=2", "minhop")
+	in.EndWhenDone = true
+	dir := t.TempDir()
+	lay, err := Write(dir, in)
+	require.NoError(t, err)
+	flits := int64(4 * 3 * in.HW.PacketFlits(2048))
+	assert.Equal(t, flits, lay.Flits)
+	ini, err := os.ReadFile(lay.INI)
+	require.NoError(t, err)
+	assert.Contains(t, string(ini), fmt.Sprintf("**.sink.endAfterFlits = %d\n", flits))
+	in.EndWhenDone = false
+	lay, err = Write(t.TempDir(), in)
+	require.NoError(t, err)
+	ini, err = os.ReadFile(lay.INI)
+	require.NoError(t, err)
+	assert.NotContains(t, string(ini), "endAfterFlits")
+	in.EndWhenDone, in.Patched = true, false
+	_, err = Write(t.TempDir(), in)
+	assert.ErrorContains(t, err, "patched model")
 }
 
 // An OMNeT++ 4 scalar file: quoted and plain names, statistics.

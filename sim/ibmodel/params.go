@@ -97,8 +97,9 @@ func Params(hw fabric.Hardware, maxBeingSent int) []Setting {
 	return s
 }
 
-// writeINI writes run.ini: the run's traffic and files, then Params.
-func writeINI(w io.Writer, in Inputs, seqs []sequence, dir string) error {
+// writeINI writes run.ini: the run's traffic and files, then Params;
+// flits are the flits a finite traffic sends in all.
+func writeINI(w io.Writer, in Inputs, seqs []sequence, dir string, flits int64) error {
 	hw := in.HW
 	p := func(format string, v ...any) { fmt.Fprintf(w, format+"\n", v...) }
 	p("[General]")
@@ -114,6 +115,9 @@ func writeINI(w io.Writer, in Inputs, seqs []sequence, dir string) error {
 	p("**.vector-recording = false")
 	p("**.scalar-recording = true")
 	p("**.startStatCol = %s", fmtNs(in.StatStartPs))
+	if in.EndWhenDone && flits > 0 {
+		p("**.sink.endAfterFlits = %d", flits)
+	}
 	// Messages: whole packets of MTU payload plus headers, the model's
 	// packets having no headers of their own.
 	pkt := hw.MTU + hw.HeaderBytes

@@ -27,6 +27,10 @@ type Model struct {
 	// Patched says the model has docs/ibmodel.md's addition (read from
 	// the marker file the build leaves, HOME/ib_flit_sim/.flitsim-patch).
 	Patched bool
+	// Ends says the build has the addition's part (c): its sinks end the
+	// run once they have consumed a given number of flits
+	// (endAfterFlits), so a finite traffic stops the model when it is done.
+	Ends bool
 }
 
 // Find locates the model under home, or says what is missing.
@@ -49,8 +53,9 @@ func Find(home string) (*Model, error) {
 			return nil, fmt.Errorf("ibmodel: %w (build the model as docs/ibmodel.md says)", err)
 		}
 	}
-	if _, err := os.Stat(filepath.Join(home, "ib_flit_sim", ".flitsim-patch")); err == nil {
+	if b, err := os.ReadFile(filepath.Join(home, "ib_flit_sim", ".flitsim-patch")); err == nil {
 		m.Patched = true
+		m.Ends = strings.Contains(string(b), "endAfterFlits")
 	}
 	return m, nil
 }

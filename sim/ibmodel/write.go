@@ -47,6 +47,10 @@ type Inputs struct {
 	// destination SL vector (dstSLVecFile) and a first hiccup instant per
 	// sink (hiccupFirst).
 	Patched bool
+	// EndWhenDone ends the model's run when its sinks have consumed every
+	// flit of a finite traffic, rather than at SimTimePs (needs a model
+	// with the addition's part (c), Model.Ends).
+	EndWhenDone bool
 	// MaxBeingSent bounds the packets one input buffer sends at once
 	// (0: unbounded, flitsim's; the release's examples use 3).
 	MaxBeingSent int
@@ -105,7 +109,7 @@ func Write(dir string, in Inputs) (*Layout, error) {
 		}
 		lay.Flits = lay.Packets * per
 	}
-	if err := writeFile(lay.INI, func(w io.Writer) error { return writeINI(w, in, seqs, dir) }); err != nil {
+	if err := writeFile(lay.INI, func(w io.Writer) error { return writeINI(w, in, seqs, dir, lay.Flits) }); err != nil {
 		return nil, err
 	}
 	return lay, nil
@@ -129,6 +133,8 @@ func (in Inputs) check() error {
 		return fmt.Errorf("ibmodel: no message size")
 	case in.Traffic.MessageBytes > in.HW.MTU && in.Traffic.MessageBytes%in.HW.MTU != 0:
 		return fmt.Errorf("ibmodel: a message of %d bytes is no whole number of %d-byte packets; the model's application drops a remainder", in.Traffic.MessageBytes, in.HW.MTU)
+	case in.EndWhenDone && !in.Patched:
+		return fmt.Errorf("ibmodel: ending the run when done needs the patched model (docs/ibmodel.md)")
 	case in.Phases != nil && !in.Patched:
 		return fmt.Errorf("ibmodel: hiccup phases per sink need the patched model (docs/ibmodel.md)")
 	}
