@@ -662,6 +662,9 @@ func (c *Campaign) validateTraffic(i int) error {
 	if !t.Has("msg_bytes") {
 		t.Spec.MessageBytes = c.hw.MTU
 	}
+	if t.Has("iterations") && t.Spec.Iterations == 0 {
+		return c.errAtKey("traffic.iterations", i, "0 iterations (a job's infinite) is no count for a [[traffic]] pattern: leave the key out for the pattern's default, or give a count")
+	}
 	if t.Has("distance") {
 		if kind != traffic.Shift {
 			return c.errAtKey("traffic.distance", i, "a distance only applies to shift traffic, not %s", kind)

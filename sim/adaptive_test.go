@@ -46,7 +46,7 @@ func TestDragonflyTheory(t *testing.T) {
 					p := DefaultParams()
 					p.HW.HiccupPs = 0
 					p.MaxTime = tc.maxTime
-					p.Traffic = traffic.Spec{Kind: traffic.Uniform, MessageBytes: p.HW.MTU, Load: 1}
+					p.Traffic = traffic.Spec{Kind: traffic.Uniform, JobTraffic: traffic.JobTraffic{MessageBytes: p.HW.MTU, Load: 1}}
 					if pat == "group-shift" {
 						p.Traffic.Kind, p.Traffic.Distance = traffic.Shift, tc.a*tc.p
 					}
@@ -84,7 +84,7 @@ func TestDragonflyClassRates(t *testing.T) {
 		p.HW.HiccupPs = 0
 		p.HW.Rank3Gbps = r
 		p.MaxTime = 200 * fabric.Microsecond
-		p.Traffic = traffic.Spec{Kind: traffic.Shift, Distance: a * pp, MessageBytes: p.HW.MTU, Load: 1}
+		p.Traffic = traffic.Spec{Kind: traffic.Shift, JobTraffic: traffic.JobTraffic{Distance: a * pp, MessageBytes: p.HW.MTU, Load: 1}}
 		res, err := Run(net, tb, p)
 		require.NoError(t, err)
 		hw := p.HW
@@ -135,7 +135,7 @@ func TestAdaptiveOneSwitch(t *testing.T) {
 	for _, engine := range []string{"min", "ugal"} {
 		net, tb := setup(t, "dragonfly:a=1,p=2,h=0,g=1", engine)
 		p := DefaultParams()
-		p.Traffic = traffic.Spec{Kind: traffic.Exchange, MessageBytes: 2 * p.HW.MTU}
+		p.Traffic = traffic.Spec{Kind: traffic.Exchange, JobTraffic: traffic.JobTraffic{MessageBytes: 2 * p.HW.MTU}}
 		res, err := Run(net, tb, p)
 		require.NoError(t, err, engine)
 		assert.Equal(t, Completed, res.Verdict, engine)

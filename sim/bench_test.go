@@ -84,7 +84,7 @@ func benchRun(b *testing.B, spec, engine string, p Params) {
 func BenchmarkTorus16x16(b *testing.B) {
 	p := DefaultParams()
 	p.HW.VOQ = false
-	p.Traffic = traffic.Spec{Kind: traffic.Uniform, MessageBytes: 2048, Load: halfSaturation}
+	p.Traffic = traffic.Spec{Kind: traffic.Uniform, JobTraffic: traffic.JobTraffic{MessageBytes: 2048, Load: halfSaturation}}
 	p.MaxTime = 200 * fabric.Microsecond
 	p.SteadyFraction = 2 // run to the time limit: a fixed amount of work
 	benchRun(b, "torus:dims=16x16", "updn", p)
@@ -96,7 +96,7 @@ func BenchmarkTorus16x16(b *testing.B) {
 func BenchmarkFatTreeExchange(b *testing.B) {
 	p := DefaultParams()
 	p.HW.VOQ = false
-	p.Traffic = traffic.Spec{Kind: traffic.Exchange, MessageBytes: 10 * 2048}
+	p.Traffic = traffic.Spec{Kind: traffic.Exchange, JobTraffic: traffic.JobTraffic{MessageBytes: 10 * 2048}}
 	benchRun(b, "kary-ntree:k=16,n=2", "dfsssp", p)
 }
 
@@ -104,7 +104,7 @@ func BenchmarkFatTreeExchange(b *testing.B) {
 // workloads with the default model: input buffers queued per output.
 func BenchmarkTorus16x16VOQ(b *testing.B) {
 	p := DefaultParams()
-	p.Traffic = traffic.Spec{Kind: traffic.Uniform, MessageBytes: 2048, Load: halfSaturation}
+	p.Traffic = traffic.Spec{Kind: traffic.Uniform, JobTraffic: traffic.JobTraffic{MessageBytes: 2048, Load: halfSaturation}}
 	p.MaxTime = 200 * fabric.Microsecond
 	p.SteadyFraction = 2
 	benchRun(b, "torus:dims=16x16", "updn", p)
@@ -114,14 +114,14 @@ func BenchmarkTorus16x16VOQ(b *testing.B) {
 // the NIC and link counters on, for what counting costs.
 func BenchmarkFatTreeExchangeCounters(b *testing.B) {
 	p := DefaultParams()
-	p.Traffic = traffic.Spec{Kind: traffic.Exchange, MessageBytes: 10 * 2048}
+	p.Traffic = traffic.Spec{Kind: traffic.Exchange, JobTraffic: traffic.JobTraffic{MessageBytes: 10 * 2048}}
 	p.Counters = true
 	benchRun(b, "kary-ntree:k=16,n=2", "dfsssp", p)
 }
 
 func BenchmarkFatTreeExchangeVOQ(b *testing.B) {
 	p := DefaultParams()
-	p.Traffic = traffic.Spec{Kind: traffic.Exchange, MessageBytes: 10 * 2048}
+	p.Traffic = traffic.Spec{Kind: traffic.Exchange, JobTraffic: traffic.JobTraffic{MessageBytes: 10 * 2048}}
 	benchRun(b, "kary-ntree:k=16,n=2", "dfsssp", p)
 }
 
@@ -136,7 +136,7 @@ func BenchmarkDragonflyMin(b *testing.B) { benchDragonfly(b, "min") }
 
 func benchDragonfly(b *testing.B, engine string) {
 	p := DefaultParams()
-	p.Traffic = traffic.Spec{Kind: traffic.Uniform, MessageBytes: 2048, Load: 1}
+	p.Traffic = traffic.Spec{Kind: traffic.Uniform, JobTraffic: traffic.JobTraffic{MessageBytes: 2048, Load: 1}}
 	p.MaxTime = 50 * fabric.Microsecond
 	p.SteadyFraction = 2
 	benchRun(b, "dragonfly:a=8,p=4,h=4,g=33", engine, p)

@@ -52,7 +52,7 @@ func TestLatencyHistQuantile(t *testing.T) {
 func pairParams(load float64) Params {
 	p := DefaultParams()
 	p.HW.HiccupPs = 0
-	p.Traffic = traffic.Spec{Kind: traffic.Shift, Distance: 1, MessageBytes: p.HW.MTU, Load: load}
+	p.Traffic = traffic.Spec{Kind: traffic.Shift, JobTraffic: traffic.JobTraffic{Distance: 1, MessageBytes: p.HW.MTU, Load: load}}
 	p.MaxTime = 200 * fabric.Microsecond
 	p.Counters, p.Record = true, true
 	return p

@@ -70,7 +70,7 @@ func ParamDecls() []param.Decl { return param.Of(&Params{}) }
 // settings with uniform random traffic of 1-MTU messages at full load.
 func DefaultParams() Params {
 	hw := fabric.DefaultHardware()
-	p := Params{HW: hw, Traffic: traffic.Spec{Kind: traffic.Uniform, MessageBytes: hw.MTU}, Seed: 1}
+	p := Params{HW: hw, Traffic: traffic.Spec{Kind: traffic.Uniform, JobTraffic: traffic.JobTraffic{MessageBytes: hw.MTU}}, Seed: 1}
 	param.Defaults(&p)
 	param.Defaults(&p.Traffic)
 	return p

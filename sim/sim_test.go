@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"math"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -62,7 +63,7 @@ func TestOfferedLoadEveryMessageSize(t *testing.T) {
 	for _, load := range []float64{0.05, 0.2} {
 		for _, size := range []int{1, 64, 100, 2048, 3000, 10 * 2048} {
 			p := DefaultParams()
-			p.Traffic = traffic.Spec{Kind: traffic.Uniform, MessageBytes: size, Load: load}
+			p.Traffic = traffic.Spec{Kind: traffic.Uniform, JobTraffic: traffic.JobTraffic{MessageBytes: size, Load: load}}
 			flits := 0
 			for left := size; left > 0; left -= p.HW.MTU {
 				flits += p.HW.PacketFlits(min(left, p.HW.MTU))
@@ -116,7 +117,7 @@ func TestFatTreeExchangeFtreeVsDFSSSP(t *testing.T) {
 	net, err := fabric.Build("kary-ntree:k=16,n=2")
 	require.NoError(t, err)
 	p := DefaultParams()
-	p.Traffic = traffic.Spec{Kind: traffic.Exchange, MessageBytes: 10 * p.HW.MTU}
+	p.Traffic = traffic.Spec{Kind: traffic.Exchange, JobTraffic: traffic.JobTraffic{MessageBytes: 10 * p.HW.MTU}}
 	thr := map[string]float64{}
 	for _, c := range []struct {
 		engine string
@@ -146,6 +147,38 @@ func TestFatTreeExchangeFtreeVsDFSSSP(t *testing.T) {
 	assert.InEpsilon(t, 629.76, mean, 0.15, "Table 4.4: 16-ary 2-tree, DFSSSP")
 }
 
+// A [[traffic]] pattern takes a job's traffic keys: an exchange of two
+// iterations delivers every pair's message twice and takes longer than
+// one, a uniform stream of three iterations ends after three messages per
+// HCA, and a start delays the whole pattern by that much (the runtime,
+// first flit injected to last consumed, stays as it was).
+func TestPatternTakesJobKeys(t *testing.T) {
+	net, tb := setup(t, "kary-ntree:k=4,n=2", "ftree")
+	n := int64(net.NumHCAs())
+	one, err := Run(net, tb, params(traffic.Exchange))
+	require.NoError(t, err)
+	for _, c := range []struct {
+		name string
+		set  func(*traffic.Spec)
+		msgs int64
+		at   func(r *Result) bool
+	}{
+		{"exchange ×2", func(s *traffic.Spec) { s.Iterations = 2 }, 2 * n * (n - 1), func(r *Result) bool { return r.RuntimeNs > 1.8*one.RuntimeNs }},
+		{"uniform ×3", func(s *traffic.Spec) { s.Kind, s.Iterations = traffic.Uniform, 3 }, 3 * n, func(r *Result) bool { return r.Verdict == Completed }},
+		{"exchange from 5 µs", func(s *traffic.Spec) { s.Start = 5 * fabric.Microsecond }, n * (n - 1), func(r *Result) bool {
+			return r.RuntimeNs == one.RuntimeNs && math.Abs(r.SimTimeNs-one.SimTimeNs-5000) < 1e-6
+		}},
+	} {
+		p := params(traffic.Exchange)
+		c.set(&p.Traffic)
+		r, err := Run(net, tb, p)
+		require.NoError(t, err, c.name)
+		assert.Equal(t, Completed, r.Verdict, c.name)
+		assert.Equal(t, c.msgs, r.Messages, c.name)
+		assert.True(t, c.at(r), "%s: runtime %.0f ns (ends at %.0f ns), one exchange %.0f ns", c.name, r.RuntimeNs, r.SimTimeNs, one.RuntimeNs)
+	}
+}
+
 // Per-HCA completion times of a completed exchange: each source's last
 // message is delivered within the run, the latest of them ends it, and
 // each lies at or after that source's own serialization: (n−1) messages of
@@ -168,7 +201,7 @@ func TestHCACompletionTimes(t *testing.T) {
 	assert.GreaterOrEqual(t, c.Min, serialize)
 	assert.Less(t, c.Min, c.Max, "sources finish at different instants")
 
-	p.Traffic = traffic.Spec{Kind: traffic.Uniform, MessageBytes: 2048, Load: 1}
+	p.Traffic = traffic.Spec{Kind: traffic.Uniform, JobTraffic: traffic.JobTraffic{MessageBytes: 2048, Load: 1}}
 	p.MaxTime = 20 * fabric.Microsecond
 	r, err = Run(net, tb, p)
 	require.NoError(t, err)

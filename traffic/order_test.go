@@ -72,12 +72,12 @@ func TestExchangeUnderEveryOrder(t *testing.T) {
 // The hot spot is rank 0, wherever the order puts it.
 func TestHotSpotFollowsRankZero(t *testing.T) {
 	switchOf := []int{0, 0, 1, 1, 2, 2}
-	p := open(t, Spec{Kind: HotSpot, HotFraction: 1, Order: RoundRobin}, switchOf, 1)
+	p := open(t, Spec{Kind: HotSpot, Order: RoundRobin, JobTraffic: JobTraffic{HotFraction: 1}}, switchOf, 1)
 	for src := 1; src < len(switchOf); src++ {
 		assert.Equal(t, 0, next(p, src, rng(2)), "rank 0 sits on HCA 0 under round robin")
 	}
 	hca, _ := Layout(RandomOrder, switchOf, rng(5))
-	p = open(t, Spec{Kind: HotSpot, HotFraction: 1, Order: RandomOrder}, switchOf, 5)
+	p = open(t, Spec{Kind: HotSpot, Order: RandomOrder, JobTraffic: JobTraffic{HotFraction: 1}}, switchOf, 5)
 	for src := range switchOf {
 		if int32(src) != hca[0] {
 			assert.Equal(t, int(hca[0]), next(p, src, rng(2)))

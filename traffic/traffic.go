@@ -82,22 +82,16 @@ func (k Kind) DefaultIterations() int {
 }
 
 // Spec is a [[traffic]] table's pattern: one job of every HCA (Job). Its
-// knobs declare themselves (key, range, default, help) in param tags,
-// which the campaign's [[traffic]] tables, flitsim sim's flags and
-// flitsim params read; a zero value means the declared default.
+// keys are a job's traffic keys (JobTraffic, embedded: message size, load,
+// start, iterations, bursts, ... declared once, there), but that the
+// pattern is kind (flag --traffic), and the rank order. The campaign's
+// [[traffic]] tables, flitsim sim's flags and flitsim params read these
+// declarations; a zero value means the declared default, and zero
+// iterations the pattern's default (Job).
 type Spec struct {
+	// Kind is the pattern; it shadows JobTraffic's (key pattern).
 	Kind Kind `json:"kind" param:"kind" flag:"traffic" help:"the pattern"`
-	// MessageBytes is the payload of one message (allreduce: of the whole
-	// vector); it must be set.
-	MessageBytes int `json:"msg_bytes" param:"msg_bytes" kind:"size" range:"[1,1073741824]" unset:"1MTU" help:"payload of a message: bytes, or with a unit (2KiB, 10MTU)"`
-	// Load is the offered load per HCA as a fraction of the link rate;
-	// 1.0 sends back to back, lower loads space messages by seeded
-	// exponential gaps.
-	Load float64 `json:"load" param:"load" range:"(0,1]" default:"1" help:"offered load per HCA, a fraction of the link rate (below 1: seeded exponential gaps between messages)"`
-	// Distance is the shift of Kind Shift.
-	Distance int `json:"distance,omitempty" param:"distance" range:"[-1073741824,1073741824]" default:"1" help:"shift traffic: i sends to i+distance (not 0)"`
-	// HotFraction is the share of messages to the hot spot.
-	HotFraction float64 `json:"hot_fraction,omitempty" param:"hot_fraction" range:"(0,1]" default:"0.1" help:"hotspot traffic: the share of messages to terminal 0"`
+	JobTraffic
 	// Order lays the pattern's ranks on the HCAs ("" is ByHCA).
 	Order Order `json:"order,omitempty" param:"order" unset:"hca" help:"which HCA is rank i"`
 }
@@ -126,17 +120,23 @@ func kindNames() []string {
 }
 
 // Finite reports whether every terminal stops after a known number of messages.
-func (s Spec) Finite() bool { return s.Kind.DefaultIterations() > 0 }
+func (s Spec) Finite() bool { return s.Iterations > 0 || s.Kind.DefaultIterations() > 0 }
 
 // Job returns the pattern as one job over n ranks, rank r on terminal r
-// (Open lays the ranks out by s.Order): the pattern's default iterations,
-// a load of 1 and a shift of 1 when they are zero, a hot spot's share of
-// 0.1.
+// (Open lays the ranks out by s.Order): the pattern's default iterations
+// when none are given, a load of 1, a shift of 1 and a hot spot's share of
+// 0.1 when they are zero; a distance and a hot fraction only where the
+// pattern reads them.
 func (s Spec) Job(n int) Job {
-	t := JobTraffic{Kind: s.Kind, MessageBytes: s.MessageBytes, Load: s.Load, Iterations: s.Kind.DefaultIterations()}
+	t := s.JobTraffic
+	t.Kind = s.Kind
+	if t.Iterations == 0 {
+		t.Iterations = s.Kind.DefaultIterations()
+	}
 	if t.Load == 0 {
 		t.Load = 1
 	}
+	t.Distance, t.HotFraction = 0, 0
 	switch s.Kind {
 	case Shift:
 		t.Distance = cmp.Or(s.Distance, 1)

@@ -101,17 +101,17 @@ func TestPatterns(t *testing.T) {
 	assert.Equal(t, 4, next(b, 1, rng(1))) // 001 → 100
 	assert.Equal(t, 3, next(b, 6, rng(1))) // 110 → 011
 	assert.NotEqual(t, 5, next(b, 5, rng(1)), "a palindrome sends elsewhere")
-	_, err := Open(Spec{Kind: BitReversal, MessageBytes: 1}, nil, make([]int, 12), func(string) *rand.Rand { return rng(1) }, func(int) int64 { return 1 })
+	_, err := Open(Spec{Kind: BitReversal, JobTraffic: JobTraffic{MessageBytes: 1}}, nil, make([]int, 12), func(string) *rand.Rand { return rng(1) }, func(int) int64 { return 1 })
 	assert.ErrorContains(t, err, "power-of-two")
-	s := open(t, Spec{Kind: Shift, Distance: -1}, make([]int, 5), 1)
+	s := open(t, Spec{Kind: Shift, JobTraffic: JobTraffic{Distance: -1}}, make([]int, 5), 1)
 	assert.Equal(t, 4, next(s, 0, nil))
 	s = open(t, Spec{Kind: Shift}, make([]int, 5), 1)
 	assert.Equal(t, 1, next(s, 0, nil), "shift 1 when none is given")
-	_, err = Open(Spec{Kind: Shift, Distance: 5, MessageBytes: 1}, nil, make([]int, 5), func(string) *rand.Rand { return rng(1) }, func(int) int64 { return 1 })
+	_, err = Open(Spec{Kind: Shift, JobTraffic: JobTraffic{Distance: 5, MessageBytes: 1}}, nil, make([]int, 5), func(string) *rand.Rand { return rng(1) }, func(int) int64 { return 1 })
 	assert.ErrorContains(t, err, "onto itself")
-	_, err = Open(Spec{Kind: "nope", MessageBytes: 1}, nil, make([]int, 5), func(string) *rand.Rand { return rng(1) }, func(int) int64 { return 1 })
+	_, err = Open(Spec{Kind: "nope", JobTraffic: JobTraffic{MessageBytes: 1}}, nil, make([]int, 5), func(string) *rand.Rand { return rng(1) }, func(int) int64 { return 1 })
 	assert.ErrorContains(t, err, "unknown traffic kind")
-	_, err = Open(Spec{Kind: Uniform, MessageBytes: 1}, nil, make([]int, 1), func(string) *rand.Rand { return rng(1) }, func(int) int64 { return 1 })
+	_, err = Open(Spec{Kind: Uniform, JobTraffic: JobTraffic{MessageBytes: 1}}, nil, make([]int, 1), func(string) *rand.Rand { return rng(1) }, func(int) int64 { return 1 })
 	assert.ErrorContains(t, err, "at least 2")
 }
 
@@ -119,7 +119,7 @@ func TestPatterns(t *testing.T) {
 // a [[traffic]] ring allreduce on four terminals waits for its left
 // neighbour's chunk.
 func TestDependentPatternOverEveryHCA(t *testing.T) {
-	p := open(t, Spec{Kind: Allreduce, MessageBytes: 8}, make([]int, 4), 1)
+	p := open(t, Spec{Kind: Allreduce, JobTraffic: JobTraffic{MessageBytes: 8}}, make([]int, 4), 1)
 	total, inf := p.Total()
 	assert.Equal(t, int64(4*2*3), total)
 	assert.False(t, inf)

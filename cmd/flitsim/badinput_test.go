@@ -166,6 +166,11 @@ func campaignCases(t *testing.T, dir string) []badCase {
 		"distance":     {`2`},   // not shift traffic
 		"hot_fraction": {`0.5`}, // not hotspot traffic
 		"order":        {`"sideways"`, `3`, `"Random"`},
+		// a job's traffic keys, which a [[traffic]] pattern takes too
+		"iterations": {`0`, `-1`, `1.5`, `"x"`},
+		"start":      {`"-1us"`, `5`, `"2000s"`},
+		"burst_on":   {`"1us"`},  // not noise traffic
+		"grid":       {`[4, 4]`}, // not halo traffic
 	}
 	for key, vals := range traffic {
 		for _, v := range vals {

@@ -193,7 +193,7 @@ func witnessPoint(w witness) (configs.Point, *pipeline.Networks, error) {
 	if err != nil {
 		return pt, nil, asInput(err)
 	}
-	p.Traffic = traffic.Spec{Kind: kind, Load: w.Load, Distance: 1}
+	p.Traffic = traffic.Spec{Kind: kind, JobTraffic: traffic.JobTraffic{Load: w.Load, Distance: 1}}
 	if p.Traffic.Load == 0 {
 		p.Traffic.Load = 1
 	}

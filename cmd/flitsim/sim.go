@@ -169,7 +169,7 @@ func simJobFlags(set map[string]bool, jobs bool, pattern []string, jobsSeed int6
 
 // patternFlags are the pattern flags of sim: one per declaration of
 // traffic.Spec, the keys of a campaign's [[traffic]] tables (--traffic
-// for kind, --msg-bytes, --load, --distance, --hot-fraction, --order).
+// for kind, --msg-bytes, --load, --iterations, --order, ...).
 type patternFlags struct{ flags []*declFlag }
 
 func (pf *patternFlags) register(fs *flag.FlagSet) {
@@ -200,7 +200,7 @@ func (pf *patternFlags) names() []string {
 
 // spec is the pattern the flags give, its sizes in MTUs of mtu bytes.
 func (pf *patternFlags) spec(mtu int) (traffic.Spec, error) {
-	s := traffic.Spec{Kind: traffic.Uniform, Order: traffic.ByHCA, MessageBytes: mtu}
+	s := traffic.Spec{Kind: traffic.Uniform, Order: traffic.ByHCA, JobTraffic: traffic.JobTraffic{MessageBytes: mtu}}
 	param.Defaults(&s)
 	given := map[string]bool{}
 	for _, f := range pf.flags {
@@ -226,6 +226,8 @@ func (pf *patternFlags) spec(mtu int) (traffic.Spec, error) {
 		return s, badInput("--distance 0 sends every terminal to itself")
 	case given["hot_fraction"] && s.Kind != traffic.HotSpot:
 		return s, badInput("--hot-fraction only applies to --traffic hotspot")
+	case given["iterations"] && s.Iterations == 0:
+		return s, badInput("--iterations 0: leave the flag out for the pattern's default, or give a count")
 	}
 	return s, nil
 }

@@ -138,7 +138,7 @@ func BenchmarkScale(b *testing.B) {
 		}{{"", 0}, {"-uncut", 1}} {
 			b.Run(f.name+"/sim-"+f.sim+cut.suffix, func(b *testing.B) {
 				p := sim.DefaultParams()
-				p.Traffic = traffic.Spec{Kind: traffic.Uniform, MessageBytes: 2048, Load: 1}
+				p.Traffic = traffic.Spec{Kind: traffic.Uniform, JobTraffic: traffic.JobTraffic{MessageBytes: 2048, Load: 1}}
 				p.MaxTime = 100 * fabric.Microsecond
 				p.SteadyFraction = 2 // run to the time limit: a fixed amount of work
 				p.Domains = cut.domains

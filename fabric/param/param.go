@@ -85,6 +85,7 @@ type Decl struct {
 	// (NoRelieve for relieve).
 	Negate bool
 	field  []int
+	name   string // the Go field's name
 }
 
 // Error is a parameter value that cannot be, naming the key to blame and,
@@ -129,7 +130,11 @@ func Of(ptr any) []Decl {
 	return slices.Clone(ds)
 }
 
-// declare reads the declarations of Of.
+// declare reads the declarations of Of. An embedded struct without a
+// param tag declares its own parameters in its place, as encoding/json
+// inlines an embedded struct's fields, but those of its fields that an
+// outer field of the same name shadows. Two declarations of one key
+// panic.
 func declare(ptr any) []Decl {
 	vr, _ := ptr.(Valuer)
 	t := reflect.TypeOf(ptr).Elem()
@@ -138,10 +143,20 @@ func declare(ptr any) []Decl {
 		f := t.Field(i)
 		key, ok := f.Tag.Lookup("param")
 		if !ok {
+			if f.Anonymous && f.Type.Kind() == reflect.Struct {
+				for _, d := range Of(reflect.New(f.Type).Interface()) {
+					if g, ok := t.FieldByName(d.name); ok && len(g.Index) == 1 {
+						continue // shadowed by the outer struct's field, as in Go
+					}
+					d.field = append(slices.Clone(f.Index), d.field...)
+					ds = append(ds, d)
+				}
+			}
 			continue
 		}
 		d := Decl{Key: key, Unit: f.Tag.Get("unit"), Default: f.Tag.Get("default"), Help: f.Tag.Get("help"),
-			Flag: f.Tag.Get("flag"), Label: f.Tag.Get("label"), Unset: f.Tag.Get("unset"), Negate: f.Tag.Get("negate") == "true", field: f.Index}
+			Flag: f.Tag.Get("flag"), Label: f.Tag.Get("label"), Unset: f.Tag.Get("unset"), Negate: f.Tag.Get("negate") == "true",
+			field: f.Index, name: f.Name}
 		if d.Flag == "" {
 			d.Flag = strings.ReplaceAll(key, "_", "-")
 		}
@@ -175,6 +190,11 @@ func declare(ptr any) []Decl {
 		}
 		ds = append(ds, d)
 	}
+	for i, d := range ds {
+		if slices.ContainsFunc(ds[:i], func(e Decl) bool { return e.Key == d.Key }) {
+			panic(fmt.Sprintf("param: %s: key %q declared twice", t.Name(), d.Key))
+		}
+	}
 	return ds
 }
 
@@ -198,14 +218,19 @@ func Keys(ds []Decl) []string {
 }
 
 // Defaults sets every field of the struct ptr points to that declares a
-// default. A malformed default panics (every test run finds it).
-func Defaults(ptr any) {
-	v := reflect.ValueOf(ptr).Elem()
+// default, its embedded structs' too. A malformed default panics (every
+// test run finds it).
+func Defaults(ptr any) { defaults(reflect.ValueOf(ptr).Elem()) }
+
+func defaults(v reflect.Value) {
 	t := v.Type()
 	for i := 0; i < t.NumField(); i++ {
 		f := t.Field(i)
 		def, ok := f.Tag.Lookup("default")
 		if !ok {
+			if _, tagged := f.Tag.Lookup("param"); !tagged && f.Anonymous && f.Type.Kind() == reflect.Struct {
+				defaults(v.Field(i))
+			}
 			continue
 		}
 		d := Decl{Key: f.Name, Kind: Float}

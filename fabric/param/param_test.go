@@ -31,6 +31,31 @@ func TestDeclarationsFromTags(t *testing.T) {
 	assert.Equal(t, "100ns", d.Format(d.Get(&k)))
 }
 
+// An embedded struct declares its keys in its place, but those an outer
+// field of the same Go name shadows; its defaults are set and its values
+// read and written through the outer struct.
+func TestEmbeddedStructsInline(t *testing.T) {
+	type outer struct {
+		Count int `param:"n" range:"[0,5]" default:"2" help:"the outer count"`
+		knobs
+		Extra float64 `param:"extra" range:"[0,1]" default:"0.5" help:"one more"`
+	}
+	ds := Of(&outer{})
+	require.Equal(t, []string{"n", "rate", "delay", "on", "extra"}, Keys(ds))
+	var o outer
+	Defaults(&o)
+	assert.Equal(t, outer{Count: 2, knobs: knobs{Rate: 32, Count: 3, Delay: 100_000, On: true, Derived: 6100}, Extra: 0.5}, o)
+	d, _ := Find(ds, "rate")
+	d.Set(&o, 7)
+	assert.Equal(t, 7.0, o.Rate)
+	assert.Equal(t, 7.0, d.Get(&o))
+	type twice struct {
+		knobs
+		R float64 `param:"rate" range:"[0,1]" help:"a second rate"`
+	}
+	assert.PanicsWithValue(t, `param: twice: key "rate" declared twice`, func() { Of(&twice{}) })
+}
+
 func TestRangesAndValues(t *testing.T) {
 	ds := Of(&knobs{})
 	for _, tc := range []struct {

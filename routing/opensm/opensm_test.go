@@ -135,7 +135,7 @@ func TestCompareWithOpenSM(t *testing.T) {
 			// OpenSM's tables simulate (exchange, completes or deadlocks).
 			tb := c.OpenSM.tables
 			p := sim.DefaultParams()
-			p.Traffic = traffic.Spec{Kind: traffic.Exchange, MessageBytes: 256}
+			p.Traffic = traffic.Spec{Kind: traffic.Exchange, JobTraffic: traffic.JobTraffic{MessageBytes: 256}}
 			res, err := sim.Run(net, tb, p)
 			require.NoError(t, err, "%s %s", spec, c.Engine)
 			if c.OpenSM.DeadlockFree {

@@ -20,7 +20,7 @@ type regression struct {
 // given topology, engine and traffic; mod adjusts the rest.
 func scenario(topo, engine string, kind traffic.Kind, bytes int, load float64, maxTime int64, mod func(*Scenario)) Scenario {
 	s := Scenario{Topology: topo, Engine: engine, VLs: 8, Params: sim.DefaultParams()}
-	s.Params.Traffic = traffic.Spec{Kind: kind, MessageBytes: bytes, Load: load, Distance: 1}
+	s.Params.Traffic = traffic.Spec{Kind: kind, JobTraffic: traffic.JobTraffic{MessageBytes: bytes, Load: load, Distance: 1}}
 	s.Params.MaxTime = maxTime
 	s.Params.Record, s.Params.Counters = true, true
 	if mod != nil {

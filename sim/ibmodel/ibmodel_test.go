@@ -25,7 +25,7 @@ func inputs(t *testing.T, spec, engine string) Inputs {
 	tb, err := routing.Compute(engine, net, routing.DefaultOptions())
 	require.NoError(t, err)
 	hw := fabric.DefaultHardware()
-	return Inputs{Net: net, Tables: tb, HW: hw, Traffic: traffic.Spec{Kind: traffic.Exchange, MessageBytes: 2048, Load: 1}, Seed: 1,
+	return Inputs{Net: net, Tables: tb, HW: hw, Traffic: traffic.Spec{Kind: traffic.Exchange, JobTraffic: traffic.JobTraffic{MessageBytes: 2048, Load: 1}}, Seed: 1,
 		SimTimePs: 1e9, Patched: true}
 }
 
@@ -170,7 +170,7 @@ func TestModelZeroLoadLatency(t *testing.T) {
 	require.NoError(t, err)
 	p := sim.DefaultParams()
 	p.HW.HiccupPs = 0
-	p.Traffic = traffic.Spec{Kind: traffic.Exchange, MessageBytes: 64, Load: 1}
+	p.Traffic = traffic.Spec{Kind: traffic.Exchange, JobTraffic: traffic.JobTraffic{MessageBytes: 64, Load: 1}}
 	res, err := sim.Run(net, tb, p)
 	require.NoError(t, err)
 	lay, err := Write(t.TempDir(), Inputs{Net: net, Tables: tb, HW: p.HW, Traffic: p.Traffic, Seed: p.Seed, SimTimePs: 1e8, Patched: m.Patched})

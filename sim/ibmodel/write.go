@@ -129,6 +129,8 @@ func (in Inputs) check() error {
 		return fmt.Errorf("ibmodel: the model has no NIC window (nic_window)")
 	case in.HW.BubbleVLs != 0:
 		return fmt.Errorf("ibmodel: the model has no bubble flow control (bubble_vls)")
+	case in.Traffic.Start != 0 || in.Traffic.BurstOn != 0:
+		return fmt.Errorf("ibmodel: the model's applications start at 0 and send without bursts (start, burst_on)")
 	case in.Traffic.MessageBytes <= 0:
 		return fmt.Errorf("ibmodel: no message size")
 	case in.Traffic.MessageBytes > in.HW.MTU && in.Traffic.MessageBytes%in.HW.MTU != 0:

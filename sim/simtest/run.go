@@ -37,7 +37,7 @@ func (d *Driver) cmdTraffic(t *testing.T, td *datadriven.TestData, b *strings.Bu
 	}
 	td.CmdArgs = td.CmdArgs[1:]
 	only(t, td, "bytes", "load", "distance", "hot", "order")
-	spec := traffic.Spec{Kind: kind, Load: floatArg(t, td, "load", 1), Distance: intArg(t, td, "distance", 0), HotFraction: floatArg(t, td, "hot", 0)}
+	spec := traffic.Spec{Kind: kind, JobTraffic: traffic.JobTraffic{Load: floatArg(t, td, "load", 1), Distance: intArg(t, td, "distance", 0), HotFraction: floatArg(t, td, "hot", 0)}}
 	if spec.Order, err = traffic.ParseOrder(val(t, td, "order", "")); err != nil {
 		td.Fatalf(t, "%v", err)
 	}
@@ -120,7 +120,7 @@ func (d *Driver) cmdRun(t *testing.T, td *datadriven.TestData, b *strings.Builde
 	net, tb := d.net, d.tables
 	if in := d.inject; in != nil {
 		net, tb = in.net, in.tables
-		p.Traffic = traffic.Spec{Kind: traffic.Exchange, MessageBytes: in.bytes}
+		p.Traffic = traffic.Spec{Kind: traffic.Exchange, JobTraffic: traffic.JobTraffic{MessageBytes: in.bytes}}
 	} else {
 		d.routed(t, td)
 	}
