@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -86,30 +87,28 @@ func (*JobEntry) ParamValues(key string) []string {
 	return v
 }
 
-// MarshalJSON writes the job as the campaign's identity has it: the keys
-// as given, the numeric traffic keys under params.
+// MarshalJSON writes the job as the campaign's identity has it: its own
+// keys as given, from their declarations (those declared before routing,
+// then pattern, msg_bytes and grid, then routing and any declared after
+// it), the other traffic keys under params.
 func (j JobEntry) MarshalJSON() ([]byte, error) {
 	out := jsonObject{}
-	if j.ID != "" {
-		out.put("id", j.ID)
+	own := param.Of(&JobEntry{})
+	r := slices.IndexFunc(own, func(d param.Decl) bool { return d.Key == "routing" })
+	put := func(ds []param.Decl) {
+		for _, d := range ds {
+			if contains(j.Given, d.Key) {
+				out.put(d.Key, d.Take(&j))
+			}
+		}
 	}
-	if len(j.Nodes) > 0 {
-		out.put("nodes", j.Nodes)
-	}
-	if contains(j.Given, "size") {
-		out.put("size", j.Size)
-	}
-	if j.Placement != "" {
-		out.put("placement", j.Placement)
-	}
+	put(own[:r])
 	for _, k := range []string{"pattern", "msg_bytes", "grid"} {
 		if v, ok := j.Traffic[k]; ok {
 			out.put(k, v)
 		}
 	}
-	if j.Routing != "" {
-		out.put("routing", j.Routing)
-	}
+	put(own[r:])
 	params := map[string]any{}
 	for k, v := range j.Traffic {
 		if k != "pattern" && k != "msg_bytes" && k != "grid" {
