@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"flitsim/fabric/param"
 	"flitsim/traffic"
 )
 
@@ -405,4 +406,41 @@ func TestRoutingSeed(t *testing.T) {
 	require.True(t, errors.As(err, &ce), "%T %v", err, err)
 	assert.Equal(t, "routing.seed", ce.Key)
 	assert.Contains(t, err.Error(), "reads no seed")
+}
+
+// Every traffic key a [[traffic]] table gives enters the campaign's
+// identity: a campaign that gives it is another campaign than one that
+// leaves it out (a key missing here fails the test, so a new key brings
+// its case).
+func TestTrafficKeysEnterIdentity(t *testing.T) {
+	cases := map[string]struct{ kind, base, line string }{
+		"msg_bytes":    {"exchange", "", `msg_bytes = "2MTU"`},
+		"start":        {"exchange", "", `start = "1us"`},
+		"iterations":   {"exchange", "", `iterations = 2`},
+		"load":         {"uniform", "", `load = 0.5`},
+		"distance":     {"shift", "", `distance = 2`},
+		"burst_on":     {"noise", "", `burst_on = "1us"`},
+		"burst_off":    {"noise", `burst_on = "1us"`, `burst_off = "2us"`},
+		"hot_fraction": {"hotspot", "", `hot_fraction = 0.3`},
+		"grid":         {"halo", "", `grid = [4, 4]`},
+		"order":        {"exchange", "", `order = "random"`},
+	}
+	campaign := func(kind string, lines ...string) *Campaign {
+		text := "name = \"id\"\n[[topology]]\nspec = \"kary-ntree:k=4,n=2\"\n[[routing]]\nengine = \"ftree\"\n[[traffic]]\nkind = \"" + kind + "\"\n"
+		for _, l := range lines {
+			if l != "" {
+				text += l + "\n"
+			}
+		}
+		c, err := Parse([]byte(text), "id.toml", ".")
+		require.NoError(t, err, text)
+		return c
+	}
+	for _, key := range param.Keys(trafficDecls()) {
+		tc, ok := cases[key]
+		if !assert.True(t, ok, "no case for traffic key %s", key) {
+			continue
+		}
+		assert.NotEqual(t, campaign(tc.kind, tc.base).Hash(), campaign(tc.kind, tc.base, tc.line).Hash(), "%s leaves the identity as it is", key)
+	}
 }

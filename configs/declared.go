@@ -298,7 +298,8 @@ func (t TrafficEntry) Has(key string) bool { return contains(t.Given, key) }
 func (t TrafficEntry) Order() string { return string(t.Spec.Order) }
 
 // MarshalJSON writes the entry as the campaign's identity has it: every
-// key as the file gives it, in a fixed order.
+// key as the file gives it, kind first, the traffic keys in declaration
+// order, then the entry's own.
 func (t TrafficEntry) MarshalJSON() ([]byte, error) {
 	var b bytes.Buffer
 	b.WriteString(`{"kind":`)
@@ -312,7 +313,7 @@ func (t TrafficEntry) MarshalJSON() ([]byte, error) {
 		fmt.Fprintf(&b, ",%q:%s", key, j)
 		return nil
 	}
-	for _, key := range []string{"msg_bytes", "load", "distance", "hot_fraction", "order"} {
+	for _, key := range param.Keys(trafficDecls()) {
 		if v, ok := t.raw[key]; ok {
 			if err := put(key, v); err != nil {
 				return nil, err
