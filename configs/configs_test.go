@@ -414,16 +414,18 @@ func TestRoutingSeed(t *testing.T) {
 // its case).
 func TestTrafficKeysEnterIdentity(t *testing.T) {
 	cases := map[string]struct{ kind, base, line string }{
-		"msg_bytes":    {"exchange", "", `msg_bytes = "2MTU"`},
-		"start":        {"exchange", "", `start = "1us"`},
-		"iterations":   {"exchange", "", `iterations = 2`},
-		"load":         {"uniform", "", `load = 0.5`},
-		"distance":     {"shift", "", `distance = 2`},
-		"burst_on":     {"noise", "", `burst_on = "1us"`},
-		"burst_off":    {"noise", `burst_on = "1us"`, `burst_off = "2us"`},
-		"hot_fraction": {"hotspot", "", `hot_fraction = 0.3`},
-		"grid":         {"halo", "", `grid = [4, 4]`},
-		"order":        {"exchange", "", `order = "random"`},
+		"msg_bytes":     {"exchange", "", `msg_bytes = "2MTU"`},
+		"start":         {"exchange", "", `start = "1us"`},
+		"iterations":    {"exchange", "", `iterations = 2`},
+		"load":          {"uniform", "", `load = 0.5`},
+		"distance":      {"shift", "", `distance = 2`},
+		"burst_on":      {"noise", "", `burst_on = "1us"`},
+		"burst_off":     {"noise", `burst_on = "1us"`, `burst_off = "2us"`},
+		"hot_fraction":  {"hotspot", "", `hot_fraction = 0.3`},
+		"grid":          {"halo", "", `grid = [4, 4]`},
+		"order":         {"exchange", "", `order = "random"`},
+		"compute":       {"halo", "", `compute = "1us"`},
+		"compute_noise": {"sweep3d", "", `compute_noise = "1us"`},
 	}
 	campaign := func(kind string, lines ...string) *Campaign {
 		text := "name = \"id\"\n[[topology]]\nspec = \"kary-ntree:k=4,n=2\"\n[[routing]]\nengine = \"ftree\"\n[[traffic]]\nkind = \"" + kind + "\"\n"

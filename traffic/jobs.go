@@ -28,9 +28,17 @@ type JobTraffic struct {
 	BurstOff int64 `json:"burst_off_ps,omitempty" param:"burst_off" unit:"ps" range:"[0,1000s]" default:"0" help:"noise: mean length of an off period (with burst_on; 0: as long as burst_on)"`
 	// HotFraction is the share of a hot spot's messages to rank 0.
 	HotFraction float64 `json:"hot_fraction,omitempty" param:"hot_fraction" range:"(0,1]" default:"0.1" help:"hotspot: the share of messages to rank 0"`
-	// Grid shapes the halo's ranks (product = job size); nil: the most
-	// square 2D grid.
-	Grid []int `json:"grid,omitempty" param:"grid" unset:"the most square 2D grid" help:"halo: the periodic rank grid, e.g. [4, 4] (its product is the job's size)"`
+	// Grid shapes the ranks of the gridded patterns (product = job
+	// size); nil: the most square 2D grid (halo), the most cubic 3D one
+	// (halo3d, sweep3d).
+	Grid []int `json:"grid,omitempty" param:"grid" unset:"the most square 2D grid (halo3d, sweep3d: 3D)" help:"halo, halo3d, sweep3d: the rank grid, e.g. [4, 4] (its product is the job's size; periodic for the halos)"`
+	// Compute is the time a rank computes before each iteration's
+	// messages, after the messages the iteration waits for have arrived;
+	// ComputeNoise adds a seeded exponential draw of that mean to each
+	// iteration's (operating-system noise, which a rank absorbs while it
+	// waits and passes on when it does not).
+	Compute      int64 `json:"compute_ps,omitempty" param:"compute" unit:"ps" range:"[0,1000s]" default:"0" help:"dependent patterns: compute time before each iteration's messages"`
+	ComputeNoise int64 `json:"compute_noise_ps,omitempty" param:"compute_noise" unit:"ps" range:"[0,1000s]" default:"0" help:"dependent patterns: each iteration's compute grows by a seeded exponential draw of this mean (OS noise)"`
 }
 
 // ParamValues lists the patterns a job may run (param.Valuer).
@@ -94,7 +102,8 @@ type workload struct {
 	jobs  []Job
 	state []rankState // by terminal; job -1 for terminals in no job
 	perm  [][]int32   // permutation jobs' π
-	nbrs  [][][]int   // halo jobs' neighbours by rank
+	nbrs  [][][]int   // gridded jobs' destinations by rank (a sweep's downstream)
+	ups   [][]int32   // a sweep's upstream count by rank
 	wire  WireFunc
 	// wireOf is each job's message wire time (an allreduce's chunk's):
 	// every step of a job sends the same size.
@@ -117,7 +126,7 @@ func NewWorkload(jobs []Job, n int, stream func(id string) *rand.Rand, wire Wire
 }
 
 func newWorkload(jobs []Job, n int, stream func(id string) *rand.Rand, wire WireFunc) (*workload, error) {
-	w := &workload{jobs: jobs, state: make([]rankState, n), perm: make([][]int32, len(jobs)), nbrs: make([][][]int, len(jobs)), wire: wire, wireOf: make([]int64, len(jobs))}
+	w := &workload{jobs: jobs, state: make([]rankState, n), perm: make([][]int32, len(jobs)), nbrs: make([][][]int, len(jobs)), ups: make([][]int32, len(jobs)), wire: wire, wireOf: make([]int64, len(jobs))}
 	for t := range w.state {
 		w.state[t].job = -1
 	}
@@ -130,6 +139,12 @@ func newWorkload(jobs []Job, n int, stream func(id string) *rand.Rand, wire Wire
 			return nil, fmt.Errorf("job %s given twice", job.ID)
 		}
 		ids[job.ID] = true
+		switch job.Traffic.Kind {
+		case Halo, Halo3D:
+			w.nbrs[j] = haloNeighbours(job.grid())
+		case Sweep3D:
+			w.nbrs[j], w.ups[j] = sweepNeighbours(job.grid())
+		}
 		for r, t := range job.Ranks {
 			if t < 0 || t >= n {
 				return nil, fmt.Errorf("job %s: rank %d on terminal %d, have %d", job.ID, r, t, n)
@@ -139,8 +154,9 @@ func newWorkload(jobs []Job, n int, stream func(id string) *rand.Rand, wire Wire
 			}
 			st := rankState{job: int32(j), rank: int32(r), nextT: job.Traffic.Start, onUntil: -1}
 			// A rank that never sends waits for nothing (a broadcast's
-			// leaves): it keeps no count of what it receives.
-			if job.Traffic.Kind.Dependent() && (job.Traffic.Kind != Broadcast || broadcastFirst(r, len(job.Ranks)) > 0) {
+			// leaves, a sweep's last corner): it keeps no count of what
+			// it receives.
+			if job.Traffic.Kind.Dependent() && w.stepsPerIteration(j, r) > 0 {
 				st.recv = map[int64]recvTag{}
 			}
 			w.state[t] = st
@@ -148,11 +164,8 @@ func newWorkload(jobs []Job, n int, stream func(id string) *rand.Rand, wire Wire
 		if wire != nil {
 			w.wireOf[j] = wire(job.Traffic.stepBytes(len(job.Ranks)))
 		}
-		switch job.Traffic.Kind {
-		case Permutation:
+		if job.Traffic.Kind == Permutation {
 			w.perm[j] = newPermutation(len(job.Ranks), stream(job.ID))
-		case Halo:
-			w.nbrs[j] = haloNeighbours(job.grid())
 		}
 	}
 	return w, nil
@@ -186,8 +199,11 @@ func (j Job) Check() error {
 	if (t.BurstOn > 0 || t.BurstOff > 0) && t.Kind != Noise {
 		return bad("burst_on", "bursts apply to noise jobs, not %s", t.Kind)
 	}
-	if len(t.Grid) > 0 && t.Kind != Halo {
-		return bad("grid", "a grid shapes halo jobs, not %s", t.Kind)
+	if len(t.Grid) > 0 && !t.Kind.Gridded() {
+		return bad("grid", "a grid shapes halo, halo3d and sweep3d jobs, not %s", t.Kind)
+	}
+	if (t.Compute > 0 || t.ComputeNoise > 0) && !t.Kind.Dependent() {
+		return bad("compute", "compute applies to the dependent patterns, whose iterations wait for messages, not %s", t.Kind)
 	}
 	if t.Distance != 0 && t.Kind != Shift {
 		return bad("distance", "a distance applies to shift jobs, not %s", t.Kind)
@@ -203,7 +219,7 @@ func (j Job) Check() error {
 		if ((t.Distance%n)+n)%n == 0 {
 			return bad("distance", "shift distance %d maps every rank onto itself (%d ranks)", t.Distance, n)
 		}
-	case Halo:
+	case Halo, Halo3D, Sweep3D:
 		if len(t.Grid) > 0 {
 			p := 1
 			for _, d := range t.Grid {
@@ -232,20 +248,39 @@ func (j Job) Check() error {
 	return nil
 }
 
-// grid is the halo's rank grid: the given one, else the most square 2D
-// factorization of the job size.
+// grid is a gridded job's rank grid: the given one, else the most square
+// 2D factorization of the job size (halo), the most cubic 3D one (halo3d,
+// sweep3d).
 func (j Job) grid() []int {
 	if len(j.Traffic.Grid) > 0 {
 		return j.Traffic.Grid
 	}
 	n := len(j.Ranks)
+	if j.Traffic.Kind == Halo {
+		a := squarest(n)
+		return []int{n / a, a}
+	}
+	// The most cubic x ≥ y ≥ z: the largest z with z³ ≤ n dividing n,
+	// then the squarest split of the rest.
+	z := 1
+	for d := 1; d*d*d <= n; d++ {
+		if n%d == 0 {
+			z = d
+		}
+	}
+	y := squarest(n / z)
+	return []int{n / z / y, y, z}
+}
+
+// squarest returns the largest divisor a of n with a² ≤ n.
+func squarest(n int) int {
 	a := 1
 	for d := 1; d*d <= n; d++ {
 		if n%d == 0 {
 			a = d
 		}
 	}
-	return []int{n / a, a}
+	return a
 }
 
 // haloNeighbours lists every rank's distinct neighbours on the periodic
@@ -274,6 +309,32 @@ func haloNeighbours(g []int) [][]int {
 	return out
 }
 
+// sweepNeighbours lists every rank's downstream neighbours of a wavefront
+// from rank 0 on the (not periodic) grid g, dimension 0 varying fastest:
+// +1 in each dimension where the rank is not on the far face; and how many
+// upstream neighbours (−1) it waits for.
+func sweepNeighbours(g []int) ([][]int, []int32) {
+	n := 1
+	for _, d := range g {
+		n *= d
+	}
+	down, ups := make([][]int, n), make([]int32, n)
+	for r := range down {
+		stride := 1
+		for _, d := range g {
+			c := (r / stride) % d
+			if c+1 < d {
+				down[r] = append(down[r], r+stride)
+			}
+			if c > 0 {
+				ups[r]++
+			}
+			stride *= d
+		}
+	}
+	return down, ups
+}
+
 // stepsPerIteration returns how many messages rank r of job j sends per
 // iteration.
 func (w *workload) stepsPerIteration(j int, r int) int {
@@ -282,7 +343,7 @@ func (w *workload) stepsPerIteration(j int, r int) int {
 	switch job.Traffic.Kind {
 	case Exchange, Alltoall:
 		return n - 1
-	case Halo:
+	case Halo, Halo3D, Sweep3D:
 		return len(w.nbrs[j][r])
 	case PingPong:
 		if r < 2 {
@@ -353,11 +414,16 @@ func (w *workload) program(j, r int, s int64, rng *rand.Rand) step {
 		}
 	case Permutation:
 		st.dst = int(w.perm[j][r])
-	case Halo:
+	case Halo, Halo3D:
 		nb := w.nbrs[j][r]
 		st.dst = nb[k]
 		if it := s / per; k == 0 && it > 0 {
 			st.needTag, st.needCount = it-1, int32(len(nb))
+		}
+	case Sweep3D:
+		st.dst = w.nbrs[j][r][k]
+		if up := w.ups[j][r]; k == 0 && up > 0 {
+			st.needTag, st.needCount = s/per, up // this iteration's wave from upstream
 		}
 	case PingPong:
 		st.dst = 1 - r
@@ -391,10 +457,10 @@ func (w *workload) program(j, r int, s int64, rng *rand.Rand) step {
 	return st
 }
 
-// tag is what a message of step s carries: halo and broadcast iterations
-// match by iteration, the other dependent patterns by step.
+// tag is what a message of step s carries: the gridded patterns and the
+// broadcast match by iteration, the other dependent patterns by step.
 func (w *workload) tag(j, r int, s int64) int64 {
-	if k := w.jobs[j].Traffic.Kind; k == Halo || k == Broadcast {
+	if k := w.jobs[j].Traffic.Kind; k.Gridded() || k == Broadcast {
 		return s / int64(w.stepsPerIteration(j, r))
 	}
 	return s
@@ -425,8 +491,14 @@ func (w *workload) Next(src int, rng *rand.Rand) (Msg, Status) {
 		}
 	}
 	st.waiting = false
-	p := w.program(j, r, st.step, rng)
 	at := st.nextT
+	if t := job.Traffic; (t.Compute > 0 || t.ComputeNoise > 0) && st.step%per == 0 {
+		at += t.Compute // an iteration begins: the rank computes first
+		if t.ComputeNoise > 0 {
+			at += int64(rng.ExpFloat64() * float64(t.ComputeNoise))
+		}
+	}
+	p := w.program(j, r, st.step, rng)
 	if t := job.Traffic; t.BurstOn > 0 {
 		off := t.BurstOff
 		if off == 0 {

@@ -121,6 +121,21 @@ func TestJobsOnIdealNetwork(t *testing.T) {
 		{"alltoall-2", JobTraffic{Kind: Alltoall, MessageBytes: 10, Iterations: 2}, 6, 10 * 10 * w, 6 * 5 * 2, 30},
 		{"shift", JobTraffic{Kind: Shift, MessageBytes: 10, Iterations: 4, Distance: -1}, 6, 4 * 10 * w, 24, 6},
 		{"permutation", JobTraffic{Kind: Permutation, MessageBytes: 10, Iterations: 1}, 7, 10 * w, 7, 7},
+		// 2x2x2 (the most cubic grid of 8): three neighbours each.
+		{"halo3d", JobTraffic{Kind: Halo3D, MessageBytes: 10, Iterations: 1}, 8, 3 * 10 * w, 8 * 3, 24},
+		// Each iteration computes 500 ps first: 3 × (500 + 4 messages).
+		{"halo-compute", JobTraffic{Kind: Halo, MessageBytes: 10, Iterations: 3, Grid: []int{4, 3}, Compute: 500}, 12, 3 * (500 + 4*10*w), 12 * 4 * 3, 12 * 4},
+		// The wave over 2x2x2: 0 sends to 1, 2, 4 in turn (arriving at 1,
+		// 2, 3 message times); 1, 2 and 4 forward at once, 3, 5 and 6 on
+		// their second upstream message (3, 4, 5); 6's to 7 arrives at 6.
+		// Every +1 edge of the grid carries one message: 3 × 4.
+		{"sweep3d", JobTraffic{Kind: Sweep3D, MessageBytes: 10, Iterations: 1}, 8, 6 * 10 * w, 12, 12},
+		// With 500 ps of compute before each rank's sends: three ranks
+		// compute on the critical path 0 → 4 → 6 → 7.
+		{"sweep3d-compute", JobTraffic{Kind: Sweep3D, MessageBytes: 10, Iterations: 1, Compute: 500}, 8, 3*500 + 6*10*w, 12, 12},
+		// A line of 3 × 1 × 1 given as a grid, two sweeps: 0 → 1 → 2,
+		// and rank 0 starts its second sweep at once.
+		{"sweep3d-line", JobTraffic{Kind: Sweep3D, MessageBytes: 10, Iterations: 2, Grid: []int{3, 1, 1}}, 3, 3 * 10 * w, 4, 2},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.job.Load = 1
@@ -190,6 +205,10 @@ func TestJobCheck(t *testing.T) {
 		{base(BitReversal, 6), "power-of-two"},
 		{base(HotSpot, 4), "hot fraction 0 outside"},
 		{func() Job { j := base(Uniform, 4); j.Traffic.HotFraction = 0.5; return j }(), "hotspot jobs"},
+		{func() Job { j := base(Exchange, 4); j.Traffic.Compute = 5; return j }(), "dependent patterns"},
+		{func() Job { j := base(Noise, 4); j.Traffic.ComputeNoise = 5; return j }(), "dependent patterns"},
+		{func() Job { j := base(Sweep3D, 8); j.Traffic.Grid = []int{2, 2, 3}; return j }(), "holds 12 ranks"},
+		{func() Job { j := base(Allreduce, 4); j.Traffic.Grid = []int{2, 2}; return j }(), "halo, halo3d and sweep3d"},
 	} {
 		err := tc.job.Check()
 		require.Error(t, err, tc.msg)
@@ -204,6 +223,39 @@ func TestJobCheck(t *testing.T) {
 	b.ID = "y"
 	_, err = NewWorkload([]Job{base(Exchange, 2), b}, 4, nil, nil)
 	assert.ErrorContains(t, err, "also in job")
+}
+
+// The most cubic grid of a job's size, as halo3d and sweep3d lay their
+// ranks when no grid is given (halo: the most square 2D grid).
+func TestDefaultGrids(t *testing.T) {
+	for _, tc := range []struct {
+		kind Kind
+		n    int
+		want []int
+	}{
+		{Halo3D, 64, []int{4, 4, 4}}, {Sweep3D, 8, []int{2, 2, 2}}, {Halo3D, 12, []int{3, 2, 2}},
+		{Sweep3D, 1024, []int{16, 8, 8}}, {Halo3D, 7, []int{7, 1, 1}}, {Halo, 12, []int{4, 3}},
+	} {
+		j := Job{Ranks: ranks(0, tc.n), Traffic: JobTraffic{Kind: tc.kind}}
+		assert.Equal(t, tc.want, j.grid(), "%s of %d", tc.kind, tc.n)
+	}
+}
+
+// Compute noise is a seeded exponential per iteration and rank: a
+// ping-pong of 200 round trips, each rank computing 0 + Exp(1 ns) before
+// each of its messages, takes 200 × (2 messages + 2 ns) on average; and
+// the same seeds give the same run.
+func TestComputeNoise(t *testing.T) {
+	wire := func(b int) int64 { return int64(b) * 100 }
+	job := Job{ID: "pp", Ranks: ranks(0, 2), Traffic: JobTraffic{Kind: PingPong, MessageBytes: 10, Load: 1, Iterations: 200, ComputeNoise: 1000}}
+	last, _, sent := ideal(t, []Job{job}, 2, wire, 1e6)
+	assert.Equal(t, 400, sent)
+	assert.InEpsilon(t, 200*(2*1000+2*1000), float64(last[0]), 0.1)
+	again, _, _ := ideal(t, []Job{job}, 2, wire, 1e6)
+	assert.Equal(t, last, again)
+	job.Traffic.ComputeNoise = 0
+	quiet, _, _ := ideal(t, []Job{job}, 2, wire, 1e6)
+	assert.Equal(t, int64(200*2*1000), quiet[0])
 }
 
 // The broadcast tree is MPICH's binomial tree: every rank but the root

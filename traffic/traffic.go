@@ -2,7 +2,7 @@
 // uniform random injection, the all-to-all exchange with varying shift
 // distances, the usual synthetic patterns (shift, random permutation, bit
 // reversal, hot spot), noise and the dependent patterns of MPI programs
-// (halo, ping-pong, collectives). There is one traffic model: a job runs a
+// (halo, sweep, ping-pong, collectives), with compute between iterations. There is one traffic model: a job runs a
 // pattern over its ranks, and a campaign's [[traffic]] pattern is one job
 // of every HCA (Open). It knows nothing of the simulator: a Source answers
 // "what does terminal i send next, and when?", and every random draw
@@ -38,6 +38,8 @@ const (
 	HotSpot     Kind = "hotspot"     // a fraction of the messages to rank 0, the rest uniform
 	Noise       Kind = "noise"       // uniform, bursty when burst_on is set: seeded on/off periods
 	Halo        Kind = "halo"        // nearest neighbours on a periodic rank grid; an iteration waits for the last one's halos
+	Halo3D      Kind = "halo3d"      // halo on a 3D grid (Ember's halo3d): six face neighbours
+	Sweep3D     Kind = "sweep3d"     // wavefront from a corner of a 3D grid (Ember's sweep3d): a rank sends downstream once upstream has
 	PingPong    Kind = "pingpong"    // ranks 0 and 1: a message and its answer per iteration
 	Allreduce   Kind = "allreduce"   // ring allreduce: 2(n−1) steps of msg/n bytes to the right neighbour, each after the left's
 	Barrier     Kind = "barrier"     // dissemination barrier: ⌈log₂ n⌉ rounds, r → r+2^k after round k−1 arrived
@@ -56,6 +58,8 @@ func Kinds() []struct{ Kind, Help string } {
 		{string(HotSpot), "hot spot: a fraction hot_fraction of the messages go to rank 0, the rest uniform; open loop, infinite"},
 		{string(Noise), "network noise: uniform random traffic at the load given, in seeded on/off bursts when burst_on is set; open loop, infinite"},
 		{string(Halo), "halo exchange on a periodic rank grid (grid = [x, y, …]): each iteration sends to every neighbour after all neighbours' previous halos arrived"},
+		{string(Halo3D), "3D halo exchange (Ember's halo3d): halo on a periodic 3D grid, by default the most cubic one of the job's size; six face neighbours"},
+		{string(Sweep3D), "wavefront sweep (Ember's sweep3d) over a 3D grid (grid = [x, y, z], by default the most cubic): rank (x, y, z) sends to (x+1, y, z), (x, y+1, z) and (x, y, z+1) once this iteration's messages from (x−1, y, z), (x, y−1, z) and (x, y, z−1) have arrived; rank (0, 0, 0) starts each iteration"},
 		{string(PingPong), "ping-pong between ranks 0 and 1: rank 1 answers each message, rank 0 sends the next on the answer"},
 		{string(Allreduce), "ring allreduce: 2(n−1) steps of msg_bytes/n to the right neighbour, each after the left neighbour's previous step arrived"},
 		{string(Barrier), "dissemination barrier: ⌈log₂ n⌉ rounds; in round k rank r sends to r+2^k once round k−1's message arrived"},
@@ -68,8 +72,11 @@ func Kinds() []struct{ Kind, Help string } {
 
 // Dependent reports whether the pattern's messages wait for deliveries.
 func (k Kind) Dependent() bool {
-	return k == Halo || k == PingPong || k == Allreduce || k == Barrier || k == Broadcast || k == Alltoall
+	return k.Gridded() || k == PingPong || k == Allreduce || k == Barrier || k == Broadcast || k == Alltoall
 }
+
+// Gridded reports whether the pattern lays its ranks on a grid (grid).
+func (k Kind) Gridded() bool { return k == Halo || k == Halo3D || k == Sweep3D }
 
 // DefaultIterations is a pattern's iteration count when none is given:
 // none (infinite) for the streams, one for the others.

@@ -120,6 +120,11 @@ func simCmd(args []string, stdout, stderr io.Writer) error {
 	if err := p.HW.CheckNetwork(net); err != nil {
 		return badInput("--hw on %s: %v", spec, err)
 	}
+	if wl == nil {
+		if err := p.Traffic.Check(net.NumHCAs()); err != nil {
+			return pf.flagError(err, spec)
+		}
+	}
 	if wl != nil {
 		pt.Workload, pt.JobsSeed, pt.NoSlowdown = wl, *jobsSeed, *noSlow
 		if err := pt.Place(net); err != nil {
@@ -187,6 +192,19 @@ func (pf *patternFlags) register(fs *flag.FlagSet) {
 		fs.Var(f, d.Flag, use)
 		pf.flags = append(pf.flags, f)
 	}
+}
+
+// flagError names the flag of the key a pattern's check refuses on spec.
+func (pf *patternFlags) flagError(err error, spec string) error {
+	var pe *param.Error
+	if errors.As(err, &pe) {
+		for _, f := range pf.flags {
+			if f.d.Key == pe.Key {
+				return badInput("--%s on %s: %s", f.d.Flag, spec, pe.Msg)
+			}
+		}
+	}
+	return badInput("on %s: %v", spec, err)
 }
 
 // names are the flags' names.

@@ -116,6 +116,9 @@ func (s Scenario) String() string {
 		if t.BurstOn > 0 {
 			fmt.Fprintf(&b, " bursts %d/%dns", t.BurstOn/1000, t.BurstOff/1000)
 		}
+		if t.Compute > 0 || t.ComputeNoise > 0 {
+			fmt.Fprintf(&b, " compute %d+exp(%d)ns", t.Compute/1000, t.ComputeNoise/1000)
+		}
 		if t.Kind == traffic.Shift {
 			fmt.Fprintf(&b, " d=%d", t.Distance)
 		}
@@ -649,6 +652,22 @@ func drawLate(c chooser, s *Scenario, topo string) {
 			t.Kind, t.HotFraction = traffic.HotSpot, float64(between(c, 5, 100))/100
 		case t.Kind == traffic.Permutation && chance(c, 33):
 			t.Kind = traffic.BitReversal
+		}
+	}
+	// Sweeps, 3D halos and compute between iterations (after the hot-spot
+	// jobs): a third of the halo jobs become halo3d or sweep3d, a third of
+	// the dependent jobs compute before each iteration, half of those with
+	// noise.
+	for i := range s.Jobs {
+		t := &s.Jobs[i].Traffic
+		if t.Kind == traffic.Halo && chance(c, 33) {
+			t.Kind = pick(c, traffic.Halo3D, traffic.Sweep3D)
+		}
+		if t.Kind.Dependent() && chance(c, 33) {
+			t.Compute = int64(between(c, 0, 3000)) * fabric.Nanosecond
+			if chance(c, 50) {
+				t.ComputeNoise = int64(between(c, 1, 2000)) * fabric.Nanosecond
+			}
 		}
 	}
 }
