@@ -492,14 +492,14 @@ func (w *workload) Next(src int, rng *rand.Rand) (Msg, Status) {
 	}
 	st.waiting = false
 	at := st.nextT
-	if t := job.Traffic; (t.Compute > 0 || t.ComputeNoise > 0) && st.step%per == 0 {
+	if t := &job.Traffic; (t.Compute > 0 || t.ComputeNoise > 0) && st.step%per == 0 {
 		at += t.Compute // an iteration begins: the rank computes first
 		if t.ComputeNoise > 0 {
 			at += int64(rng.ExpFloat64() * float64(t.ComputeNoise))
 		}
 	}
 	p := w.program(j, r, st.step, rng)
-	if t := job.Traffic; t.BurstOn > 0 {
+	if t := &job.Traffic; t.BurstOn > 0 {
 		off := t.BurstOff
 		if off == 0 {
 			off = t.BurstOn
