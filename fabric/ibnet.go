@@ -65,7 +65,8 @@ type rawPort struct {
 
 // ReadIBNetDiscover parses ibnetdiscover output or the short ibsim netlist
 // form. Nodes are referred to by their quoted ids; a node's name is the
-// description after '#' when there is one, else its id. Each cable may be
+// description after '#' when there is one and no other node has it, else
+// its id. Each cable may be
 // listed from one end or both; both listings must agree. LIDs are taken from
 // the file when every node has one, otherwise all are assigned anew. file
 // names the source in error messages.
@@ -253,6 +254,7 @@ func (p *ibnetParser) build() (*Network, error) {
 			allLIDs = false
 		}
 	}
+	p.nameShared()
 	b := NewBuilder("")
 	for _, n := range p.nodes {
 		nd := Node{Kind: n.kind, Name: n.desc, GUID: n.guid, PortGUID: n.portGUID, Radix: n.radix, Level: -1}
@@ -338,6 +340,23 @@ func (p *ibnetParser) cable(b *Builder) (map[int]bool, error) {
 		cabled[k.node] = true
 	}
 	return cabled, nil
+}
+
+// nameShared names by their ids the nodes whose description another node
+// shares: real fabrics leave many switches with their vendor's default
+// description ("Mellanox Technologies Aspen Switch"), and a name must
+// name one node. The ids ibnetdiscover writes hold the GUID (S-0002c9...),
+// so the name stays stable from one discovery to the next.
+func (p *ibnetParser) nameShared() {
+	count := map[string]int{}
+	for _, n := range p.nodes {
+		count[n.desc]++
+	}
+	for i := range p.nodes {
+		if n := &p.nodes[i]; count[n.desc] > 1 {
+			n.desc = n.id
+		}
+	}
 }
 
 // checkNodes refuses an HCA without a cable, and a name, a GUID or (when

@@ -252,3 +252,33 @@ func TestRateNames(t *testing.T) {
 	}
 	assert.Equal(t, "", RateName(33))
 }
+
+// Switches that keep their vendor's default description share it: they
+// are named by their ids (which hold their GUIDs), the nodes with a
+// description of their own by it, and the fabric reads.
+func TestSharedDescriptionsNamedByID(t *testing.T) {
+	const dump = `switchguid=0x10
+Switch	2 "S-0000000000000010"	# "Aspen Switch" lid 1
+[1]	"H-0000000000000100"[1]	# "node1 HCA-1" lid 3
+[2]	"S-0000000000000011"[2]	# "Aspen Switch" lid 2
+
+switchguid=0x11
+Switch	2 "S-0000000000000011"	# "Aspen Switch" lid 2
+[1]	"H-0000000000000101"[1]	# "node2 HCA-1" lid 4
+[2]	"S-0000000000000010"[2]	# "Aspen Switch" lid 1
+
+Ca	1 "H-0000000000000100"	# "node1 HCA-1"
+[1]	"S-0000000000000010"[1]	# lid 3 lmc 0 "Aspen Switch" lid 1
+
+Ca	1 "H-0000000000000101"	# "node2 HCA-1"
+[1]	"S-0000000000000011"[1]	# lid 4 lmc 0 "Aspen Switch" lid 2
+`
+	net, err := ReadIBNetDiscover(strings.NewReader(dump), "dump")
+	require.NoError(t, err)
+	var names []string
+	for _, n := range net.Nodes {
+		names = append(names, n.Name)
+	}
+	assert.ElementsMatch(t, []string{"S-0000000000000010", "S-0000000000000011", "node1 HCA-1", "node2 HCA-1"}, names)
+	assert.Len(t, net.Links, 3)
+}
