@@ -32,9 +32,15 @@ const (
 	// non-minimal candidates (ADAPTIVE_2 and ADAPTIVE_3).
 	ModeUGALLow
 	ModeUGALHigh
+	// ModeAppAware is seeds/004's application-aware routing (§4.2,
+	// Algorithm 1): each rank sends each message with ModeUGAL (ModeUGALImb
+	// for all-to-all) or ModeUGALHigh, as its NIC's latency and stall
+	// counters say (the simulators' sim.AppAware). It is a choice of mode
+	// per message, never a packet's mode itself.
+	ModeAppAware
 )
 
-var modeNames = [...]string{"min", "valiant", "ugal", "ugal-imb", "ugal-low", "ugal-high"}
+var modeNames = [...]string{"min", "valiant", "ugal", "ugal-imb", "ugal-low", "ugal-high", "app-aware"}
 
 // String returns the mode's engine name.
 func (m Mode) String() string {

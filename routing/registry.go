@@ -135,7 +135,7 @@ func Engines() []Engine {
 		{Name: "lash", Help: "layered shortest paths (Alg. 3.5): one shortest path per switch pair, each put in the first virtual layer whose CDG stays acyclic",
 			Params: []string{paramVLs}, DeadlockFree: true, route: routeLASH},
 	}
-	for _, m := range []Mode{ModeMin, ModeValiant, ModeUGAL, ModeUGALImb, ModeUGALLow, ModeUGALHigh} {
+	for _, m := range []Mode{ModeMin, ModeValiant, ModeUGAL, ModeUGALImb, ModeUGALLow, ModeUGALHigh, ModeAppAware} {
 		e = append(e, Engine{Name: m.String(), Help: adaptiveHelp[m], Params: []string{paramVLs}, DeadlockFree: true, route: routeAdaptive(m)})
 	}
 	for i, a := range angaraEngines {
@@ -153,6 +153,7 @@ var adaptiveHelp = map[Mode]string{
 	ModeUGALImb:  "UGAL with increasingly minimal bias (Aries ADAPTIVE_1): as ugal at the source switch, then at every further switch of the source group a non-minimal route gives way to a cheaper minimal one, its bias growing per hop (sim key ugal_bias_step)",
 	ModeUGALLow:  "UGAL with a low bias on non-minimal candidates (Aries ADAPTIVE_2; sim key ugal_bias_low)",
 	ModeUGALHigh: "UGAL with a high bias on non-minimal candidates (Aries ADAPTIVE_3; sim key ugal_bias_high)",
+	ModeAppAware: "application-aware routing (seeds/004 Algorithm 1): each rank sends each message with ugal (ugal-imb for all-to-all) or ugal-high, as its NIC's latency and stall counters predict the message's time (sim keys appaware_*)",
 }
 
 // Lookup finds an engine by name.

@@ -207,7 +207,14 @@ func (s *simulator) finish() {
 		copy(t.Messages, s.jobMsgs)
 		r.Jobs = JobResults(s.jobs, t)
 	}
-	if s.ctr != nil {
+	if s.aaOn {
+		aa := make([]*AppAware, len(s.hcas))
+		for i := range s.hcas {
+			aa[i] = s.hcas[i].aa
+		}
+		SetAppAwareResults(r, s.jobs, aa)
+	}
+	if s.p.Counters {
 		t := s.tally(now)
 		r.Counters = CounterResults(s.net, s.p.HW, t)
 		if s.jobs != nil {

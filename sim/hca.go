@@ -31,10 +31,17 @@ type hcaDev struct {
 	msgTag  int64
 	msgSeq  int64 // messages created, the current one's number
 	msgPkts int32 // packets the current message is cut into
-	pktSeq  int64
-	pending int32 // the next packet, formed but not injected, or -1
-	done    bool  // the source has no more messages
-	sent    int64 // payload bytes of the messages created
+	// Application-aware routing (nil: off): the rank's state, the current
+	// message's payload bytes and flits, and its mode + 1 once chosen (0:
+	// not yet).
+	aa       *AppAware
+	msgBytes int32
+	msgFlits int64
+	msgMode  int8
+	pktSeq   int64
+	pending  int32 // the next packet, formed but not injected, or -1
+	done     bool  // the source has no more messages
+	sent     int64 // payload bytes of the messages created
 	// doneAt is when its last counted message was delivered (0: none).
 	doneAt int64
 	// sink
@@ -80,6 +87,10 @@ func (s *simulator) nextPacket(hc *hcaDev) int32 {
 		hc.msgSeq++
 		hc.msgPkts = int32((m.Bytes + s.p.HW.MTU - 1) / s.p.HW.MTU)
 		hc.sent += int64(m.Bytes)
+		if hc.aa != nil {
+			hc.msgBytes, hc.msgMode = int32(m.Bytes), 0
+			hc.msgFlits = MessageFlits(s.p.HW, m.Bytes)
+		}
 	}
 	payload := min(hc.msgLeft, int32(s.p.HW.MTU))
 	hc.msgLeft -= payload
@@ -162,6 +173,15 @@ func (s *simulator) tryInject(h int32) {
 		hc.pending = -1
 		if s.p.HW.NICWindow > 0 {
 			hc.outstanding++
+		}
+		if hc.aa != nil {
+			if hc.msgMode == 0 { // the message's first packet: choose its mode
+				cc := &s.ctr.ch[hc.ch]
+				m := hc.aa.Choose(s.aaP, now, int64(hc.msgBytes), int64(hc.msgPkts), hc.msgFlits,
+					cc.stalled, cc.flits-int64(pk.flits)-s.ctr.respFlits[h])
+				hc.msgMode = int8(m) + 1
+			}
+			s.apk[pi].mode = hc.msgMode
 		}
 	}
 	s.info[pi].injected = now
@@ -337,7 +357,11 @@ func (s *simulator) delivered(hc *hcaDev, pi int32) {
 	s.res.FlitsConsumed += int64(pk.flits)
 	s.lastDone = max(s.lastDone, now)
 	if s.ctr != nil {
-		s.ctr.hist[s.hcaOf[in.src]].Add(now - in.injected)
+		src := s.hcaOf[in.src]
+		s.ctr.hist[src].Add(now - in.injected)
+		if a := s.hcas[src].aa; a != nil {
+			a.Delivered(now, now-in.injected)
+		}
 	}
 	if s.messageDone(pi) {
 		s.res.Messages++

@@ -43,6 +43,14 @@ type Params struct {
 	UGALBiasHigh int64 `param:"ugal_bias_high" unit:"flit-hops" range:"[0,1073741824]" default:"256" help:"ugal-high: added to a non-minimal candidate's cost"`
 	UGALBiasStep int64 `param:"ugal_bias_step" unit:"flit-hops" range:"[0,1073741824]" default:"64" help:"ugal-imb: added to a non-minimal route's cost per hop taken in its source group"`
 
+	// The constants of application-aware routing (seeds/004 Algorithm 1;
+	// appaware.go) the paper leaves open but the threshold (docs/validation.md
+	// says why these values).
+	AppAwareThreshold    int64   `param:"appaware_threshold" unit:"bytes" range:"[0,1073741824]" default:"4096" help:"app-aware: messages go with high bias until a rank's cumulative size reaches this, then the counters decide (seeds/004: 4 KiB)"`
+	AppAwareLatencyScale float64 `param:"appaware_latency_scale" range:"(0,100]" default:"0.9" help:"app-aware: high bias's packet latency estimated as the default mode's times this, until observed"`
+	AppAwareStallScale   float64 `param:"appaware_stall_scale" range:"(0,100]" default:"2" help:"app-aware: high bias's stalls per flit estimated as the default mode's times this, until observed"`
+	AppAwareMaxAge       int     `param:"appaware_max_age" unit:"samples" range:"[1,1073741824]" default:"16" help:"app-aware: a mode's last counters are dropped after this many samples of the other mode"`
+
 	// Domains cuts the fabric into this many domains simulated in windows
 	// of one cable delay, each on a goroutine of its own when Workers
 	// allows (domains.go). The cut changes the run's event count and
@@ -148,22 +156,25 @@ func (p *Params) Normalize() error {
 	if p.MaxTime == 0 {
 		p.MaxTime = DefaultMaxTime(p.Finite())
 	}
-	if p.SampleWindow == 0 {
-		p.SampleWindow = def.SampleWindow
-	}
-	if p.MinSamples == 0 {
-		p.MinSamples = def.MinSamples
-	}
-	if p.CIRel == 0 {
-		p.CIRel = def.CIRel
-	}
-	if p.SteadyFraction == 0 {
-		p.SteadyFraction = def.SteadyFraction
-	}
+	orDefault(&p.SampleWindow, def.SampleWindow)
+	orDefault(&p.MinSamples, def.MinSamples)
+	orDefault(&p.CIRel, def.CIRel)
+	orDefault(&p.SteadyFraction, def.SteadyFraction)
+	orDefault(&p.AppAwareLatencyScale, def.AppAwareLatencyScale)
+	orDefault(&p.AppAwareStallScale, def.AppAwareStallScale)
+	orDefault(&p.AppAwareMaxAge, def.AppAwareMaxAge)
 	for _, d := range ParamDecls() {
 		if err := d.Check(d.Get(p)); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// orDefault sets *v to d when it is the zero value (a setting left out).
+func orDefault[T comparable](v *T, d T) {
+	var zero T
+	if *v == zero {
+		*v = d
+	}
 }

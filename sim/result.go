@@ -78,6 +78,8 @@ type Result struct {
 	Jobs []JobResult `json:"jobs,omitempty"`
 	// Counters, when Params.Counters is set: per HCA and per link.
 	Counters *Counters `json:"counters,omitempty"`
+	// AppAware sums the choices of the application-aware ranks (nil: none).
+	AppAware *AppAwareStats `json:"app_aware,omitempty"`
 	// Deliveries, when Params.Record is set: per packet in delivery order.
 	Deliveries []Delivery `json:"-"`
 }
@@ -122,6 +124,9 @@ type JobResult struct {
 	Messages         int64 `json:"messages_delivered"`
 	// Counters, when Params.Counters is set: its ranks' NIC counters.
 	Counters *JobCounters `json:"counters,omitempty"`
+	// AppAware sums its ranks' application-aware choices (nil: the job's
+	// routing is not app-aware).
+	AppAware *AppAwareStats `json:"app_aware,omitempty"`
 }
 
 // JobTally is what a simulator counted per terminal and per job, from

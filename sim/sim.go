@@ -68,6 +68,9 @@ type adaptivePacket struct {
 	job          int32
 	msgSeq       int64
 	msgPkts      int32
+	// mode is the packet's own mode + 1 when its source chose one for its
+	// message (application-aware routing), 0 otherwise.
+	mode int8
 }
 
 // msgKey names a message: its source node and number there.
@@ -139,7 +142,11 @@ type simulator struct {
 	ad      *routing.Adaptive
 	bias    routing.Bias
 	jobMode []int8
-	hcaSw   []int32 // HCA index → its switch
+	// aaOn: some rank routes application-aware (its hcaDev.aa), with
+	// parameters aaP.
+	aaOn  bool
+	aaP   AppAwareParams
+	hcaSw []int32 // HCA index → its switch
 	// occ is the occupancy of switch occSw's ports for routing.Step, made
 	// once (a closure per decision would allocate on the hot path).
 	occ   routing.Occupancy
@@ -381,15 +388,52 @@ func (s *simulator) setAdaptive() error {
 			}
 		}
 	}
+	// Application-aware ranks: each keeps its own state and needs its
+	// HCA's counters.
+	for i := range s.hcas {
+		m, kind := s.ad.Mode, s.p.Traffic.Kind
+		if s.jobs != nil {
+			j := s.jobOf[i]
+			if j < 0 {
+				continue
+			}
+			if s.jobMode[j] >= 0 {
+				m = routing.Mode(s.jobMode[j])
+			}
+			kind = s.jobs[j].Traffic.Kind
+		}
+		if m == routing.ModeAppAware {
+			s.hcas[i].aa = NewAppAware(AppAwareDefault(kind))
+		}
+	}
+	for i := range s.hcas {
+		if s.hcas[i].aa != nil {
+			s.aaOn, s.aaP = true, s.p.AppAwareParams()
+			if s.ctr == nil {
+				s.ctr = newCounting(len(s.chans), len(s.hcas))
+			}
+			break
+		}
+	}
 	return nil
 }
 
-// mode is the adaptive mode of a packet: its job's, else the engine's.
+// mode is the adaptive mode of a packet: its own (chosen for its message
+// by application-aware routing), else its job's, else the engine's. A
+// packet of an application-aware rank without a mode of its own (a
+// response) takes ugal.
 func (s *simulator) mode(ap *adaptivePacket) routing.Mode {
-	if ap.job >= 0 && s.jobMode != nil && s.jobMode[ap.job] >= 0 {
-		return routing.Mode(s.jobMode[ap.job])
+	if ap.mode > 0 {
+		return routing.Mode(ap.mode - 1)
 	}
-	return s.ad.Mode
+	m := s.ad.Mode
+	if ap.job >= 0 && s.jobMode != nil && s.jobMode[ap.job] >= 0 {
+		m = routing.Mode(s.jobMode[ap.job])
+	}
+	if m == routing.ModeAppAware {
+		return routing.ModeUGAL
+	}
+	return m
 }
 
 // wireChannels makes a channel (an output port) of every channel the

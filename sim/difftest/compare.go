@@ -76,6 +76,17 @@ func Compare(fast, ref *sim.Result) []string {
 		}
 	}
 	deadlock := fast.Verdict == sim.Deadlock && ref.Verdict == sim.Deadlock
+	if !deadlock {
+		eqAA := func(name string, a, b *sim.AppAwareStats) {
+			if (a == nil) != (b == nil) || a != nil && *a != *b {
+				add("%sapplication-aware choices: fast %+v, reference %+v", name, a, b)
+			}
+		}
+		eqAA("", fast.AppAware, ref.AppAware)
+		for j := range min(len(fast.Jobs), len(ref.Jobs)) {
+			eqAA("job "+fast.Jobs[j].ID+" ", fast.Jobs[j].AppAware, ref.Jobs[j].AppAware)
+		}
+	}
 	diffs = append(diffs, compareCounters(fast, ref, deadlock)...)
 	diffs = append(diffs, compareDeliveries(fast.Deliveries, ref.Deliveries)...)
 	return diffs

@@ -558,7 +558,9 @@ func drawLate(c chooser, s *Scenario, topo string) {
 	// Adaptive routing on the group topologies, drawn last too: an
 	// adaptive engine, the biases, and jobs with modes of their own.
 	if (strings.HasPrefix(topo, "dragonfly:") || strings.HasPrefix(topo, "cascade:")) && chance(c, 50) {
-		modes := routing.ModeNames()
+		// The modes the generator drew from before app-aware was one
+		// (drawn below), so that every earlier seed draws as it did.
+		modes := []string{"min", "valiant", "ugal", "ugal-imb", "ugal-low", "ugal-high"}
 		s.Engine, s.VLs = pick(c, modes...), 8
 		p.UGALBiasLow = int64(between(c, 0, 300))
 		p.UGALBiasHigh = int64(between(c, 0, 1000))
@@ -669,6 +671,23 @@ func drawLate(c chooser, s *Scenario, topo string) {
 				t.ComputeNoise = int64(between(c, 1, 2000)) * fabric.Nanosecond
 			}
 		}
+	}
+	// Application-aware routing (after the compute): on half the adaptive
+	// scenarios, the engine's mode or some jobs', with its constants drawn
+	// so that ranks decide and switch often.
+	if _, err := routing.ParseMode(s.Engine); err == nil && chance(c, 50) {
+		if len(s.Jobs) == 0 || chance(c, 30) {
+			s.Engine = "app-aware"
+		}
+		for i := range s.Jobs {
+			if chance(c, 50) {
+				s.Jobs[i].Routing = "app-aware"
+			}
+		}
+		p.AppAwareThreshold = int64(pick(c, 0, 0, 64, 2048, 4096, 65536))
+		p.AppAwareLatencyScale = float64(between(c, 20, 200)) / 100
+		p.AppAwareStallScale = float64(between(c, 20, 800)) / 100
+		p.AppAwareMaxAge = between(c, 1, 20)
 	}
 }
 

@@ -3,6 +3,7 @@ package reference
 import (
 	"math/rand/v2"
 
+	"flitsim/routing"
 	"flitsim/sim"
 	"flitsim/traffic"
 )
@@ -18,7 +19,7 @@ func (s *simulator) createMessage(h *hca) bool {
 	case traffic.Waiting:
 		return false
 	}
-	m := &message{src: h.term, dst: msg.Dst, created: msg.At, tag: msg.Tag}
+	m := &message{src: h.term, dst: msg.Dst, created: msg.At, tag: msg.Tag, bytes: msg.Bytes}
 	for left := msg.Bytes; left > 0; left -= min(left, s.p.HW.MTU) {
 		m.packets++
 	}
@@ -58,6 +59,11 @@ func (s *simulator) drawRoute(h *hca, p *packet, dstSw int, rng *rand.Rand) {
 		if j := traffic.JobOf(s.src, h.term); j >= 0 && s.jobModes[j] != nil {
 			p.mode = *s.jobModes[j]
 		}
+	}
+	if p.mode == routing.ModeAppAware {
+		// A message's packets take the mode the rank chooses for it when
+		// its first packet goes (decideHCA); a response takes ugal.
+		p.mode = routing.ModeUGAL
 	}
 	if p.srcSw != p.dstSw {
 		p.cands = s.ad.Candidates(p.srcSw, p.dstSw, rng, nil)
@@ -118,7 +124,7 @@ func (s *simulator) decideHCA(h *hca) {
 		h.decideAt = -1
 	}
 	if !s.canInject(h, s.now) {
-		if p := s.next(h); s.p.Counters && p != nil && p.createdAt() <= s.now && s.now >= h.linkFree {
+		if p := s.next(h); (s.p.Counters || h.aa != nil) && p != nil && p.createdAt() <= s.now && s.now >= h.linkFree {
 			h.port.stallAt(s.now) // ready, its link idle, short of credits
 		}
 		return
@@ -144,6 +150,13 @@ func (s *simulator) decideHCA(h *hca) {
 	if p.resp {
 		o.respFlits += int64(p.flits)
 		o.respPackets++
+	} else if h.aa != nil {
+		if p.msg.mode == 0 { // its message's first packet: the rank chooses its mode
+			m := h.aa.Choose(s.aaP, s.now, int64(p.msg.bytes), int64(p.msg.packets), sim.MessageFlits(s.p.HW, p.msg.bytes),
+				o.stalled, o.sentFlits-int64(p.flits)-o.respFlits)
+			p.msg.mode = int8(m) + 1
+		}
+		p.mode = routing.Mode(p.msg.mode - 1)
 	}
 	if s.firstInject < 0 {
 		s.firstInject = s.now
@@ -254,7 +267,11 @@ func (s *simulator) deliver(h *hca, p *packet) {
 		s.respond(h, p)
 	}
 	s.packets++
-	s.hcas[p.msg.src].latency.Add(s.now - p.injected)
+	src := s.hcas[p.msg.src]
+	src.latency.Add(s.now - p.injected)
+	if src.aa != nil {
+		src.aa.Delivered(s.now, s.now-p.injected)
+	}
 	p.msg.delivered++
 	if p.msg.delivered == p.msg.packets {
 		s.messages++

@@ -19,6 +19,10 @@ type message struct {
 	tag       int64 // traffic.Msg.Tag
 	packets   int   // how many packets it is cut into
 	delivered int   // how many of them have been delivered
+	bytes     int   // payload
+	// mode is the routing mode its source chose for it + 1 when the source
+	// routes application-aware (0: not chosen yet).
+	mode int8
 }
 
 // packet is one packet, from its creation at the source to its delivery.
@@ -198,6 +202,8 @@ type hca struct {
 	payload int64     // payload delivered in all
 	// latency counts its own packets' latencies (Params.Counters).
 	latency sim.LatencyHist
+	// aa is its application-aware routing state (nil: off).
+	aa *sim.AppAware
 }
 
 // welford keeps a running mean and variance.

@@ -77,6 +77,9 @@ type simulator struct {
 	bias routing.Bias
 	// jobModes are the jobs' own modes (nil: the engine's).
 	jobModes []*routing.Mode
+	// aaP are the parameters of application-aware routing (for the HCAs
+	// with an hca.aa).
+	aaP sim.AppAwareParams
 
 	ft, fx, pf, cab, lat int64 // flit on an HCA's cable, crossbar flit, bus flit, cable, switch latency (ps)
 	vls                  int   // HW.VLs
@@ -298,6 +301,24 @@ func (s *simulator) setAdaptive() error {
 	for _, h := range s.hcas {
 		h.routeRng = fabric.Stream(s.p.Seed, fmt.Sprintf("route/hca/%d", h.term))
 		h.respRng = fabric.Stream(s.p.Seed, fmt.Sprintf("route/resp/%d", h.term))
+	}
+	// The application-aware ranks: the engine's mode or their job's.
+	s.aaP = s.p.AppAwareParams()
+	for _, h := range s.hcas {
+		m, kind := s.ad.Mode, s.p.Traffic.Kind
+		if s.jobs != nil {
+			j := traffic.JobOf(s.src, h.term)
+			if j < 0 {
+				continue
+			}
+			if s.jobModes[j] != nil {
+				m = *s.jobModes[j]
+			}
+			kind = s.jobs[j].Traffic.Kind
+		}
+		if m == routing.ModeAppAware {
+			h.aa = sim.NewAppAware(sim.AppAwareDefault(kind))
+		}
 	}
 	return nil
 }
@@ -580,6 +601,11 @@ func (s *simulator) result() *sim.Result {
 		}
 		r.Jobs = sim.JobResults(s.jobs, t)
 	}
+	aa := make([]*sim.AppAware, len(s.hcas))
+	for i, h := range s.hcas {
+		aa[i] = h.aa
+	}
+	sim.SetAppAwareResults(r, s.jobs, aa)
 	if s.p.Counters {
 		t := s.tally()
 		r.Counters = sim.CounterResults(s.net, s.p.HW, t)
