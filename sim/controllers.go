@@ -242,6 +242,10 @@ func (s *simulator) countedBytes() int64 {
 	return n
 }
 
+// Summarize returns the five-number summary of x (quartiles by linear
+// interpolation between order statistics; zero for no values).
+func Summarize(x []float64) Stats { return summarize(x) }
+
 func summarize(x []float64) Stats {
 	if len(x) == 0 {
 		return Stats{}

@@ -29,6 +29,9 @@ type Counters struct {
 	// direction of a cable) by sending node and port.
 	HCAs  []HCACounters  `json:"hcas"`
 	Links []LinkCounters `json:"links"`
+	// Series are the counters over time of all HCAs, without jobs
+	// (Params.CounterWindow; series.go).
+	Series []CounterWindow `json:"series,omitempty"`
 }
 
 // Latency summarizes packet latencies. P99 is the upper bound of the
@@ -71,6 +74,8 @@ type JobCounters struct {
 	RequestFlits  int64   `json:"request_flits"`
 	StallsPerFlit float64 `json:"stalls_per_flit"`
 	Latency       Latency `json:"latency"`
+	// Series are its ranks' counters over time (Params.CounterWindow).
+	Series []CounterWindow `json:"series,omitempty"`
 }
 
 // HCATally is what a simulator counted for one HCA.
@@ -94,6 +99,9 @@ type CounterTally struct {
 	HCAs  []HCATally  // per terminal
 	Links []LinkTally // any order
 	End   int64       // the run's last instant
+	// Series, when Params.CounterWindow is set: per job (one for all
+	// without jobs), counted over time.
+	Series *SeriesTally
 }
 
 // CounterResults computes the counters of a run on net with hardware hw
@@ -115,6 +123,9 @@ func CounterResults(net *fabric.Network, hw fabric.Hardware, t CounterTally) *Co
 	}
 	c.StallsPerFlit = stallsPerFlit(stalled, c.RequestFlits, ft)
 	c.Latency = all.Summary()
+	if t.Series != nil && !t.Series.perJob {
+		c.Series = t.Series.results(0, ft)
+	}
 	links := slices.Clone(t.Links)
 	slices.SortFunc(links, func(a, b LinkTally) int {
 		if a.Node != b.Node {
@@ -148,7 +159,8 @@ func JobCounterResults(jobs []traffic.Job, t CounterTally, ft int64) []*JobCount
 			stalled += t.HCAs[r].StalledPs
 			h.Merge(&t.HCAs[r].Hist)
 		}
-		out[j] = &JobCounters{RequestFlits: flits, StallsPerFlit: stallsPerFlit(stalled, flits, ft), Latency: h.Summary()}
+		out[j] = &JobCounters{RequestFlits: flits, StallsPerFlit: stallsPerFlit(stalled, flits, ft), Latency: h.Summary(),
+			Series: t.Series.results(j, ft)}
 	}
 	return out
 }

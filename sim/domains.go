@@ -169,6 +169,9 @@ func (s *simulator) cut() {
 			d.inNetwork, d.firstInject, d.lastDone, d.payload, d.countedDone, d.horizon = 0, -1, 0, 0, 0, 0
 			if s.ctr != nil {
 				d.ctr = &counting{ch: s.ctr.ch, respFlits: s.ctr.respFlits, hist: make([]LatencyHist, len(s.hcas))}
+				if s.ctr.ser != nil {
+					d.ctr.ser = NewSeriesTally(s.ctr.ser.window, len(s.jobs))
+				}
 			}
 		}
 		d.par, d.dom = p, uint8(i)
@@ -321,6 +324,7 @@ func (s *simulator) loopDomains() {
 			for i := range d.ctr.hist {
 				s.ctr.hist[i].Merge(&d.ctr.hist[i])
 			}
+			s.ctr.ser.Merge(d.ctr.ser)
 		}
 	}
 	if s.p.Record {

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"flitsim/routing"
 	"math/rand/v2"
 
 	"flitsim/fabric/invariants"
@@ -159,7 +160,9 @@ func (s *simulator) tryInject(h int32) {
 		return
 	}
 	s.cr.take(&s.lanes[l].cr, int32(pk.flits))
+	stalledBefore := int64(0)
 	if s.ctr != nil {
+		stalledBefore = s.ctr.ch[hc.ch].stalled
 		s.ctr.sent(hc.ch, int32(pk.flits), now)
 		if resp {
 			s.ctr.respFlits[h] += int64(pk.flits)
@@ -182,6 +185,14 @@ func (s *simulator) tryInject(h int32) {
 				hc.msgMode = int8(m) + 1
 			}
 			s.apk[pi].mode = hc.msgMode
+		}
+	}
+	if s.ctr != nil && s.ctr.ser != nil {
+		if j := s.seriesJob(h); j >= 0 {
+			s.ctr.ser.Stalled(j, now, s.ctr.ch[hc.ch].stalled-stalledBefore)
+			if !resp {
+				s.ctr.ser.Sent(j, now, int64(pk.flits), s.ad != nil && s.mode(&s.apk[pi]) == routing.ModeUGALHigh)
+			}
 		}
 	}
 	s.info[pi].injected = now
@@ -361,6 +372,11 @@ func (s *simulator) delivered(hc *hcaDev, pi int32) {
 		s.ctr.hist[src].Add(now - in.injected)
 		if a := s.hcas[src].aa; a != nil {
 			a.Delivered(now, now-in.injected)
+		}
+		if ser := s.ctr.ser; ser != nil {
+			if j := s.seriesJob(src); j >= 0 {
+				ser.Delivered(j, now, now-in.injected)
+			}
 		}
 	}
 	if s.messageDone(pi) {

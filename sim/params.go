@@ -47,9 +47,13 @@ type Params struct {
 	// appaware.go) the paper leaves open but the threshold (docs/validation.md
 	// says why these values).
 	AppAwareThreshold    int64   `param:"appaware_threshold" unit:"bytes" range:"[0,1073741824]" default:"4096" help:"app-aware: messages go with high bias until a rank's cumulative size reaches this, then the counters decide (seeds/004: 4 KiB)"`
-	AppAwareLatencyScale float64 `param:"appaware_latency_scale" range:"(0,100]" default:"0.9" help:"app-aware: high bias's packet latency estimated as the default mode's times this, until observed"`
-	AppAwareStallScale   float64 `param:"appaware_stall_scale" range:"(0,100]" default:"2" help:"app-aware: high bias's stalls per flit estimated as the default mode's times this, until observed"`
+	AppAwareLatencyScale float64 `param:"appaware_latency_scale" range:"(0,100]" default:"0.93" help:"app-aware: high bias's packet latency estimated as the default mode's times this, until observed"`
+	AppAwareStallScale   float64 `param:"appaware_stall_scale" range:"(0,1000000]" default:"2000" help:"app-aware: high bias's stalls per flit estimated as the default mode's times this, until observed"`
 	AppAwareMaxAge       int     `param:"appaware_max_age" unit:"samples" range:"[1,1073741824]" default:"16" help:"app-aware: a mode's last counters are dropped after this many samples of the other mode"`
+
+	// CounterWindow is the window of the counters over time (series.go),
+	// with Counters.
+	CounterWindow int64 `param:"counter_window" unit:"ps" range:"[0,1000s]" default:"10us" help:"with counters (sim --counters): each job's NIC counters over time in windows of this length (0: none)"`
 
 	// Domains cuts the fabric into this many domains simulated in windows
 	// of one cable delay, each on a goroutine of its own when Workers

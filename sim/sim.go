@@ -339,6 +339,9 @@ func newSimulator(net *fabric.Network, t *routing.Tables, p Params) (*simulator,
 	s.counted, s.infinite = s.src.Total()
 	if p.Counters {
 		s.ctr = newCounting(len(s.chans), len(s.hcas))
+		if p.CounterWindow > 0 {
+			s.ctr.ser = NewSeriesTally(p.CounterWindow, len(p.Jobs))
+		}
 	}
 	if err := s.setAdaptive(); err != nil {
 		return nil, err

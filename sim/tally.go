@@ -10,6 +10,8 @@ type counting struct {
 	// window): its channel carries them, its request counts do not. Every
 	// response has HW.ResponseFlits() flits, so their packets follow.
 	respFlits []int64
+	// ser counts over time (Params.CounterWindow; nil: off).
+	ser *SeriesTally
 }
 
 // chanCount is one channel's count. A stall runs from `from` (-1: none)
@@ -53,7 +55,17 @@ func (cc *chanCount) stop(t int64) {
 // tally closes the stalls still open at the run's last instant end.
 func (s *simulator) tally(end int64) CounterTally {
 	c := s.ctr
-	t := CounterTally{HCAs: make([]HCATally, len(s.hcas)), Links: make([]LinkTally, len(s.chans)), End: end}
+	t := CounterTally{HCAs: make([]HCATally, len(s.hcas)), Links: make([]LinkTally, len(s.chans)), End: end, Series: c.ser}
+	if c.ser != nil {
+		for i := range s.hcas {
+			if j := s.seriesJob(int32(i)); j >= 0 {
+				cc := &c.ch[s.hcas[i].ch]
+				before := cc.stalled
+				cc.stop(end)
+				c.ser.Stalled(j, end, cc.stalled-before)
+			}
+		}
+	}
 	for i := range c.ch {
 		cc := &c.ch[i]
 		cc.stop(end)
@@ -66,4 +78,13 @@ func (s *simulator) tally(end int64) CounterTally {
 			StalledPs: cc.stalled, Hist: c.hist[i].Clone()}
 	}
 	return t
+}
+
+// seriesJob is the series HCA h counts in: its job's, 0 without jobs, -1
+// when it has no job.
+func (s *simulator) seriesJob(h int32) int {
+	if s.jobs == nil {
+		return 0
+	}
+	return int(s.jobOf[h])
 }

@@ -19,6 +19,7 @@ import (
 const jobsHelp = `
 Subcommands:
   sweep SPEC --jobs FILE --set JOB.KEY=V1,V2,...   slowdown of one job as one key of another varies, per routing
+  modes SPEC --jobs FILE [--modes A,B,...]         adaptive routing modes compared on one placement (seeds/004 §5)
   from-slurm [--map FILE | --fabric SPEC] [-o FILE] the running Slurm jobs as a jobs file
 
 Jobs files (docs/jobs/) describe workloads; flitsim sim --jobs simulates one,
@@ -28,17 +29,19 @@ func jobsCmd(args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
 		fmt.Fprintf(stdout, "Usage: flitsim jobs SUBCOMMAND [arguments]\n%s\n", jobsHelp)
 		if len(args) == 0 {
-			return badInput("missing subcommand (sweep, from-slurm)")
+			return badInput("missing subcommand (sweep, modes, from-slurm)")
 		}
 		return nil
 	}
 	switch args[0] {
 	case "sweep":
 		return jobsSweep(args[1:], stdout, stderr)
+	case "modes":
+		return jobsModes(args[1:], stdout, stderr)
 	case "from-slurm":
 		return jobsFromSlurm(args[1:], stdout, stderr)
 	}
-	return badInput("unknown subcommand %q (sweep, from-slurm)", args[0])
+	return badInput("unknown subcommand %q (sweep, modes, from-slurm)", args[0])
 }
 
 // sweepPoint is one simulation of a sweep (pipeline.Sweep).
@@ -91,24 +94,14 @@ func jobsSweep(args []string, stdout, stderr io.Writer) error {
 	if *jobsSeed < -1 {
 		return badInput("--jobs-seed %d: want a seed ≥ 0", *jobsSeed)
 	}
-	p := sim.DefaultParams()
-	if *hwFlag != "" {
-		if p.HW, err = configs.HardwareOverrides("--hw", *hwFlag); err != nil {
-			return asInput(err)
-		}
+	p, err := simParams(*hwFlag, "")
+	if err != nil {
+		return err
 	}
 	p.Seed, p.MaxTime = *seed, int64(maxTime.x.(float64))
-	wl, err := loadJobsFile(*jobsFile)
+	net, jobs, err := placedJobs(spec, *jobsFile, *jobsSeed, p)
 	if err != nil {
 		return err
-	}
-	net, err := loadNetwork(spec)
-	if err != nil {
-		return err
-	}
-	jobs, err := wl.Place(net, *jobsSeed, p.HW.MTU)
-	if err != nil {
-		return asInput(err)
 	}
 	swept, meas, err := sweepJobs(jobs, jobID, *measured, key, vals, *set, *jobsFile)
 	if err != nil {

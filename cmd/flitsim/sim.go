@@ -61,6 +61,7 @@ func simCmd(args []string, stdout, stderr io.Writer) error {
 	jobsSeed := fs.Int64("jobs-seed", -1, "seed of the jobs file's random placements and fragmentation (default: the file's seed)")
 	noSlow := fs.Bool("no-slowdown", false, "with --jobs: skip the runs of each job alone (no slowdowns)")
 	counters := fs.Bool("counters", false, "count per HCA and per link (seeds/004's NIC counters: request flits and packets, stalls per flit, packet latency mean/p99/max; per link flits, stalled time, utilization); --json lists every HCA and link")
+	seriesPlot := fs.String("series-plot", "", "with --counters: plot each job's counters over time (latency, stalls per flit, share sent with high bias; --sim counter_window) to this .svg or .png file")
 	workers := fs.Int("workers", 0, "goroutines of a run cut into domains (--sim domains=N, by default 2 from 8192 HCAs on): 0 one per domain, at most the processors; results do not depend on it")
 	var ff faultFlags
 	ff.register(fs)
@@ -70,19 +71,18 @@ func simCmd(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	p := sim.DefaultParams()
-	if *hwFlag != "" {
-		if p.HW, err = configs.HardwareOverrides("--hw", *hwFlag); err != nil {
-			return asInput(err)
-		}
-	}
-	if *simFlag != "" {
-		if err := configs.SimOverrides("--sim", *simFlag, &p); err != nil {
-			return asInput(err)
-		}
+	p, err := simParams(*hwFlag, *simFlag)
+	if err != nil {
+		return err
 	}
 	p.Seed = *seed
 	p.Counters = *counters
+	if *seriesPlot != "" && (!*counters || p.CounterWindow == 0) {
+		return badInput("--series-plot needs --counters and a counter_window (--sim counter_window=10us)")
+	}
+	if *seriesPlot != "" && !strings.HasSuffix(*seriesPlot, ".svg") && !strings.HasSuffix(*seriesPlot, ".png") {
+		return badInput("--series-plot %q: want a .svg or .png file", *seriesPlot)
+	}
 	if *workers < 0 {
 		return badInput("--workers %d: want 0 (one per domain) or more", *workers)
 	}
@@ -144,6 +144,11 @@ func simCmd(args []string, stdout, stderr io.Writer) error {
 		rep.Simulator, run = "reference", reference.Run
 	}
 	o := pipeline.Run(pt, "", nets, run)
+	if *seriesPlot != "" && o.Err == nil && o.Result != nil {
+		if err := plotSeries(*seriesPlot, spec+", "+*engine, o.Result); err != nil {
+			return err
+		}
+	}
 	return printSim(stdout, o, rep, pt.Params, *asJSON)
 }
 
@@ -401,4 +406,82 @@ func throughputLine(r *sim.Result, p sim.Params) string {
 	default:
 		return line + fmt.Sprintf(", NOT CONVERGED: mean over %d sample windows of %v after warmup", r.SampledWindows, time.Duration(p.SampleWindow/1000))
 	}
+}
+
+// plotSeries draws the counters over time of each job of res (or of all
+// HCAs without jobs): packet latency, stalls per flit and the share of
+// flits sent with high bias, one line per job.
+func plotSeries(file, title string, res *sim.Result) error {
+	type named struct {
+		name string
+		ws   []sim.CounterWindow
+	}
+	var all []named
+	if res.Counters != nil && len(res.Counters.Series) > 0 {
+		all = append(all, named{"all HCAs", res.Counters.Series})
+	}
+	for _, j := range res.Jobs {
+		if j.Counters != nil && len(j.Counters.Series) > 0 {
+			all = append(all, named{j.ID, j.Counters.Series})
+		}
+	}
+	panels := []results.Panel{{YLabel: "packet latency [µs]"}, {YLabel: "stalls per flit"}, {YLabel: "flits sent with high bias [%]"}}
+	for _, n := range all {
+		var lat, st, hi results.Series
+		lat.Name, st.Name, hi.Name = n.name, n.name, n.name
+		for _, w := range n.ws {
+			x := w.StartNs / 1000
+			if w.Packets > 0 {
+				lat.X, lat.Y = append(lat.X, x), append(lat.Y, w.LatencyNs/1000)
+			}
+			if w.RequestFlits > 0 {
+				st.X, st.Y = append(st.X, x), append(st.Y, w.StallsPerFlit)
+				hi.X, hi.Y = append(hi.X, x), append(hi.Y, 100*float64(w.HighFlits)/float64(w.RequestFlits))
+			}
+		}
+		panels[0].Series = append(panels[0].Series, lat)
+		panels[1].Series = append(panels[1].Series, st)
+		panels[2].Series = append(panels[2].Series, hi)
+	}
+	return results.PanelPlot(file, title+": NIC counters over time", "time [µs]", panels)
+}
+
+// simParams returns the default parameters with the --hw and --sim
+// overrides (each "" for none).
+func simParams(hw, simKeys string) (sim.Params, error) {
+	p := sim.DefaultParams()
+	var err error
+	if hw != "" {
+		if p.HW, err = configs.HardwareOverrides("--hw", hw); err != nil {
+			return p, asInput(err)
+		}
+	}
+	if simKeys != "" {
+		if err := configs.SimOverrides("--sim", simKeys, &p); err != nil {
+			return p, asInput(err)
+		}
+	}
+	return p, nil
+}
+
+// placedJobs loads the network spec and the jobs file and places its jobs
+// (jobsSeed -1: the file's seed) after checking hardware p against the
+// network.
+func placedJobs(spec, jobsFile string, jobsSeed int64, p sim.Params) (*fabric.Network, []traffic.Job, error) {
+	wl, err := loadJobsFile(jobsFile)
+	if err != nil {
+		return nil, nil, err
+	}
+	net, err := loadNetwork(spec)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := p.HW.CheckNetwork(net); err != nil {
+		return nil, nil, badInput("--hw on %s: %v", spec, err)
+	}
+	jobs, err := wl.Place(net, jobsSeed, p.HW.MTU)
+	if err != nil {
+		return nil, nil, asInput(err)
+	}
+	return net, jobs, nil
 }

@@ -3,6 +3,7 @@ package difftest
 import (
 	"fmt"
 	"math"
+	"reflect"
 	"slices"
 
 	"flitsim/sim"
@@ -109,6 +110,9 @@ func compareCounters(fast, ref *sim.Result, deadlock bool) []string {
 	if a.Latency != b.Latency {
 		add("latency: fast %+v, reference %+v", a.Latency, b.Latency)
 	}
+	if !deadlock && !slices.Equal(a.Series, b.Series) {
+		add("counters over time: fast %+v, reference %+v", a.Series, b.Series)
+	}
 	if len(a.HCAs) != len(b.HCAs) || len(a.Links) != len(b.Links) {
 		add("counters: fast %d HCAs %d links, reference %d HCAs %d links", len(a.HCAs), len(a.Links), len(b.HCAs), len(b.Links))
 		return diffs
@@ -135,8 +139,11 @@ func compareCounters(fast, ref *sim.Result, deadlock bool) []string {
 		a, b := *x, *y
 		if deadlock {
 			a.StallsPerFlit, b.StallsPerFlit = 0, 0
+		} else if !slices.Equal(a.Series, b.Series) {
+			add("job %s counters over time: fast %+v, reference %+v", fast.Jobs[j].ID, a.Series, b.Series)
 		}
-		if a != b {
+		a.Series, b.Series = nil, nil
+		if !reflect.DeepEqual(a, b) {
 			add("job %s counters: fast %+v, reference %+v", fast.Jobs[j].ID, a, b)
 		}
 	}

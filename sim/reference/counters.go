@@ -57,7 +57,16 @@ func (s *simulator) noteStall(o *port) {
 
 // tally closes the stalls open at the run's end and collects the counts.
 func (s *simulator) tally() sim.CounterTally {
-	t := sim.CounterTally{HCAs: make([]sim.HCATally, len(s.hcas)), End: s.end}
+	t := sim.CounterTally{HCAs: make([]sim.HCATally, len(s.hcas)), End: s.end, Series: s.ser}
+	if s.ser != nil {
+		for _, h := range s.hcas {
+			if j := s.seriesJob(h); j >= 0 {
+				before := h.port.stalled
+				h.port.endStall(s.end)
+				s.ser.Stalled(j, s.end, h.port.stalled-before)
+			}
+		}
+	}
 	for _, ports := range s.ports {
 		for _, o := range ports {
 			if o == nil {

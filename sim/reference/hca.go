@@ -146,6 +146,7 @@ func (s *simulator) decideHCA(h *hca) {
 		return
 	}
 	p.injected = s.now
+	stalledBefore := o.stalled
 	o.sent(p.flits, s.now)
 	if p.resp {
 		o.respFlits += int64(p.flits)
@@ -157,6 +158,14 @@ func (s *simulator) decideHCA(h *hca) {
 			p.msg.mode = int8(m) + 1
 		}
 		p.mode = routing.Mode(p.msg.mode - 1)
+	}
+	if s.ser != nil {
+		if j := s.seriesJob(h); j >= 0 {
+			s.ser.Stalled(j, s.now, o.stalled-stalledBefore)
+			if !p.resp {
+				s.ser.Sent(j, s.now, int64(p.flits), s.ad != nil && p.mode == routing.ModeUGALHigh)
+			}
+		}
 	}
 	if s.firstInject < 0 {
 		s.firstInject = s.now
@@ -271,6 +280,11 @@ func (s *simulator) deliver(h *hca, p *packet) {
 	src.latency.Add(s.now - p.injected)
 	if src.aa != nil {
 		src.aa.Delivered(s.now, s.now-p.injected)
+	}
+	if s.ser != nil {
+		if j := s.seriesJob(src); j >= 0 {
+			s.ser.Delivered(j, s.now, s.now-p.injected)
+		}
 	}
 	p.msg.delivered++
 	if p.msg.delivered == p.msg.packets {

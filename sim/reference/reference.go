@@ -77,6 +77,8 @@ type simulator struct {
 	bias routing.Bias
 	// jobModes are the jobs' own modes (nil: the engine's).
 	jobModes []*routing.Mode
+	// ser counts the counters over time (nil: off).
+	ser *sim.SeriesTally
 	// aaP are the parameters of application-aware routing (for the HCAs
 	// with an hca.aa).
 	aaP sim.AppAwareParams
@@ -270,6 +272,9 @@ func newSimulator(net *fabric.Network, t *routing.Tables, p sim.Params) (*simula
 		pt.hca = h
 		s.hcas = append(s.hcas, h)
 	}
+	if p.Counters && p.CounterWindow > 0 {
+		s.ser = sim.NewSeriesTally(p.CounterWindow, len(p.Jobs))
+	}
 	if err := s.setAdaptive(); err != nil {
 		return nil, err
 	}
@@ -321,6 +326,15 @@ func (s *simulator) setAdaptive() error {
 		}
 	}
 	return nil
+}
+
+// seriesJob is the series terminal h counts in: its job's, 0 without
+// jobs, -1 when it has no job.
+func (s *simulator) seriesJob(h *hca) int {
+	if s.jobs == nil {
+		return 0
+	}
+	return traffic.JobOf(s.src, h.term)
 }
 
 // hcaAt returns the HCA of node i.

@@ -1,0 +1,149 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"flitsim/configs/pipeline"
+	"flitsim/results"
+	"flitsim/routing"
+	"flitsim/sim"
+)
+
+// modesReport is what `flitsim jobs modes --json` prints.
+type modesReport struct {
+	Network  string                 `json:"network"`
+	JobsFile string                 `json:"jobs_file"`
+	Modes    []string               `json:"modes"`
+	Seeds    []uint64               `json:"seeds"`
+	Summary  []pipeline.ModeSummary `json:"summary"`
+	Runs     []pipeline.ModeRun     `json:"runs"`
+}
+
+func jobsModes(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("jobs modes", "jobs modes SPEC|FILE --jobs FILE [--modes A,B,...] [--seeds N] [--jobs-seed S] [--plot FILE.svg|.png] [--hw key=value,...] [--sim key=value,...] [-j N] [--json]",
+		"Compares adaptive routing modes on one workload as seeds/004 §5 does: one fixed placement of\n"+
+			"the jobs file's jobs, each mode (the engine: jobs without a routing of their own take it, e.g.\n"+
+			"the measured job, while a noise job keeps its routing = \"ugal\") run on the same traffic seeds\n"+
+			"1..N, which pairs the modes as the paper's alternation on successive iterations does. Prints per\n"+
+			"finite job and mode the completion times' median and quartiles normalized to the first mode's\n"+
+			"median, the median's 95 % confidence interval, and for app-aware the share of the payload sent\n"+
+			"with the default mode. A mode named default is ugal, or ugal-imb when the first job is an\n"+
+			"all-to-all (Aries' MPI_Alltoall default). --plot draws the paper's box plots.", stderr)
+	jobsFile := fs.String("jobs", "", "jobs file (TOML, docs/jobs/)")
+	modesFlag := fs.String("modes", "default,ugal-high,app-aware", "adaptive routing modes, comma-separated; the first is the reference (1.0)")
+	nSeeds := fs.Int("seeds", 10, "traffic seeds 1..N per mode")
+	jobsSeed := fs.Int64("jobs-seed", -1, "seed of the jobs file's random placements (default: the file's)")
+	plotFile := fs.String("plot", "", "write the box plots to this .svg or .png file")
+	hwFlag := fs.String("hw", "", "hardware overrides key=value,... (flitsim params)")
+	simFlag := fs.String("sim", "", "overrides key=value,... with the keys of a campaign's [sim] table (e.g. appaware_threshold=8192)")
+	maxTime := declVar(fs, "max-time", sim.ParamDecls(), "max_time", "simulated time limit per run (default: 10 s with a finite job, else 10 ms)", new(sim.Params))
+	workers := fs.Int("j", 1, "simulations at once (results do not depend on it)")
+	asJSON := fs.Bool("json", false, "print JSON (every run's job results too)")
+	spec, err := parseOne(fs, args, "SPEC or FILE")
+	if err != nil {
+		return err
+	}
+	switch {
+	case *jobsFile == "":
+		return badInput("--jobs: a jobs file is required")
+	case *nSeeds < 1:
+		return badInput("--seeds %d: want 1 or more", *nSeeds)
+	case *workers < 1:
+		return badInput("-j %d: want 1 or more", *workers)
+	case *jobsSeed < -1:
+		return badInput("--jobs-seed %d: want a seed ≥ 0", *jobsSeed)
+	case *plotFile != "" && !strings.HasSuffix(*plotFile, ".svg") && !strings.HasSuffix(*plotFile, ".png"):
+		return badInput("--plot %q: want a .svg or .png file", *plotFile)
+	}
+	p, err := simParams(*hwFlag, *simFlag)
+	if err != nil {
+		return err
+	}
+	if mt := int64(maxTime.x.(float64)); mt != 0 {
+		p.MaxTime = mt
+	}
+	net, jobs, err := placedJobs(spec, *jobsFile, *jobsSeed, p)
+	if err != nil {
+		return err
+	}
+	var modes []string
+	for _, m := range strings.Split(*modesFlag, ",") {
+		if m == "default" {
+			m = sim.AppAwareDefault(jobs[0].Traffic.Kind).String()
+		}
+		if _, err := routing.ParseMode(m); err != nil {
+			return badInput("--modes: %v", err)
+		}
+		modes = append(modes, m)
+	}
+	mc := pipeline.Modes{Net: net, Jobs: jobs, Modes: modes, Params: p, Workers: *workers}
+	for s := 1; s <= *nSeeds; s++ {
+		mc.Seeds = append(mc.Seeds, uint64(s))
+	}
+	if !*asJSON {
+		mc.Progress = func(done, total int) { fmt.Fprintf(stderr, "\r%d/%d runs", done, total) }
+	}
+	runs, err := mc.Run()
+	if !*asJSON {
+		fmt.Fprintln(stderr)
+	}
+	if err != nil {
+		return asInput(err)
+	}
+	rep := modesReport{Network: net.Name, JobsFile: *jobsFile, Modes: modes, Seeds: mc.Seeds, Runs: runs,
+		Summary: pipeline.SummarizeModes(runs, modes)}
+	if *plotFile != "" {
+		if err := modesPlot(*plotFile, rep); err != nil {
+			return err
+		}
+	}
+	if *asJSON {
+		return writeJSON(stdout, rep)
+	}
+	fmt.Fprintf(stdout, "%s: %s, %d seeds per mode, times normalized to %s's median\n", net.Describe(), *jobsFile, *nSeeds, modes[0])
+	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "job\tmode\truns\tmedian µs\tnormalized\t95% CI\tq1-q3\tlatency µs\tstalls/flit\tdefault share\tswitches\t")
+	for _, s := range rep.Summary {
+		share, sw := "-", "-"
+		if s.DefaultShare != nil {
+			share = fmt.Sprintf("%.0f %%", 100**s.DefaultShare)
+		}
+		if s.SwitchRate != nil {
+			sw = fmt.Sprintf("%.0f %%", 100**s.SwitchRate)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%.2f\t%.3f\t%.3f-%.3f\t%.3f-%.3f\t%.3f\t%.4f\t%s\t%s\t\n", s.Job, s.Mode, s.Runs, s.CompletionNs.Median/1000,
+			s.Normalized.Median, s.MedianLo, s.MedianHi, s.Normalized.Q1, s.Normalized.Q3, s.LatencyNs/1000, s.StallsPerFlit, share, sw)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if *plotFile != "" {
+		fmt.Fprintf(stdout, "plot: %s\n", *plotFile)
+	}
+	return nil
+}
+
+// modesPlot draws a box per job and mode, normalized to the first mode's
+// median, each job labelled as the paper labels its tests: the job, the
+// first mode's median and app-aware's share of default traffic.
+func modesPlot(file string, rep modesReport) error {
+	var groups []results.BoxGroup
+	for i := 0; i < len(rep.Summary); i += len(rep.Modes) {
+		ss := rep.Summary[i : i+len(rep.Modes)]
+		label := fmt.Sprintf("%s %.0fµs", ss[0].Job, ss[0].CompletionNs.Median/1000)
+		g := results.BoxGroup{}
+		for _, s := range ss {
+			g.Boxes = append(g.Boxes, s.Normalized)
+			if s.DefaultShare != nil {
+				label += fmt.Sprintf(" %.0f%%", 100**s.DefaultShare)
+			}
+		}
+		g.Label = label
+		groups = append(groups, g)
+	}
+	title := fmt.Sprintf("%s: execution time by routing mode", rep.Network)
+	return results.BoxPlot(file, title, "time / median of "+rep.Modes[0], rep.Modes, groups, 1)
+}

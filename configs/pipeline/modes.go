@@ -1,0 +1,218 @@
+package pipeline
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"sync"
+
+	"flitsim/fabric"
+	"flitsim/routing"
+	"flitsim/sim"
+	"flitsim/traffic"
+)
+
+// Modes compares routing modes on one workload as seeds/004 §5 does: one
+// fixed placement (Jobs), each mode (an adaptive engine's name: the
+// measured jobs take it, jobs with a routing of their own keep it) run
+// with the same traffic seeds, so that every mode meets the same noise.
+// The paper alternates the modes on successive iterations so that
+// transient noise hits them alike; a deterministic simulator gets the same
+// pairing by running each mode on the same seeds.
+type Modes struct {
+	Net   *fabric.Network
+	Jobs  []traffic.Job
+	Modes []string
+	Seeds []uint64
+	// Options route the network for every mode (zero: the defaults).
+	Options routing.Options
+	// Params are the run's parameters; Seed is replaced by each of Seeds.
+	Params sim.Params
+	// Workers runs that many simulations at once (0: 1). The results do
+	// not depend on it.
+	Workers int
+	// Progress, when set, hears of every run done (from one goroutine at
+	// a time).
+	Progress func(done, total int)
+}
+
+// ModeRun is one simulation of a Modes comparison: a mode and a seed, and
+// each job's result.
+type ModeRun struct {
+	Mode    string          `json:"mode"`
+	Seed    uint64          `json:"seed"`
+	Verdict string          `json:"verdict"`
+	Jobs    []sim.JobResult `json:"jobs"`
+}
+
+// Run simulates every mode × seed (with the NIC counters) and returns the runs, modes in order,
+// each mode's seeds in order.
+func (m Modes) Run() ([]ModeRun, error) {
+	tables := make([]*routing.Tables, len(m.Modes))
+	opts := m.Options
+	if opts.VLs == 0 {
+		opts = routing.DefaultOptions()
+	}
+	for i, mode := range m.Modes {
+		if _, err := routing.ParseMode(mode); err != nil {
+			return nil, err
+		}
+		rt, err := Route(m.Net, mode, opts)
+		if err != nil {
+			return nil, err
+		}
+		if !rt.OK() {
+			return nil, fmt.Errorf("routing %s failed: %s", mode, rt.Problem())
+		}
+		tables[i] = rt.Tables
+	}
+	runs := make([]ModeRun, len(m.Modes)*len(m.Seeds))
+	errs := make([]error, len(runs))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	done := 0
+	for range max(1, m.Workers) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				mi, si := i/len(m.Seeds), i%len(m.Seeds)
+				q := m.Params
+				q.Seed, q.Jobs, q.Counters = m.Seeds[si], m.Jobs, true
+				r := ModeRun{Mode: m.Modes[mi], Seed: m.Seeds[si]}
+				err := q.Normalize()
+				var res *sim.Result
+				if err == nil {
+					res, err = sim.Run(m.Net, tables[mi], q)
+				}
+				if err != nil {
+					errs[i] = fmt.Errorf("%s, seed %d: %w", r.Mode, r.Seed, err)
+				} else {
+					r.Verdict, r.Jobs = string(res.Verdict), res.Jobs
+					runs[i] = r
+				}
+				mu.Lock()
+				done++
+				if m.Progress != nil {
+					m.Progress(done, len(runs))
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	for i := range runs {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	return runs, nil
+}
+
+// ModeSummary is one job's times under one mode over the seeds.
+type ModeSummary struct {
+	Job  string `json:"job"`
+	Mode string `json:"mode"`
+	// Runs is the number of seeds whose run completed the job.
+	Runs int `json:"runs"`
+	// CompletionNs summarizes the job's completion times; Normalized the
+	// same divided by the first mode's median (the paper's y axis).
+	CompletionNs sim.Stats `json:"completion_ns"`
+	Normalized   sim.Stats `json:"normalized"`
+	// MedianLo and MedianHi bound the median's 95 % confidence interval
+	// (order statistics of the binomial; the paper's notches), normalized.
+	MedianLo float64 `json:"median_ci_lo"`
+	MedianHi float64 `json:"median_ci_hi"`
+	// LatencyNs and StallsPerFlit are the job's NIC counters (the paper's
+	// L and s), their means over the runs.
+	LatencyNs     float64 `json:"latency_ns"`
+	StallsPerFlit float64 `json:"stalls_per_flit"`
+	// DefaultShare is the fraction of the job's payload sent with the
+	// default mode, summed over the seeds (application-aware routing
+	// only; the paper's "% Default").
+	DefaultShare *float64 `json:"default_share,omitempty"`
+	// SwitchRate is the fraction of app-aware's decisions that changed
+	// a rank's mode (near 0: it settled; high: it oscillates).
+	SwitchRate *float64 `json:"switch_rate,omitempty"`
+}
+
+// SummarizeModes returns, per job with a completion time and per mode,
+// the summary of the runs (jobs in the order of the first run, modes in
+// the order of modes). A mode whose runs did not all complete the job
+// counts only those that did.
+func SummarizeModes(runs []ModeRun, modes []string) []ModeSummary {
+	if len(runs) == 0 {
+		return nil
+	}
+	var out []ModeSummary
+	for ji, j := range runs[0].Jobs {
+		if !j.Finite {
+			continue
+		}
+		base := math.NaN()
+		for _, mode := range modes {
+			var xs []float64
+			var aa sim.AppAwareStats
+			hasAA := false
+			lat, stalls := 0.0, 0.0
+			for _, r := range runs {
+				if r.Mode != mode || ji >= len(r.Jobs) || !r.Jobs[ji].Completed {
+					continue
+				}
+				xs = append(xs, r.Jobs[ji].CompletionNs)
+				if c := r.Jobs[ji].Counters; c != nil {
+					lat += c.Latency.MeanNs
+					stalls += c.StallsPerFlit
+				}
+				if a := r.Jobs[ji].AppAware; a != nil {
+					aa.Add(*a)
+					hasAA = true
+				}
+			}
+			s := ModeSummary{Job: j.ID, Mode: mode, Runs: len(xs), CompletionNs: sim.Summarize(xs)}
+			if len(xs) > 0 {
+				s.LatencyNs, s.StallsPerFlit = lat/float64(len(xs)), stalls/float64(len(xs))
+			}
+			if math.IsNaN(base) {
+				base = s.CompletionNs.Median
+			}
+			if base > 0 {
+				c := s.CompletionNs
+				s.Normalized = sim.Stats{Min: c.Min / base, Q1: c.Q1 / base, Median: c.Median / base, Q3: c.Q3 / base, Max: c.Max / base}
+				lo, hi := medianCI(xs)
+				s.MedianLo, s.MedianHi = lo/base, hi/base
+			}
+			if hasAA {
+				f := aa.DefaultShare()
+				s.DefaultShare = &f
+				if aa.Decisions > 0 {
+					r := float64(aa.Switches) / float64(aa.Decisions)
+					s.SwitchRate = &r
+				}
+			}
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// medianCI returns a distribution-free 95 % confidence interval of the
+// median of xs: the order statistics at ranks n/2 ∓ 1.96·√n/2 (normal
+// approximation of the binomial), clamped to the sample.
+func medianCI(xs []float64) (lo, hi float64) {
+	n := len(xs)
+	if n == 0 {
+		return 0, 0
+	}
+	y := append([]float64(nil), xs...)
+	sort.Float64s(y)
+	h := 1.96 * math.Sqrt(float64(n)) / 2
+	j := max(0, int(math.Floor(float64(n)/2-h)))
+	k := min(n-1, int(math.Ceil(float64(n)/2+h))-1)
+	return y[j], y[k]
+}

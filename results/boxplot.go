@@ -1,0 +1,73 @@
+package results
+
+import (
+	"fmt"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/plotutil"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+)
+
+// BoxGroup is one group of boxes of a BoxPlot (one benchmark and size),
+// a box per name (one routing mode), in the order of the plot's names.
+type BoxGroup struct {
+	Label string
+	Boxes []Stats // by name; a zero Stats leaves its place empty
+}
+
+// BoxPlot draws groups of min–max whiskers and q1–q3 boxes with their
+// medians side by side, one colour per name, with a dashed line at ref
+// (0: none), as seeds/004's Figs. 8-10 show execution times normalized to
+// one routing's median; it saves the plot as path (.svg or .png).
+func BoxPlot(path, title, ylabel string, names []string, groups []BoxGroup, ref float64) error {
+	p := plot.New()
+	p.Title.Text = title
+	p.Y.Label.Text = ylabel
+	p.Add(plotter.NewGrid())
+	var labels []string
+	x, top := 0.0, ref
+	for _, g := range groups {
+		for i := range names {
+			label := ""
+			if i == len(names)/2 {
+				label = g.Label
+			}
+			labels = append(labels, label)
+			if i < len(g.Boxes) && g.Boxes[i] != (Stats{}) {
+				ls := draw.LineStyle{Color: plotutil.Color(i), Width: vg.Points(1)}
+				p.Add(statsBox{x: x, s: g.Boxes[i], color: ls, width: vg.Points(8)})
+				top = max(top, g.Boxes[i].Max)
+			}
+			x++
+		}
+		labels = append(labels, "")
+		x++
+	}
+	for i, n := range names {
+		l, err := plotter.NewLine(plotter.XYs{{X: 0, Y: 0}, {X: 0, Y: 0}})
+		if err != nil {
+			return err
+		}
+		l.Color = plotutil.Color(i)
+		p.Legend.Add(n, l)
+	}
+	if ref > 0 && x > 0 {
+		l, err := plotter.NewLine(plotter.XYs{{X: -0.5, Y: ref}, {X: x - 1.5, Y: ref}})
+		if err != nil {
+			return err
+		}
+		l.Dashes = []vg.Length{vg.Points(3), vg.Points(3)}
+		p.Add(l)
+	}
+	p.NominalX(labels...)
+	p.X.Tick.Label.Rotation = 0.8
+	p.X.Tick.Label.XAlign = draw.XRight
+	p.Legend.Top = true
+	valueAxis(&p.Y, top, legendRoom(len(names)))
+	if err := p.Save(figureW, figureH, path); err != nil {
+		return fmt.Errorf("saving %s: %w", path, err)
+	}
+	return nil
+}
