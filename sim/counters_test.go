@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"math"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -140,6 +141,26 @@ func TestCountersConserve(t *testing.T) {
 	}
 	assert.InDelta(t, float64(sum)/float64(len(r.Deliveries))/1000, c.Latency.MeanNs, 1e-9)
 	assert.Positive(t, c.StallsPerFlit)
+	// The counters over time add up to the same: 10 windows of 10 µs.
+	require.Len(t, c.Series, 10)
+	var sf, sp, lat int64
+	var stalled float64
+	for i, w := range c.Series {
+		assert.InDelta(t, float64(i)*10000, w.StartNs, 0)
+		sf += w.RequestFlits
+		sp += w.Packets
+		lat += int64(math.Round(w.LatencyNs * 1000 * float64(w.Packets)))
+		stalled += w.StalledNs
+		assert.Zero(t, w.HighFlits, "tables: nothing goes with high bias")
+	}
+	var hcaStalled float64
+	for _, h := range c.HCAs {
+		hcaStalled += h.StalledNs
+	}
+	assert.Equal(t, flits, sf)
+	assert.Equal(t, r.Packets, sp)
+	assert.InDelta(t, float64(sum), float64(lat), float64(len(c.Series)))
+	assert.InDelta(t, hcaStalled, stalled, 1e-6)
 	r.Counters = nil
 	r.WallSeconds, r.FlitHopsPerS, plain.WallSeconds, plain.FlitHopsPerS = 0, 0, 0, 0
 	assert.Equal(t, plain, r)

@@ -7,7 +7,8 @@ package sim
 // An event counts in the window of its instant: a request packet's flits
 // when it is granted its HCA's channel (and, when it goes with high bias,
 // its flits again as high), its latency when it is delivered, an HCA
-// stall when it ends (at the channel's next grant, or at the run's end).
+// stall when it ends (at the channel's next grant; one still open at the
+// run's end counts in the window of the instant before the end).
 // Each simulator feeds its own SeriesTally from its own events.
 
 // CounterWindow is one window of a job's counters over time.

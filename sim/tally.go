@@ -62,7 +62,7 @@ func (s *simulator) tally(end int64) CounterTally {
 				cc := &c.ch[s.hcas[i].ch]
 				before := cc.stalled
 				cc.stop(end)
-				c.ser.Stalled(j, end, cc.stalled-before)
+				c.ser.Stalled(j, max(0, end-1), cc.stalled-before) // in the last window, not one after it
 			}
 		}
 	}

@@ -117,3 +117,69 @@ func TestJobsSweep(t *testing.T) {
 		assert.Equal(t, 2, code, "%v: %s", args, errs)
 	}
 }
+
+// jobs modes compares the modes on one placement and seeds 1..N: the
+// summary has a row per job and mode, normalized to the first mode's
+// median, app-aware's with its default share; the box plot is written; bad
+// flags exit 2. sim --series-plot draws the counters over time.
+func TestJobsModes(t *testing.T) {
+	dir := t.TempDir()
+	jobs := filepath.Join(dir, "jobs.toml")
+	require.NoError(t, os.WriteFile(jobs, []byte(`seed = 1
+[[job]]
+id = "a2a"
+size = 8
+placement = "random"
+pattern = "exchange"
+msg_bytes = "16KiB"
+
+[[job]]
+id = "noise"
+size = 16
+placement = "random"
+pattern = "noise"
+msg_bytes = "4KiB"
+load = 0.5
+routing = "ugal"
+`), 0o644))
+	plot := filepath.Join(dir, "modes.svg")
+	net := "dragonfly:a=4,p=2,h=2,g=9"
+	code, out, errs := run("jobs", "modes", net, "--jobs", jobs, "--seeds", "3", "--plot", plot, "-j", "2", "--json")
+	require.Equal(t, 0, code, errs)
+	var rep modesReport
+	require.NoError(t, json.Unmarshal([]byte(out), &rep))
+	assert.Equal(t, []string{"ugal-imb", "ugal-high", "app-aware"}, rep.Modes, "default: ugal-imb for an all-to-all")
+	require.Len(t, rep.Runs, 9)
+	require.Len(t, rep.Summary, 3, "the finite job only")
+	assert.InDelta(t, 1.0, rep.Summary[0].Normalized.Median, 1e-12)
+	for _, s := range rep.Summary {
+		assert.Equal(t, 3, s.Runs)
+		assert.LessOrEqual(t, s.MedianLo, s.Normalized.Median)
+		assert.GreaterOrEqual(t, s.MedianHi, s.Normalized.Median)
+	}
+	assert.Nil(t, rep.Summary[0].DefaultShare)
+	require.NotNil(t, rep.Summary[2].DefaultShare)
+	st, err := os.Stat(plot)
+	require.NoError(t, err)
+	assert.Greater(t, st.Size(), int64(1000))
+	// -j does not change the results.
+	_, out1, _ := run("jobs", "modes", net, "--jobs", jobs, "--seeds", "3", "-j", "1", "--json")
+	var rep1 modesReport
+	require.NoError(t, json.Unmarshal([]byte(out1), &rep1))
+	assert.Equal(t, rep.Summary, rep1.Summary)
+	assert.Equal(t, rep.Runs, rep1.Runs)
+
+	for _, args := range [][]string{{"--seeds", "0"}, {"--modes", "ugal,nosuch"}, {"--plot", "x.pdf"}, {"-j", "0"}, {"--sim", "appaware_stall_scale=0"}} {
+		code, _, errs = run(append([]string{"jobs", "modes", net, "--jobs", jobs}, args...)...)
+		assert.Equal(t, 2, code, "%v: %s", args, errs)
+	}
+
+	series := filepath.Join(dir, "series.png")
+	code, _, errs = run("sim", net, "--routing", "app-aware", "--jobs", jobs, "--no-slowdown", "--counters", "--series-plot", series)
+	require.Equal(t, 0, code, errs)
+	st, err = os.Stat(series)
+	require.NoError(t, err)
+	assert.Greater(t, st.Size(), int64(1000))
+	code, _, _ = run("sim", net, "--routing", "app-aware", "--jobs", jobs, "--series-plot", series)
+	assert.Equal(t, 2, code, "--series-plot needs --counters")
+}

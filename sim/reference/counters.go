@@ -63,7 +63,7 @@ func (s *simulator) tally() sim.CounterTally {
 			if j := s.seriesJob(h); j >= 0 {
 				before := h.port.stalled
 				h.port.endStall(s.end)
-				s.ser.Stalled(j, s.end, h.port.stalled-before)
+				s.ser.Stalled(j, max(0, s.end-1), h.port.stalled-before) // in the last window, not one after it
 			}
 		}
 	}
