@@ -38,9 +38,39 @@ const (
 	// counters say (the simulators' sim.AppAware). It is a choice of mode
 	// per message, never a packet's mode itself.
 	ModeAppAware
+	// The deterministic modes of Aries (seeds/004 §2.2), which look at no
+	// congestion: ModeInOrder sends every packet of a source and
+	// destination pair on one minimal path (IN_ORDER), ModeMinHash each
+	// packet on a minimal path hashed from the pair and the packet's
+	// address (MIN_HASH), ModeNMinHash each on a non-minimal path so hashed
+	// (NMIN_HASH; minimal where no third group exists). Their one
+	// candidate is Hashed's.
+	ModeInOrder
+	ModeMinHash
+	ModeNMinHash
 )
 
-var modeNames = [...]string{"min", "valiant", "ugal", "ugal-imb", "ugal-low", "ugal-high", "app-aware"}
+var modeNames = [...]string{"min", "valiant", "ugal", "ugal-imb", "ugal-low", "ugal-high", "app-aware", "in-order", "min-hash", "nmin-hash"}
+
+// Hashing reports whether m routes by a hash (Hashed) rather than among
+// random candidates by congestion.
+func (m Mode) Hashing() bool { return m == ModeInOrder || m == ModeMinHash || m == ModeNMinHash }
+
+// HashKey is the key a hashing mode routes a packet by: its source and
+// destination terminals and its address (the packet's number at its
+// source; ModeInOrder ignores it).
+func HashKey(m Mode, src, dst int, addr int64) uint64 {
+	if m == ModeInOrder {
+		addr = 0
+	}
+	x := uint64(src)<<40 ^ uint64(dst)<<16 ^ uint64(addr)*0x9e3779b97f4a7c15
+	// splitmix64's finalizer: every input bit moves every output bit.
+	x ^= x >> 30
+	x *= 0xbf58476d1ce4e5b9
+	x ^= x >> 27
+	x *= 0x94d049bb133111eb
+	return x ^ x>>31
+}
 
 // String returns the mode's engine name.
 func (m Mode) String() string {
@@ -103,6 +133,8 @@ func (d *Dragonfly) Choose(m Mode, b Bias, s, dst int, cands []Route, occ Occupa
 	}
 	set, bias := cands, int64(0)
 	switch m {
+	case ModeInOrder, ModeMinHash, ModeNMinHash:
+		return cands[0]
 	case ModeMin:
 		set = cands[:min(2, len(cands))]
 	case ModeValiant:

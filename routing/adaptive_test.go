@@ -193,3 +193,34 @@ func interGroupPair(t *testing.T, d *Dragonfly, s1, s2 uint64, want func(src, ds
 	require.FailNow(t, "no such pair in 10,000 draws")
 	return 0, 0, nil
 }
+
+// The hashing modes route by the key alone: in-order gives every packet of
+// a pair one path, min-hash spreads a pair's packets over the global cables
+// between its groups, nmin-hash through every third group, and each is a
+// route Verify walks (minimal ones at most the minimal hops).
+func TestHashedModes(t *testing.T) {
+	_, d := newDragonflyT(t, "aries:groups=3,h=1,hcas=96")
+	src, dst := int(d.members[0][5]), int(d.members[1][17])
+	cables := len(d.gates[0][1])
+	require.Greater(t, cables, 8)
+	gates, vias := map[int16]bool{}, map[int16]bool{}
+	for addr := int64(1); addr <= 200; addr++ {
+		io := d.Hashed(ModeInOrder, src, dst, HashKey(ModeInOrder, 3, 50, addr))
+		assert.Equal(t, d.Hashed(ModeInOrder, src, dst, HashKey(ModeInOrder, 3, 50, 1)), io, "in-order: one path per pair")
+		mh := d.Hashed(ModeMinHash, src, dst, HashKey(ModeMinHash, 3, 50, addr))
+		require.True(t, mh.Minimal())
+		gates[mh.Gate[0]] = true
+		nm := d.Hashed(ModeNMinHash, src, dst, HashKey(ModeNMinHash, 3, 50, addr))
+		require.False(t, nm.Minimal())
+		require.Equal(t, int16(2), nm.Via, "the only third group")
+		vias[nm.Via] = true
+		assert.LessOrEqual(t, d.Hops(src, dst, mh), d.VLs)
+		assert.LessOrEqual(t, d.Hops(src, dst, nm), d.VLs)
+		busy := func(int) int64 { return 1 << 20 }
+		assert.Equal(t, mh, d.Choose(ModeMinHash, Bias{}, src, dst, []Route{mh}, busy), "no congestion looked at")
+	}
+	assert.Greater(t, len(gates), cables/2, "min-hash spreads over the %d cables", cables)
+	// Inside a group there is no global hop: minimal is the group's path.
+	in := d.Hashed(ModeMinHash, src, int(d.members[0][40]), 12345)
+	assert.Equal(t, Route{Via: -1, Phase: 1}, in)
+}

@@ -206,6 +206,37 @@ func (d *Dragonfly) Candidates(src, dst int, rng *rand.Rand, out []Route) []Rout
 	return out
 }
 
+// Hashed returns the one route of a packet from switch src to switch dst
+// in hashing mode m with key (HashKey): a minimal route whose global cable
+// the key picks, or in ModeNMinHash a non-minimal one whose intermediate
+// group and cables it picks (minimal without a third group).
+func (d *Dragonfly) Hashed(m Mode, src, dst int, key uint64) Route {
+	gs, gd := d.group[src], d.group[dst]
+	r := Route{Via: -1, Phase: 1}
+	others := len(d.members) - 1
+	if gs != gd {
+		others--
+	}
+	if m != ModeNMinHash || others < 1 {
+		if gs != gd {
+			r.Gate[0] = int16(key % uint64(len(d.gates[gs][gd])))
+		}
+		return r
+	}
+	v := int32(key % uint64(others))
+	for _, skip := range sortedPair(gs, gd) {
+		if v >= skip {
+			v++
+		}
+	}
+	key /= uint64(others)
+	r = Route{Via: int16(v)}
+	r.Gate[0] = int16(key % uint64(len(d.gates[gs][v])))
+	key /= uint64(len(d.gates[gs][v]))
+	r.Gate[1] = int16(key % uint64(len(d.gates[v][gd])))
+	return r
+}
+
 // sortedPair returns the distinct values of a and b in increasing order.
 func sortedPair(a, b int32) []int32 {
 	switch {

@@ -135,7 +135,7 @@ func Engines() []Engine {
 		{Name: "lash", Help: "layered shortest paths (Alg. 3.5): one shortest path per switch pair, each put in the first virtual layer whose CDG stays acyclic",
 			Params: []string{paramVLs}, DeadlockFree: true, route: routeLASH},
 	}
-	for _, m := range []Mode{ModeMin, ModeValiant, ModeUGAL, ModeUGALImb, ModeUGALLow, ModeUGALHigh, ModeAppAware} {
+	for _, m := range []Mode{ModeMin, ModeValiant, ModeUGAL, ModeUGALImb, ModeUGALLow, ModeUGALHigh, ModeAppAware, ModeInOrder, ModeMinHash, ModeNMinHash} {
 		e = append(e, Engine{Name: m.String(), Help: adaptiveHelp[m], Params: []string{paramVLs}, DeadlockFree: true, route: routeAdaptive(m)})
 	}
 	for i, a := range angaraEngines {
@@ -153,6 +153,9 @@ var adaptiveHelp = map[Mode]string{
 	ModeUGALImb:  "UGAL with increasingly minimal bias (Aries ADAPTIVE_1): as ugal at the source switch, then at every further switch of the source group a non-minimal route gives way to a cheaper minimal one, its bias growing per hop (sim key ugal_bias_step)",
 	ModeUGALLow:  "UGAL with a low bias on non-minimal candidates (Aries ADAPTIVE_2; sim key ugal_bias_low)",
 	ModeUGALHigh: "UGAL with a high bias on non-minimal candidates (Aries ADAPTIVE_3; sim key ugal_bias_high)",
+	ModeInOrder:  "deterministic in-order routing on a group topology (Aries IN_ORDER): every packet of a source-destination pair on one minimal path, its global cable hashed from the pair",
+	ModeMinHash:  "deterministic minimal routing on a group topology (Aries MIN_HASH): each packet on a minimal path whose global cable is hashed from the pair and the packet's number",
+	ModeNMinHash: "deterministic non-minimal routing on a group topology (Aries NMIN_HASH): each packet through an intermediate group, group and cables hashed from the pair and the packet's number",
 	ModeAppAware: "application-aware routing (seeds/004 Algorithm 1): each rank sends each message with ugal (ugal-imb for all-to-all) or ugal-high, as its NIC's latency and stall counters predict the message's time (sim keys appaware_*)",
 }
 

@@ -105,7 +105,7 @@ func (s *simulator) nextPacket(hc *hcaDev) int32 {
 	if s.ad != nil {
 		// Its candidates are drawn now, from the HCA's own route stream:
 		// when and in which order the switches decide cannot change them.
-		s.drawRoute(i, hc, hc.msgDst, hc.routeRng)
+		s.drawRoute(i, hc, hc.msgDst, hc.pktSeq, hc.routeRng)
 		s.apk[i].msgSeq, s.apk[i].msgPkts = hc.msgSeq, hc.msgPkts
 	}
 	hc.pending = i
@@ -298,7 +298,7 @@ func (s *simulator) respond(hc *hcaDev, src int32) {
 	s.minFlits = min(s.minFlits, int32(s.pkts[i].flits))
 	s.info[i] = packetInfo{src: hc.node, dst: src, last: true, resp: true}
 	if s.ad != nil {
-		s.drawRoute(i, hc, src, hc.respRng)
+		s.drawRoute(i, hc, src, 0, hc.respRng)
 		s.apk[i].msgPkts = 1
 	}
 	if hc.respHead > 0 && len(hc.resp) == cap(hc.resp) {
@@ -313,16 +313,23 @@ func (s *simulator) respond(hc *hcaDev, src int32) {
 
 // drawRoute sets the adaptive state of packet i, which HCA hc sends to
 // node dst: its source and destination switches, its job, and its
-// candidates drawn from rng.
-func (s *simulator) drawRoute(i int32, hc *hcaDev, dst int32, rng *rand.Rand) {
+// candidates drawn from rng, or in a hashing mode its one route hashed
+// from the pair and addr (the packet's number at hc; 0 for a response).
+func (s *simulator) drawRoute(i int32, hc *hcaDev, dst int32, addr int64, rng *rand.Rand) {
 	ap := &s.apk[i]
 	*ap = adaptivePacket{srcSw: s.chans[hc.ch].to, dstSw: s.hcaSw[s.hcaOf[dst]], job: -1}
 	if s.jobOf != nil {
 		ap.job = s.jobOf[hc.idx]
 	}
-	if ap.srcSw != ap.dstSw {
-		ap.ncand = uint8(len(s.ad.Candidates(int(ap.srcSw), int(ap.dstSw), rng, ap.cands[:0])))
+	if ap.srcSw == ap.dstSw {
+		return
 	}
+	if m := s.mode(ap); m.Hashing() {
+		ap.cands[0] = s.ad.Hashed(m, int(ap.srcSw), int(ap.dstSw), routing.HashKey(m, int(hc.idx), int(s.hcaOf[dst]), addr))
+		ap.ncand = 1
+		return
+	}
+	ap.ncand = uint8(len(s.ad.Candidates(int(ap.srcSw), int(ap.dstSw), rng, ap.cands[:0])))
 }
 
 // messageDone reports whether packet pk, delivered now, completes its

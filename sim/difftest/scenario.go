@@ -689,6 +689,19 @@ func drawLate(c chooser, s *Scenario, topo string) {
 		p.AppAwareStallScale = float64(between(c, 20, 800)) / 100
 		p.AppAwareMaxAge = between(c, 1, 20)
 	}
+	// Aries' deterministic modes (after app-aware): on a third of the
+	// adaptive scenarios, the engine's or some jobs'.
+	if _, err := routing.ParseMode(s.Engine); err == nil && chance(c, 33) {
+		hashing := []string{"in-order", "min-hash", "nmin-hash"}
+		if len(s.Jobs) == 0 || chance(c, 30) {
+			s.Engine = pick(c, hashing...)
+		}
+		for i := range s.Jobs {
+			if chance(c, 40) {
+				s.Jobs[i].Routing = pick(c, hashing...)
+			}
+		}
+	}
 }
 
 // placeJobs lays the job plans on the network's n HCAs: a seeded shuffle

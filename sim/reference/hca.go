@@ -52,7 +52,8 @@ func (s *simulator) nextPacket(h *hca) {
 
 // drawRoute sets the adaptive routing of packet p, which h sends to an HCA
 // on switch dstSw: h's job's mode (else the engine's) and its candidates,
-// drawn from rng.
+// drawn from rng, or in a hashing mode its one route hashed from its
+// source and destination terminals and its number at h (a response's: 0).
 func (s *simulator) drawRoute(h *hca, p *packet, dstSw int, rng *rand.Rand) {
 	p.srcSw, p.dstSw, p.mode = h.sw, dstSw, s.ad.Mode
 	if s.jobs != nil {
@@ -65,9 +66,19 @@ func (s *simulator) drawRoute(h *hca, p *packet, dstSw int, rng *rand.Rand) {
 		// its first packet goes (decideHCA); a response takes ugal.
 		p.mode = routing.ModeUGAL
 	}
-	if p.srcSw != p.dstSw {
-		p.cands = s.ad.Candidates(p.srcSw, p.dstSw, rng, nil)
+	if p.srcSw == p.dstSw {
+		return
 	}
+	if p.mode.Hashing() {
+		addr := p.seq
+		if p.resp {
+			addr = 0
+		}
+		dst := p.dstNode - s.net.NumSwitches
+		p.cands = []routing.Route{s.ad.Hashed(p.mode, p.srcSw, p.dstSw, routing.HashKey(p.mode, h.term, dst, addr))}
+		return
+	}
+	p.cands = s.ad.Candidates(p.srcSw, p.dstSw, rng, nil)
 }
 
 // injectVL is the VL a packet leaves its HCA on.

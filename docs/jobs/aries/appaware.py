@@ -6,7 +6,10 @@ import glob, json, statistics as st, sys
 
 rows, lat, stall = [], [], []
 for f in sorted(glob.glob(sys.argv[1])):
-    d = json.load(open(f))
+    try:
+        d = json.load(open(f))
+    except ValueError:
+        continue  # a run still going
     by = {}
     for s in d["summary"]:
         if s["job"] == "noise":
