@@ -208,6 +208,7 @@ func routeAdaptive(m Mode) func(g *graph, o Options) (*Tables, error) {
 		if d.VLs > o.VLs {
 			return nil, needsVLs(m.String(), d.VLs, o.VLs)
 		}
+		d.Spread = o.Spread
 		t := NewTables(g.net, m.String())
 		for s := 0; s < g.S; s++ {
 			for i, lid := range g.dests {
@@ -224,6 +225,9 @@ func routeAdaptive(m Mode) func(g *graph, o Options) (*Tables, error) {
 		t.VLsNeeded, t.VLsUsed = d.VLs, d.VLs
 		t.Adaptive = &Adaptive{Dragonfly: d, Mode: m}
 		t.Notes = append(t.Notes, fmt.Sprintf("per-packet adaptive routing (%s): VL = switch-to-switch hops taken, %d VLs", m, d.VLs))
+		if d.Spread {
+			t.Notes = append(t.Notes, "hops inside a group spread over every shortest way by a hash of the packet")
+		}
 		return t, nil
 	}
 }

@@ -224,3 +224,35 @@ func TestHashedModes(t *testing.T) {
 	in := d.Hashed(ModeMinHash, src, int(d.members[0][40]), 12345)
 	assert.Equal(t, Route{Via: -1, Phase: 1}, in)
 }
+
+// A spreading Dragonfly's hops inside a group take every shortest way
+// (parallel cables, both orders of a two-hop way) as Spread varies, with
+// the hops of the lowest-port way; Spread 0 and a non-spreading Dragonfly
+// take the lowest port.
+func TestSpreadInsideGroup(t *testing.T) {
+	_, d := newDragonflyT(t, "aries:groups=3,h=1,hcas=96")
+	src, dst := int(d.members[0][0]), int(d.members[0][95]) // another row and column: two hops
+	lowest := Route{Via: -1, Phase: 1}
+	p0, _ := d.Next(src, dst, &lowest)
+	hops := d.Hops(src, dst, Route{Via: -1, Phase: 1})
+	require.Equal(t, 2, hops)
+	seen := map[int]bool{}
+	for k := uint64(1); k <= 400; k++ {
+		r := Route{Via: -1, Phase: 1, Spread: SpreadKey(HashKey(ModeMinHash, 1, 2, int64(k)))}
+		d.Spread = false
+		q := r
+		p, _ := d.Next(src, dst, &q)
+		assert.Equal(t, p0, p, "not spreading: the lowest port")
+		d.Spread = true
+		q = r
+		p, _ = d.Next(src, dst, &q)
+		seen[p] = true
+		assert.Equal(t, hops, d.Hops(src, dst, r), "a shortest way")
+	}
+	assert.Equal(t, len(d.ways[src][d.pos[dst]]), len(seen), "every way taken: %v", seen)
+	assert.Greater(t, len(seen), 2, "parallel rank-2 cables and the rank-1 first order")
+	r := Route{Via: -1, Phase: 1}
+	p, _ := d.Next(src, dst, &r)
+	assert.Equal(t, p0, p, "Spread 0: the lowest port")
+	d.Spread = false
+}

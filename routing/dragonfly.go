@@ -40,6 +40,12 @@ type Dragonfly struct {
 	// oneVL puts every hop on VL 0 (tests: the routes' dependencies then
 	// close cycles, which Verify must find).
 	oneVL bool
+	// Spread: a hop inside a group takes, among the ports on a shortest
+	// path (parallel cables and the two orders of a two-hop way), the one
+	// its route's Spread picks (routing option spread), instead of the
+	// lowest; ways[s][i] lists them.
+	Spread bool
+	ways   [][][]int16
 }
 
 // Gate is the end of a global cable at a switch.
@@ -58,6 +64,10 @@ type Route struct {
 	Gate  [2]int16
 	Phase uint8
 	Hops  uint8
+	// Spread picks among the equal shortest ways of a hop inside a group
+	// when the Dragonfly spreads (Spread; 0: the lowest port), as a hash
+	// of the packet picks them on Aries.
+	Spread uint32
 }
 
 // Minimal reports whether r takes no detour.
@@ -72,7 +82,7 @@ func NewDragonfly(net *fabric.Network) (*Dragonfly, error) {
 	}
 	S := net.NumSwitches
 	d := &Dragonfly{net: net, group: make([]int32, S), pos: make([]int32, S), members: make([][]int32, net.Groups),
-		intra: make([][]int16, S), dist: make([][]int16, S), gates: make([][][]Gate, net.Groups)}
+		intra: make([][]int16, S), dist: make([][]int16, S), gates: make([][][]Gate, net.Groups), ways: make([][][]int16, S)}
 	for s := 0; s < S; s++ {
 		g := net.Nodes[s].Group
 		d.group[s], d.pos[s] = int32(g), int32(len(d.members[g]))
@@ -154,11 +164,18 @@ func (d *Dragonfly) groupPaths(g *graph, grp int) error {
 			if s == t {
 				continue
 			}
+			var ways []int16
 			for _, a := range g.out[s] { // port order: the lowest first
 				if d.group[a.to] == int32(grp) && d.dist[a.to][ti] == d.dist[s][ti]-1 {
-					d.intra[s][ti] = int16(a.port)
-					break
+					ways = append(ways, int16(a.port))
 				}
+			}
+			d.intra[s][ti] = ways[0]
+			if len(ways) > 1 {
+				if d.ways[s] == nil {
+					d.ways[s] = make([][]int16, n)
+				}
+				d.ways[s][ti] = ways
 			}
 		}
 	}
@@ -278,14 +295,40 @@ func (d *Dragonfly) Next(s, dst int, r *Route) (port, vl int) {
 	}
 	r.Hops++
 	if g == target { // inside the destination group
-		return int(d.intra[s][d.pos[dst]]), vl
+		return d.intraPort(s, d.pos[dst], r), vl
 	}
 	gl := d.gates[g][target]
 	gate := gl[int(r.Gate[k])%len(gl)]
 	if gate.Switch == int32(s) {
 		return int(gate.Port), vl
 	}
-	return int(d.intra[s][d.pos[gate.Switch]]), vl
+	return d.intraPort(s, d.pos[gate.Switch], r), vl
+}
+
+// intraPort is the port of switch s toward the i-th switch of its group for
+// route r (whose Hops already count this hop): the lowest on a shortest
+// path, or with Spread the one r.Spread picks for this hop.
+func (d *Dragonfly) intraPort(s int, i int32, r *Route) int {
+	if d.Spread && r.Spread != 0 && d.ways[s] != nil {
+		if w := d.ways[s][i]; len(w) > 1 {
+			x := (r.Spread ^ uint32(r.Hops)*0x9e3779b9) * 0x85ebca6b
+			return int(w[(x>>16)%uint32(len(w))])
+		}
+	}
+	return int(d.intra[s][i])
+}
+
+// SpreadKey is the Spread of a packet's routes: nonzero, from its hash key
+// (HashKey with SpreadMode).
+func SpreadKey(key uint64) uint32 { return uint32(key>>32) | 1 }
+
+// SpreadMode is the mode whose HashKey spreads a packet of mode m: its
+// pair alone in ModeInOrder (one path per pair), else the packet too.
+func SpreadMode(m Mode) Mode {
+	if m == ModeInOrder {
+		return m
+	}
+	return ModeMinHash
 }
 
 // Hops returns the switch-to-switch hops of route r from src to dst.
@@ -304,7 +347,11 @@ func (d *Dragonfly) Hops(src, dst int, r Route) int {
 // the way (a non-minimal route giving way to a minimal one at a further
 // switch of its source group), checks that it arrives within VLs hops,
 // and checks that the union of their channel dependencies over (channel,
-// VL) is acyclic. It returns the number of routes walked.
+// VL) is acyclic. It returns the number of routes walked. A spreading
+// Dragonfly's routes take other shortest ways inside groups than the
+// lowest-port ones walked, with the same hops and the same VL rule (one
+// more per hop), so their dependencies go from VL k to k+1 as well and the
+// union stays acyclic.
 func (d *Dragonfly) Verify() (int, error) {
 	g := newGraph(d.net)
 	c := &cdg{}

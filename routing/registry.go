@@ -34,6 +34,9 @@ type Options struct {
 	// Nue's paths as the thesis' algorithm chooses them. The zero value
 	// relieves.
 	NoRelieve bool `param:"relieve" negate:"true" default:"true" label:"-no-relieve" help:"nue: after routing, move single switches off the busiest channel while that lowers it (flitsim's addition; false: the thesis' Nue)"`
+	// Spread lets the adaptive engines' packets take any shortest way inside
+	// a group, picked by a hash of the packet, instead of the lowest port.
+	Spread bool `param:"spread" default:"false" label:"-spread" help:"adaptive engines: a hop inside a group takes any port on a shortest way (parallel cables, both orders of a two-hop way), picked by a hash of the packet as on Aries; false: the lowest port"`
 	// Seed seeds the engines that draw random numbers (angara-genetic);
 	// 0 is read as 1.
 	Seed uint64 `param:"seed" range:"[0,9007199254740992]" default:"1" flag:"routing-seed" label:"-seed{}" help:"seed of an engine that draws random numbers (angara-genetic's population)"`
@@ -102,6 +105,7 @@ const (
 	paramPath    = "path_vls"
 	paramFile    = "file"
 	paramSeed    = "seed"
+	paramSpread  = "spread"
 )
 
 // Engines returns every routing engine, sorted by name: the registry, an
@@ -136,7 +140,7 @@ func Engines() []Engine {
 			Params: []string{paramVLs}, DeadlockFree: true, route: routeLASH},
 	}
 	for _, m := range []Mode{ModeMin, ModeValiant, ModeUGAL, ModeUGALImb, ModeUGALLow, ModeUGALHigh, ModeAppAware, ModeInOrder, ModeMinHash, ModeNMinHash} {
-		e = append(e, Engine{Name: m.String(), Help: adaptiveHelp[m], Params: []string{paramVLs}, DeadlockFree: true, route: routeAdaptive(m)})
+		e = append(e, Engine{Name: m.String(), Help: adaptiveHelp[m], Params: []string{paramVLs, paramSpread}, DeadlockFree: true, route: routeAdaptive(m)})
 	}
 	for i, a := range angaraEngines {
 		e = append(e, Engine{Name: a.name, Help: a.help, Params: a.params, RingCycles: true, route: routeAngara(i)})

@@ -314,7 +314,8 @@ func (s *simulator) respond(hc *hcaDev, src int32) {
 // drawRoute sets the adaptive state of packet i, which HCA hc sends to
 // node dst: its source and destination switches, its job, and its
 // candidates drawn from rng, or in a hashing mode its one route hashed
-// from the pair and addr (the packet's number at hc; 0 for a response).
+// from the pair and addr (the packet's number at hc; 0 for a response);
+// with a spreading Dragonfly every route's Spread hashed from the same.
 func (s *simulator) drawRoute(i int32, hc *hcaDev, dst int32, addr int64, rng *rand.Rand) {
 	ap := &s.apk[i]
 	*ap = adaptivePacket{srcSw: s.chans[hc.ch].to, dstSw: s.hcaSw[s.hcaOf[dst]], job: -1}
@@ -324,12 +325,20 @@ func (s *simulator) drawRoute(i int32, hc *hcaDev, dst int32, addr int64, rng *r
 	if ap.srcSw == ap.dstSw {
 		return
 	}
-	if m := s.mode(ap); m.Hashing() {
-		ap.cands[0] = s.ad.Hashed(m, int(ap.srcSw), int(ap.dstSw), routing.HashKey(m, int(hc.idx), int(s.hcaOf[dst]), addr))
+	src, to := int(hc.idx), int(s.hcaOf[dst])
+	m := s.mode(ap)
+	if m.Hashing() {
+		ap.cands[0] = s.ad.Hashed(m, int(ap.srcSw), int(ap.dstSw), routing.HashKey(m, src, to, addr))
 		ap.ncand = 1
-		return
+	} else {
+		ap.ncand = uint8(len(s.ad.Candidates(int(ap.srcSw), int(ap.dstSw), rng, ap.cands[:0])))
 	}
-	ap.ncand = uint8(len(s.ad.Candidates(int(ap.srcSw), int(ap.dstSw), rng, ap.cands[:0])))
+	if s.ad.Spread {
+		sp := routing.SpreadKey(routing.HashKey(routing.SpreadMode(m), src, to, addr))
+		for k := range ap.ncand {
+			ap.cands[k].Spread = sp
+		}
+	}
 }
 
 // messageDone reports whether packet pk, delivered now, completes its

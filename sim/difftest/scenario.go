@@ -42,6 +42,9 @@ type Scenario struct {
 	// minhop, writes the tables as an OpenSM dump and reads them back.
 	Engine string
 	VLs    int
+	// Spread: an adaptive engine's hops inside groups spread over every
+	// shortest way (routing option spread).
+	Spread bool
 	Params sim.Params
 	// Jobs, when set, make the run a workload: Fit places each plan on a
 	// share of the HCAs (seeded by JobSeed) as Params.Jobs.
@@ -95,7 +98,11 @@ func (s Scenario) String() string {
 		fmt.Fprintf(&b, "(seed %d)", s.FaultSeed)
 	}
 	t := s.Params.Traffic
-	fmt.Fprintf(&b, " %s/%d %s %dB load %g", s.Engine, s.VLs, t.Kind, t.MessageBytes, t.Load)
+	fmt.Fprintf(&b, " %s/%d", s.Engine, s.VLs)
+	if s.Spread {
+		b.WriteString("+spread")
+	}
+	fmt.Fprintf(&b, " %s %dB load %g", t.Kind, t.MessageBytes, t.Load)
 	if t.Kind == traffic.Shift {
 		fmt.Fprintf(&b, " d=%d", t.Distance)
 	}
@@ -221,7 +228,7 @@ func (s Scenario) Build() (*Built, error) {
 			return nil, fmt.Errorf("faults: %w", err)
 		}
 	}
-	tb, err := route(net, s.Engine, s.VLs)
+	tb, err := route(net, s.Engine, routing.Options{VLs: s.VLs, Spread: s.Spread})
 	if err != nil {
 		return nil, err
 	}
@@ -239,11 +246,11 @@ func (s Scenario) Build() (*Built, error) {
 	return b, nil
 }
 
-func route(net *fabric.Network, engine string, vls int) (*routing.Tables, error) {
+func route(net *fabric.Network, engine string, o routing.Options) (*routing.Tables, error) {
 	if engine != "file" {
-		return routing.Compute(engine, net, routing.Options{VLs: vls})
+		return routing.Compute(engine, net, o)
 	}
-	tb, err := routing.Compute("minhop", net, routing.Options{VLs: vls})
+	tb, err := routing.Compute("minhop", net, routing.Options{VLs: o.VLs})
 	if err != nil {
 		return nil, err
 	}
@@ -701,6 +708,11 @@ func drawLate(c chooser, s *Scenario, topo string) {
 				s.Jobs[i].Routing = pick(c, hashing...)
 			}
 		}
+	}
+	// Hops inside groups spread over every shortest way (after the
+	// hashing modes): half the adaptive scenarios.
+	if _, err := routing.ParseMode(s.Engine); err == nil && chance(c, 50) {
+		s.Spread = true
 	}
 }
 

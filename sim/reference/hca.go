@@ -53,7 +53,8 @@ func (s *simulator) nextPacket(h *hca) {
 // drawRoute sets the adaptive routing of packet p, which h sends to an HCA
 // on switch dstSw: h's job's mode (else the engine's) and its candidates,
 // drawn from rng, or in a hashing mode its one route hashed from its
-// source and destination terminals and its number at h (a response's: 0).
+// source and destination terminals and its number at h (a response's: 0);
+// a spreading Dragonfly's routes take their Spread from the same hash.
 func (s *simulator) drawRoute(h *hca, p *packet, dstSw int, rng *rand.Rand) {
 	p.srcSw, p.dstSw, p.mode = h.sw, dstSw, s.ad.Mode
 	if s.jobs != nil {
@@ -69,16 +70,22 @@ func (s *simulator) drawRoute(h *hca, p *packet, dstSw int, rng *rand.Rand) {
 	if p.srcSw == p.dstSw {
 		return
 	}
-	if p.mode.Hashing() {
-		addr := p.seq
-		if p.resp {
-			addr = 0
-		}
-		dst := p.dstNode - s.net.NumSwitches
-		p.cands = []routing.Route{s.ad.Hashed(p.mode, p.srcSw, p.dstSw, routing.HashKey(p.mode, h.term, dst, addr))}
-		return
+	addr := p.seq
+	if p.resp {
+		addr = 0
 	}
-	p.cands = s.ad.Candidates(p.srcSw, p.dstSw, rng, nil)
+	dst := p.dstNode - s.net.NumSwitches
+	if p.mode.Hashing() {
+		p.cands = []routing.Route{s.ad.Hashed(p.mode, p.srcSw, p.dstSw, routing.HashKey(p.mode, h.term, dst, addr))}
+	} else {
+		p.cands = s.ad.Candidates(p.srcSw, p.dstSw, rng, nil)
+	}
+	if s.ad.Spread {
+		// Every route spreads its hops inside groups by the packet's hash.
+		for k := range p.cands {
+			p.cands[k].Spread = routing.SpreadKey(routing.HashKey(routing.SpreadMode(p.mode), h.term, dst, addr))
+		}
+	}
 }
 
 // injectVL is the VL a packet leaves its HCA on.
