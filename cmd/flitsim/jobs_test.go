@@ -148,26 +148,30 @@ routing = "ugal"
 	require.Equal(t, 0, code, errs)
 	var rep modesReport
 	require.NoError(t, json.Unmarshal([]byte(out), &rep))
-	assert.Equal(t, []string{"ugal-imb", "ugal-high", "app-aware"}, rep.Modes, "default: ugal-imb for an all-to-all")
-	require.Len(t, rep.Runs, 9)
-	require.Len(t, rep.Summary, 3, "the finite job only")
-	assert.InDelta(t, 1.0, rep.Summary[0].Normalized.Median, 1e-12)
-	for _, s := range rep.Summary {
+	require.Len(t, rep.Workloads, 1)
+	w := rep.Workloads[0]
+	assert.Equal(t, []string{"ugal-imb", "ugal-high", "app-aware"}, w.Modes, "default: ugal-imb for an all-to-all")
+	require.Len(t, w.Runs, 9)
+	require.Len(t, w.Summary, 3, "the finite job only")
+	assert.InDelta(t, 1.0, w.Summary[0].Normalized.Median, 1e-12)
+	for _, s := range w.Summary {
 		assert.Equal(t, 3, s.Runs)
 		assert.LessOrEqual(t, s.MedianLo, s.Normalized.Median)
 		assert.GreaterOrEqual(t, s.MedianHi, s.Normalized.Median)
 	}
-	assert.Nil(t, rep.Summary[0].DefaultShare)
-	require.NotNil(t, rep.Summary[2].DefaultShare)
+	assert.Nil(t, w.Summary[0].DefaultShare)
+	require.NotNil(t, w.Summary[2].DefaultShare)
 	st, err := os.Stat(plot)
 	require.NoError(t, err)
 	assert.Greater(t, st.Size(), int64(1000))
-	// -j does not change the results.
-	_, out1, _ := run("jobs", "modes", net, "--jobs", jobs, "--seeds", "3", "-j", "1", "--json")
+	// -j does not change the results; two files give two workloads, the
+	// second as alone.
+	_, out1, _ := run("jobs", "modes", net, "--jobs", jobs+","+jobs, "--seeds", "3", "-j", "1", "--json")
 	var rep1 modesReport
 	require.NoError(t, json.Unmarshal([]byte(out1), &rep1))
-	assert.Equal(t, rep.Summary, rep1.Summary)
-	assert.Equal(t, rep.Runs, rep1.Runs)
+	require.Len(t, rep1.Workloads, 2)
+	assert.Equal(t, rep.Workloads[0], rep1.Workloads[0])
+	assert.Equal(t, rep.Workloads[0].Summary, rep1.Workloads[1].Summary)
 
 	for _, args := range [][]string{{"--seeds", "0"}, {"--modes", "ugal,nosuch"}, {"--plot", "x.pdf"}, {"-j", "0"}, {"--sim", "appaware_stall_scale=0"}} {
 		code, _, errs = run(append([]string{"jobs", "modes", net, "--jobs", jobs}, args...)...)

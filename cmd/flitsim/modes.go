@@ -12,27 +12,34 @@ import (
 	"flitsim/sim"
 )
 
-// modesReport is what `flitsim jobs modes --json` prints.
+// modesReport is what `flitsim jobs modes --json` prints: per jobs file
+// its modes (default resolved), the summary and every run.
 type modesReport struct {
-	Network  string                 `json:"network"`
+	Network   string          `json:"network"`
+	Modes     []string        `json:"modes"`
+	Seeds     []uint64        `json:"seeds"`
+	Workloads []modesWorkload `json:"workloads"`
+}
+
+type modesWorkload struct {
 	JobsFile string                 `json:"jobs_file"`
 	Modes    []string               `json:"modes"`
-	Seeds    []uint64               `json:"seeds"`
 	Summary  []pipeline.ModeSummary `json:"summary"`
 	Runs     []pipeline.ModeRun     `json:"runs"`
 }
 
 func jobsModes(args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("jobs modes", "jobs modes SPEC|FILE --jobs FILE [--modes A,B,...] [--seeds N] [--jobs-seed S] [--plot FILE.svg|.png] [--hw key=value,...] [--sim key=value,...] [-j N] [--json]",
-		"Compares adaptive routing modes on one workload as seeds/004 §5 does: one fixed placement of\n"+
-			"the jobs file's jobs, each mode (the engine: jobs without a routing of their own take it, e.g.\n"+
+	fs := newFlags("jobs modes", "jobs modes SPEC|FILE --jobs FILE[,FILE...] [--modes A,B,...] [--seeds N] [--jobs-seed S] [--plot FILE.svg|.png] [--hw key=value,...] [--sim key=value,...] [-j N] [--json]",
+		"Compares adaptive routing modes on workloads as seeds/004 §5 does: one fixed placement of each\n"+
+			"jobs file's jobs (several files: one benchmark each, one table and one figure), each mode (the engine: jobs without a routing of their own take it, e.g.\n"+
 			"the measured job, while a noise job keeps its routing = \"ugal\") run on the same traffic seeds\n"+
 			"1..N, which pairs the modes as the paper's alternation on successive iterations does. Prints per\n"+
 			"finite job and mode the completion times' median and quartiles normalized to the first mode's\n"+
 			"median, the median's 95 % confidence interval, and for app-aware the share of the payload sent\n"+
-			"with the default mode. A mode named default is ugal, or ugal-imb when the first job is an\n"+
-			"all-to-all (Aries' MPI_Alltoall default). --plot draws the paper's box plots.", stderr)
-	jobsFile := fs.String("jobs", "", "jobs file (TOML, docs/jobs/)")
+			"with the default mode and the share of its decisions that switched the mode. A mode named\n"+
+			"default is ugal, or ugal-imb when the file's first job is an all-to-all (Aries' MPI_Alltoall\n"+
+			"default). --plot draws the paper's box plots (Figs. 8-10).", stderr)
+	jobsFile := fs.String("jobs", "", "jobs files (TOML, docs/jobs/), comma-separated")
 	modesFlag := fs.String("modes", "default,ugal-high,app-aware", "adaptive routing modes, comma-separated; the first is the reference (1.0)")
 	nSeeds := fs.Int("seeds", 10, "traffic seeds 1..N per mode")
 	jobsSeed := fs.Int64("jobs-seed", -1, "seed of the jobs file's random placements (default: the file's)")
@@ -65,36 +72,50 @@ func jobsModes(args []string, stdout, stderr io.Writer) error {
 	if mt := int64(maxTime.x.(float64)); mt != 0 {
 		p.MaxTime = mt
 	}
-	net, jobs, err := placedJobs(spec, *jobsFile, *jobsSeed, p)
-	if err != nil {
-		return err
-	}
-	var modes []string
-	for _, m := range strings.Split(*modesFlag, ",") {
-		if m == "default" {
-			m = sim.AppAwareDefault(jobs[0].Traffic.Kind).String()
-		}
-		if _, err := routing.ParseMode(m); err != nil {
-			return badInput("--modes: %v", err)
-		}
-		modes = append(modes, m)
-	}
-	mc := pipeline.Modes{Net: net, Jobs: jobs, Modes: modes, Params: p, Workers: *workers}
+	files := strings.Split(*jobsFile, ",")
+	rep := modesReport{Modes: strings.Split(*modesFlag, ",")}
 	for s := 1; s <= *nSeeds; s++ {
-		mc.Seeds = append(mc.Seeds, uint64(s))
+		rep.Seeds = append(rep.Seeds, uint64(s))
 	}
-	if !*asJSON {
-		mc.Progress = func(done, total int) { fmt.Fprintf(stderr, "\r%d/%d runs", done, total) }
+	var mcs []pipeline.Modes
+	for _, f := range files {
+		net, jobs, err := placedJobs(spec, f, *jobsSeed, p)
+		if err != nil {
+			return err
+		}
+		rep.Network = net.Name
+		w := modesWorkload{JobsFile: f}
+		for _, m := range rep.Modes {
+			if m == "default" {
+				m = sim.AppAwareDefault(jobs[0].Traffic.Kind).String()
+			}
+			if _, err := routing.ParseMode(m); err != nil {
+				return badInput("--modes: %v", err)
+			}
+			w.Modes = append(w.Modes, m)
+		}
+		rep.Workloads = append(rep.Workloads, w)
+		mcs = append(mcs, pipeline.Modes{Net: net, Jobs: jobs, Modes: w.Modes, Seeds: rep.Seeds, Params: p, Workers: *workers})
 	}
-	runs, err := mc.Run()
+	total := len(files) * len(rep.Modes) * len(rep.Seeds)
+	for i := range mcs {
+		if !*asJSON {
+			before := i * len(rep.Modes) * len(rep.Seeds)
+			mcs[i].Progress = func(done, _ int) { fmt.Fprintf(stderr, "\r%d/%d runs", before+done, total) }
+		}
+		runs, err := mcs[i].Run()
+		if err != nil {
+			if !*asJSON {
+				fmt.Fprintln(stderr)
+			}
+			return asInput(fmt.Errorf("%s: %w", files[i], err))
+		}
+		w := &rep.Workloads[i]
+		w.Runs, w.Summary = runs, pipeline.SummarizeModes(runs, w.Modes)
+	}
 	if !*asJSON {
 		fmt.Fprintln(stderr)
 	}
-	if err != nil {
-		return asInput(err)
-	}
-	rep := modesReport{Network: net.Name, JobsFile: *jobsFile, Modes: modes, Seeds: mc.Seeds, Runs: runs,
-		Summary: pipeline.SummarizeModes(runs, modes)}
 	if *plotFile != "" {
 		if err := modesPlot(*plotFile, rep); err != nil {
 			return err
@@ -103,10 +124,14 @@ func jobsModes(args []string, stdout, stderr io.Writer) error {
 	if *asJSON {
 		return writeJSON(stdout, rep)
 	}
-	fmt.Fprintf(stdout, "%s: %s, %d seeds per mode, times normalized to %s's median\n", net.Describe(), *jobsFile, *nSeeds, modes[0])
+	net, err := loadNetwork(spec)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "%s: %d seeds per mode, times normalized to the median of %s\n", net.Describe(), *nSeeds, rep.Modes[0])
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "job\tmode\truns\tmedian µs\tnormalized\t95% CI\tq1-q3\tlatency µs\tstalls/flit\tdefault share\tswitches\t")
-	for _, s := range rep.Summary {
+	for _, s := range rep.summary() {
 		share, sw := "-", "-"
 		if s.DefaultShare != nil {
 			share = fmt.Sprintf("%.0f %%", 100**s.DefaultShare)
@@ -126,23 +151,35 @@ func jobsModes(args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
+// summary lists every workload's summary rows in order.
+func (r modesReport) summary() []pipeline.ModeSummary {
+	var out []pipeline.ModeSummary
+	for _, w := range r.Workloads {
+		out = append(out, w.Summary...)
+	}
+	return out
+}
+
 // modesPlot draws a box per job and mode, normalized to the first mode's
 // median, each job labelled as the paper labels its tests: the job, the
 // first mode's median and app-aware's share of default traffic.
 func modesPlot(file string, rep modesReport) error {
 	var groups []results.BoxGroup
-	for i := 0; i < len(rep.Summary); i += len(rep.Modes) {
-		ss := rep.Summary[i : i+len(rep.Modes)]
-		label := fmt.Sprintf("%s %.0fµs", ss[0].Job, ss[0].CompletionNs.Median/1000)
-		g := results.BoxGroup{}
-		for _, s := range ss {
-			g.Boxes = append(g.Boxes, s.Normalized)
-			if s.DefaultShare != nil {
-				label += fmt.Sprintf(" %.0f%%", 100**s.DefaultShare)
+	n := len(rep.Modes)
+	for _, w := range rep.Workloads {
+		for i := 0; i+n <= len(w.Summary); i += n {
+			ss := w.Summary[i : i+n]
+			label := fmt.Sprintf("%s %.0fµs", ss[0].Job, ss[0].CompletionNs.Median/1000)
+			g := results.BoxGroup{}
+			for _, s := range ss {
+				g.Boxes = append(g.Boxes, s.Normalized)
+				if s.DefaultShare != nil {
+					label += fmt.Sprintf(" %.0f%%", 100**s.DefaultShare)
+				}
 			}
+			g.Label = label
+			groups = append(groups, g)
 		}
-		g.Label = label
-		groups = append(groups, g)
 	}
 	title := fmt.Sprintf("%s: execution time by routing mode", rep.Network)
 	return results.BoxPlot(file, title, "time / median of "+rep.Modes[0], rep.Modes, groups, 1)

@@ -5,11 +5,13 @@ NIC counters and app-aware's share of default traffic; then the scaling factors 
 import glob, json, statistics as st, sys
 
 rows, lat, stall = [], [], []
+workloads = []
 for f in sorted(glob.glob(sys.argv[1])):
     try:
-        d = json.load(open(f))
+        workloads += json.load(open(f))["workloads"]
     except ValueError:
         continue  # a run still going
+for d in workloads:
     by = {}
     for s in d["summary"]:
         if s["job"] == "noise":

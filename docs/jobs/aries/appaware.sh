@@ -2,8 +2,9 @@
 # seeds/004 Figs. 8 and 9 in kind: the microbenchmarks under the default adaptive mode, high bias
 # and application-aware routing (issue 50; docs/validation.md). Each benchmark is one job beside
 # uniform noise (other users, routed ugal) on aries:groups=3,h=1,hcas=384, one fixed placement,
-# ten traffic seeds per mode (flitsim jobs modes). Writes DIR/<fig>-<bench>.json and .svg and
-# prints the table with appaware.py. Usage: docs/jobs/aries/appaware.sh [DIR] [fig9|fig8|alpha]
+# ten traffic seeds per mode (flitsim jobs modes). Writes DIR/<fig>.json and DIR/<fig>.svg (the
+# paper's box plots) and prints the table with appaware.py.
+# Usage: docs/jobs/aries/appaware.sh [DIR] [fig9|fig8|alpha]
 #   fig9  (default) 64-node jobs beside noise on 256 nodes, about 10 minutes on two cores
 #   fig8  1,024-node jobs on aries:groups=6,h=1,hcas=1536 (beside noise on 256), about an hour
 #   alpha the default and high-bias runs alone, from which the scaling factors are derived
@@ -21,11 +22,11 @@ case $fig in
 alpha) modes="default,ugal-high" ;;
 fig8) net="aries:groups=6,h=1,hcas=1536"; size=1024 ;;
 esac
+files=""
 bench() { # name pattern bytes iterations
   sed -e "s/@ID@/$1/" -e "s/@PATTERN@/$2/" -e "s/@BYTES@/$3/" -e "s/@ITER@/$4/" -e "s/^size = 64/size = $size/" \
     "$here/bench.toml.in" >"$out/$fig-$1.toml"
-  $flitsim jobs modes "$net" --jobs "$out/$fig-$1.toml" --modes "$modes" --seeds 10 -j 2 --hw "$hw" \
-    --plot "$out/$fig-$1.svg" --json >"$out/$fig-$1.json"
+  files="$files${files:+,}$out/$fig-$1.toml"
 }
 bench pingpong-8B pingpong 8 50
 bench pingpong-16KiB pingpong 16KiB 10
@@ -39,4 +40,5 @@ bench alltoall-1KiB alltoall 1KiB 1
 bench alltoall-64KiB alltoall 64KiB 1
 bench halo3d-64KiB halo3d 64KiB 5
 bench sweep3d-16KiB sweep3d 16KiB 2
-python3 "$here/appaware.py" "$out/$fig-*.json"
+$flitsim jobs modes "$net" --jobs "$files" --modes "$modes" --seeds 10 -j 2 --hw "$hw" --plot "$out/$fig.svg" --json >"$out/$fig.json"
+python3 "$here/appaware.py" "$out/$fig.json"
