@@ -39,12 +39,18 @@ type JobTraffic struct {
 	// waits and passes on when it does not).
 	Compute      int64 `json:"compute_ps,omitempty" param:"compute" unit:"ps" range:"[0,1000s]" default:"0" help:"dependent patterns: compute time before each iteration's messages"`
 	ComputeNoise int64 `json:"compute_noise_ps,omitempty" param:"compute_noise" unit:"ps" range:"[0,1000s]" default:"0" help:"dependent patterns: each iteration's compute grows by a seeded exponential draw of this mean (OS noise)"`
+	// Algorithm is how a collective runs (collectives.go): "" flitsim's
+	// own, "mpich" MPICH's choice by size, or one named.
+	Algorithm string `json:"algorithm,omitempty" param:"algorithm" unset:"flitsim's: ring allreduce, binomial broadcast, pairwise alltoall, dissemination barrier" help:"collectives: mpich (chosen by size as MPICH does) or an algorithm by name"`
 }
 
 // ParamValues lists the patterns a job may run (param.Valuer).
 func (*JobTraffic) ParamValues(key string) []string {
-	if key == "pattern" {
+	switch key {
+	case "pattern":
 		return kindNames()
+	case "algorithm":
+		return algorithmNames()
 	}
 	return nil
 }
@@ -106,8 +112,11 @@ type workload struct {
 	ups   [][]int32   // a sweep's upstream count by rank
 	wire  WireFunc
 	// wireOf is each job's message wire time (an allreduce's chunk's):
-	// every step of a job sends the same size.
+	// every step of a job sends the same size, but a scheduled one's.
 	wireOf []int64
+	// sched is a job's schedule when its collective's algorithm has one
+	// (collectives.go), nil otherwise.
+	sched []*schedule
 	// whole marks the one job of a [[traffic]] pattern over every
 	// terminal: a run of it reports no jobs (Jobs, JobOf, JobMessages).
 	whole bool
@@ -126,7 +135,7 @@ func NewWorkload(jobs []Job, n int, stream func(id string) *rand.Rand, wire Wire
 }
 
 func newWorkload(jobs []Job, n int, stream func(id string) *rand.Rand, wire WireFunc) (*workload, error) {
-	w := &workload{jobs: jobs, state: make([]rankState, n), perm: make([][]int32, len(jobs)), nbrs: make([][][]int, len(jobs)), ups: make([][]int32, len(jobs)), wire: wire, wireOf: make([]int64, len(jobs))}
+	w := &workload{jobs: jobs, state: make([]rankState, n), perm: make([][]int32, len(jobs)), nbrs: make([][][]int, len(jobs)), ups: make([][]int32, len(jobs)), wire: wire, wireOf: make([]int64, len(jobs)), sched: make([]*schedule, len(jobs))}
 	for t := range w.state {
 		w.state[t].job = -1
 	}
@@ -139,6 +148,9 @@ func newWorkload(jobs []Job, n int, stream func(id string) *rand.Rand, wire Wire
 			return nil, fmt.Errorf("job %s given twice", job.ID)
 		}
 		ids[job.ID] = true
+		if alg := job.Traffic.algorithm(len(job.Ranks)); scheduled(alg) {
+			w.sched[j] = newSchedule(alg, len(job.Ranks), job.Traffic.MessageBytes)
+		}
 		switch job.Traffic.Kind {
 		case Halo, Halo3D:
 			w.nbrs[j] = haloNeighbours(job.grid())
@@ -198,6 +210,12 @@ func (j Job) Check() error {
 	}
 	if (t.BurstOn > 0 || t.BurstOff > 0) && t.Kind != Noise {
 		return bad("burst_on", "bursts apply to noise jobs, not %s", t.Kind)
+	}
+	if err := checkAlgorithm(t); err != nil {
+		return bad("algorithm", "%v", err)
+	}
+	if t.Algorithm == AlgScatterRD && n&(n-1) != 0 {
+		return bad("algorithm", "%s needs a power-of-two job size, not %d ranks (scatter-ring runs on any)", AlgScatterRD, n)
 	}
 	if len(t.Grid) > 0 && !t.Kind.Gridded() {
 		return bad("grid", "a grid shapes halo, halo3d and sweep3d jobs, not %s", t.Kind)
@@ -340,6 +358,9 @@ func sweepNeighbours(g []int) ([][]int, []int32) {
 func (w *workload) stepsPerIteration(j int, r int) int {
 	job := &w.jobs[j]
 	n := len(job.Ranks)
+	if sc := w.sched[j]; sc != nil {
+		return len(sc.ranks[r])
+	}
 	switch job.Traffic.Kind {
 	case Exchange, Alltoall:
 		return n - 1
@@ -394,6 +415,9 @@ func (w *workload) program(j, r int, s int64, rng *rand.Rand) step {
 	t := job.Traffic
 	per := int64(w.stepsPerIteration(j, r))
 	k := int(s % per)
+	if sc := w.sched[j]; sc != nil {
+		return sc.step(r, k, s/per)
+	}
 	st := step{bytes: t.stepBytes(n), needTag: -1}
 	switch t.Kind {
 	case Exchange:
@@ -460,6 +484,10 @@ func (w *workload) program(j, r int, s int64, rng *rand.Rand) step {
 // tag is what a message of step s carries: the gridded patterns and the
 // broadcast match by iteration, the other dependent patterns by step.
 func (w *workload) tag(j, r int, s int64) int64 {
+	if sc := w.sched[j]; sc != nil {
+		per := int64(len(sc.ranks[r]))
+		return sc.tag(r, int(s%per), s/per)
+	}
 	if k := w.jobs[j].Traffic.Kind; k.Gridded() || k == Broadcast {
 		return s / int64(w.stepsPerIteration(j, r))
 	}
@@ -514,6 +542,9 @@ func (w *workload) Next(src int, rng *rand.Rand) (Msg, Status) {
 	}
 	m := Msg{Dst: job.Ranks[p.dst], Bytes: p.bytes, At: at, Tag: w.tag(j, r, st.step)}
 	wire := w.wireOf[j]
+	if w.sched[j] != nil && w.wire != nil {
+		wire = w.wire(p.bytes)
+	}
 	st.nextT = at + wire + Gap(job.Traffic.Load, wire, rng)
 	st.step++
 	return m, Ready

@@ -282,3 +282,59 @@ func TestBroadcastTree(t *testing.T) {
 		}
 	}
 }
+
+// The collectives' other algorithms on an ideal network end when their
+// rounds say and send the messages JobMessages counts; every algorithm
+// completes for every job size (no rank waits for a message never sent).
+func TestCollectiveAlgorithms(t *testing.T) {
+	const w = 10
+	wire := func(b int) int64 { return int64(b) * w }
+	for _, tc := range []struct {
+		name string
+		job  JobTraffic
+		n    int
+		end  int64
+		msgs int
+	}{
+		// log₂ 8 rounds of the whole vector.
+		{"recursive-doubling-8", JobTraffic{Kind: Allreduce, Algorithm: AlgRecursiveDoubling, MessageBytes: 80}, 8, 3 * 80 * w, 8 * 3},
+		// 5 ranks: rank 0 hands its vector to 1 (1 time), 1..4 double on
+		// 4 ranks (rank 1 twice, a time behind), 1 hands the result back.
+		{"recursive-doubling-5", JobTraffic{Kind: Allreduce, Algorithm: AlgRecursiveDoubling, MessageBytes: 80}, 5, 4 * 80 * w, 1 + 4*2 + 1},
+		// Halving 40, 20, 10 bytes, doubling 10, 20, 40.
+		{"rabenseifner-8", JobTraffic{Kind: Allreduce, Algorithm: AlgRabenseifner, MessageBytes: 80}, 8, 140 * w, 8 * 6},
+		// Three rounds of four blocks each.
+		{"bruck-8", JobTraffic{Kind: Alltoall, Algorithm: AlgBruck, MessageBytes: 10}, 8, 3 * 40 * w, 8 * 3},
+		// Three messages back to back from every rank.
+		{"isend-4", JobTraffic{Kind: Alltoall, Algorithm: AlgIsend, MessageBytes: 10}, 4, 30 * w, 4 * 3},
+		// Scatter: 0→2 (20 B), 0→1 and 2→3 (10 B) by 30; three ring
+		// rounds of 10 B.
+		{"scatter-ring-4", JobTraffic{Kind: Broadcast, Algorithm: AlgScatterRing, MessageBytes: 40}, 4, 60 * w, 3 + 4*3},
+		// Scatter by 30, then rounds of 10 and 20 B.
+		{"scatter-rd-4", JobTraffic{Kind: Broadcast, Algorithm: AlgScatterRD, MessageBytes: 40}, 4, 60 * w, 3 + 4*2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.job.Load, tc.job.Iterations = 1, 1
+			jobs := []Job{{ID: "j", Ranks: ranks(0, tc.n), Traffic: tc.job}}
+			last, _, sent := ideal(t, jobs, tc.n, wire, 1e6)
+			assert.Equal(t, tc.end, last[0], "last delivery")
+			assert.Equal(t, tc.msgs, sent)
+		})
+	}
+	for _, kind := range []Kind{Allreduce, Broadcast, Alltoall, Barrier} {
+		for _, alg := range append([]string{AlgMPICH}, algorithms[kind]...) {
+			for n := 2; n <= 19; n++ {
+				for _, b := range []int{8, 300, 5000, 40000, 600000} {
+					job := Job{ID: "j", Ranks: ranks(0, n), Traffic: JobTraffic{Kind: kind, Algorithm: alg, MessageBytes: b, Load: 1, Iterations: 3}}
+					if alg == AlgScatterRD && n&(n-1) != 0 {
+						continue // recursive doubling needs a power of two
+					}
+					src, err := NewWorkload([]Job{job}, n, func(string) *rand.Rand { return rand.New(rand.NewPCG(1, 2)) }, wire)
+					require.NoError(t, err)
+					_, _, sent := ideal(t, []Job{job}, n, wire, 1e7)
+					require.Equal(t, int(JobMessages(src)[0]), sent, "%s %s n=%d %d B: every message sent, every rank done", kind, alg, n, b)
+				}
+			}
+		}
+	}
+}

@@ -126,6 +126,9 @@ func (s Scenario) String() string {
 		if t.Compute > 0 || t.ComputeNoise > 0 {
 			fmt.Fprintf(&b, " compute %d+exp(%d)ns", t.Compute/1000, t.ComputeNoise/1000)
 		}
+		if t.Algorithm != "" {
+			fmt.Fprintf(&b, " alg=%s", t.Algorithm)
+		}
 		if t.Kind == traffic.Shift {
 			fmt.Fprintf(&b, " d=%d", t.Distance)
 		}
@@ -714,6 +717,17 @@ func drawLate(c chooser, s *Scenario, topo string) {
 	if _, err := routing.ParseMode(s.Engine); err == nil && chance(c, 50) {
 		s.Spread = true
 	}
+	// The collectives' algorithms (after the spread): half the allreduce,
+	// broadcast and alltoall jobs run MPICH's choice or one named.
+	for i := range s.Jobs {
+		t := &s.Jobs[i].Traffic
+		switch t.Kind {
+		case traffic.Allreduce, traffic.Broadcast, traffic.Alltoall:
+			if chance(c, 50) {
+				t.Algorithm = pick(c, append([]string{traffic.AlgMPICH}, traffic.Algorithms(t.Kind)...)...)
+			}
+		}
+	}
 }
 
 // placeJobs lays the job plans on the network's n HCAs: a seeded shuffle
@@ -733,7 +747,7 @@ func placeJobs(plans []JobPlan, seed uint64, n int) []traffic.Job {
 		if jt.Kind == traffic.Shift && jt.Distance%size == 0 {
 			jt.Distance = 1
 		}
-		if jt.Kind == traffic.BitReversal {
+		if jt.Kind == traffic.BitReversal || jt.Algorithm == traffic.AlgScatterRD {
 			size = 1 << (bits.Len(uint(size)) - 1)
 		}
 		jobs = append(jobs, traffic.Job{ID: fmt.Sprintf("j%d", i+1), Ranks: order[:size], Traffic: jt, Routing: pl.Routing})

@@ -1,0 +1,328 @@
+package traffic
+
+import (
+	"fmt"
+	"math/bits"
+	"slices"
+	"strings"
+)
+
+// The algorithms of the collectives (JobTraffic.Algorithm). flitsim's own,
+// the default, are one per collective: the ring allreduce (a reduce-scatter
+// and an allgather, 2(n−1) steps of a chunk), the binomial-tree broadcast,
+// the pairwise all-to-all and the dissemination barrier. "mpich" chooses
+// by size and job size as MPICH 3/4 does by default (its CVAR defaults):
+//
+//	allreduce  ≤ 2,048 B: recursive doubling; else Rabenseifner (recursive-
+//	           halving reduce-scatter, recursive-doubling allgather)
+//	broadcast  < 12,288 B or < 8 ranks: binomial; < 524,288 B on a power of
+//	           two: binomial scatter + recursive-doubling allgather
+//	           (scatter-rd); else binomial scatter + ring allgather
+//	           (scatter-ring)
+//	alltoall   ≤ 256 B and ≥ 8 ranks: Bruck; ≤ 32,768 B: every message
+//	           posted at once (isend); else pairwise
+//	barrier    dissemination
+//
+// Each may also be named. Recursive doubling and Rabenseifner fold the
+// ranks beyond the largest power of two p as MPICH does: of the first
+// 2(n−p) ranks each even one hands its vector to the odd one above it and
+// waits for the result, the others run the algorithm on p ranks.
+
+// The algorithm names.
+const (
+	AlgDefault           = ""
+	AlgMPICH             = "mpich"
+	AlgRing              = "ring"
+	AlgRecursiveDoubling = "recursive-doubling"
+	AlgRabenseifner      = "rabenseifner"
+	AlgBinomial          = "binomial"
+	AlgScatterRD         = "scatter-rd"
+	AlgScatterRing       = "scatter-ring"
+	AlgPairwise          = "pairwise"
+	AlgBruck             = "bruck"
+	AlgIsend             = "isend"
+	AlgDissemination     = "dissemination"
+)
+
+// algorithms lists, per collective, the algorithms that may be named for
+// it, flitsim's own first.
+var algorithms = map[Kind][]string{
+	Allreduce: {AlgRing, AlgRecursiveDoubling, AlgRabenseifner},
+	Broadcast: {AlgBinomial, AlgScatterRD, AlgScatterRing},
+	Alltoall:  {AlgPairwise, AlgBruck, AlgIsend},
+	Barrier:   {AlgDissemination},
+}
+
+// Algorithms lists the algorithms that may be named for collective kind,
+// flitsim's own first (none for other patterns).
+func Algorithms(kind Kind) []string { return slices.Clone(algorithms[kind]) }
+
+// algorithmNames lists every value of the algorithm key.
+func algorithmNames() []string {
+	out := []string{AlgMPICH}
+	for _, k := range []Kind{Allreduce, Broadcast, Alltoall, Barrier} {
+		out = append(out, algorithms[k]...)
+	}
+	return out
+}
+
+// checkAlgorithm reports an algorithm a job's pattern has not.
+func checkAlgorithm(t JobTraffic) error {
+	if t.Algorithm == AlgDefault {
+		return nil
+	}
+	own, ok := algorithms[t.Kind]
+	if !ok {
+		return fmt.Errorf("an algorithm applies to allreduce, broadcast, alltoall and barrier jobs, not %s", t.Kind)
+	}
+	if t.Algorithm != AlgMPICH && !slices.Contains(own, t.Algorithm) {
+		return fmt.Errorf("%s has no algorithm %q (%s, or mpich)", t.Kind, t.Algorithm, strings.Join(own, ", "))
+	}
+	return nil
+}
+
+// algorithm returns the algorithm a job of n ranks runs: flitsim's own for
+// the default, MPICH's choice for "mpich".
+func (t JobTraffic) algorithm(n int) string {
+	switch {
+	case t.Algorithm == AlgDefault:
+		if own, ok := algorithms[t.Kind]; ok {
+			return own[0]
+		}
+		return ""
+	case t.Algorithm != AlgMPICH:
+		return t.Algorithm
+	}
+	b, pof2 := t.MessageBytes, n&(n-1) == 0
+	switch t.Kind {
+	case Allreduce:
+		if b <= 2048 {
+			return AlgRecursiveDoubling
+		}
+		return AlgRabenseifner
+	case Broadcast:
+		switch {
+		case b < 12288 || n < 8:
+			return AlgBinomial
+		case b < 524288 && pof2:
+			return AlgScatterRD
+		}
+		return AlgScatterRing
+	case Alltoall:
+		switch {
+		case b <= 256 && n >= 8:
+			return AlgBruck
+		case b <= 32768:
+			return AlgIsend
+		}
+		return AlgPairwise
+	case Barrier:
+		return AlgDissemination
+	}
+	return ""
+}
+
+// scheduled reports whether algorithm alg runs from a schedule (the ones
+// flitsim's own patterns do not compute step by step).
+func scheduled(alg string) bool {
+	switch alg {
+	case AlgRecursiveDoubling, AlgRabenseifner, AlgScatterRD, AlgScatterRing, AlgBruck, AlgIsend:
+		return true
+	}
+	return false
+}
+
+// schedStep is one message of a rank's schedule in one iteration: to
+// rank dst, of bytes, in round; before it the rank needs needCount
+// messages of round need of this iteration (or, with prev, of the last
+// one; need −1: nothing).
+type schedStep struct {
+	dst, bytes int32
+	round      int16
+	need       int16
+	prev       bool
+	needCount  int32
+}
+
+// schedule is a scheduled job's rounds per iteration and each rank's
+// steps.
+type schedule struct {
+	rounds int64
+	ranks  [][]schedStep
+}
+
+// newSchedule returns the schedule of algorithm alg for n ranks and
+// messages of b bytes.
+func newSchedule(alg string, n, b int) *schedule {
+	s := &schedule{ranks: make([][]schedStep, n)}
+	switch alg {
+	case AlgRecursiveDoubling, AlgRabenseifner:
+		s.folded(alg, n, b)
+	case AlgScatterRD, AlgScatterRing:
+		s.scatterAllgather(alg, n, b)
+	case AlgBruck:
+		s.bruck(n, b)
+	case AlgIsend:
+		s.rounds = 1
+		for r := range n {
+			for k := 1; k < n; k++ {
+				st := schedStep{dst: int32((r + k) % n), bytes: int32(b), need: -1}
+				if k == 1 {
+					st.need, st.prev, st.needCount = 0, true, int32(n-1) // the last iteration's all
+				}
+				s.ranks[r] = append(s.ranks[r], st)
+			}
+		}
+	}
+	return s
+}
+
+// add appends st to rank r's steps.
+func (s *schedule) add(r int, st schedStep) { s.ranks[r] = append(s.ranks[r], st) }
+
+// folded builds recursive doubling and Rabenseifner on n ranks with MPICH's
+// folding of the ranks beyond the largest power of two p: round 0 hands an
+// even rank's vector up, rounds 1.. run the algorithm on p ranks, the last
+// round hands the result back down.
+func (s *schedule) folded(alg string, n, b int) {
+	L := bits.Len(uint(n)) - 1
+	p := 1 << L
+	rem := n - p
+	real := func(nr int) int { // the rank of new rank nr
+		if nr < rem {
+			return 2*nr + 1
+		}
+		return nr + rem
+	}
+	type round struct {
+		partner func(nr int) int
+		bytes   int
+	}
+	var main []round
+	if alg == AlgRecursiveDoubling {
+		for k := range L {
+			main = append(main, round{func(nr int) int { return nr ^ 1<<k }, b})
+		}
+	} else {
+		for k := 1; k <= L; k++ { // reduce-scatter by recursive halving
+			main = append(main, round{func(nr int) int { return nr ^ p>>k }, ceilDiv(b, 1<<k)})
+		}
+		for k := range L { // allgather by recursive doubling
+			main = append(main, round{func(nr int) int { return nr ^ 1<<k }, ceilDiv(b<<k, p)})
+		}
+	}
+	post := int16(len(main) + 1)
+	s.rounds = int64(post) + 1
+	last := int16(len(main)) // the round a rank of the algorithm gets last
+	for r := range n {
+		if r < 2*rem && r%2 == 0 { // folded: hand over, wait for the result
+			s.add(r, schedStep{dst: int32(r + 1), bytes: int32(b), round: 0, need: post, prev: true, needCount: 1})
+			continue
+		}
+		nr := r - rem
+		if r < 2*rem {
+			nr = r / 2
+		}
+		for i, rd := range main {
+			st := schedStep{dst: int32(real(rd.partner(nr))), bytes: int32(rd.bytes), round: int16(i + 1), need: int16(i), needCount: 1}
+			if i == 0 {
+				if r < 2*rem {
+					st.need = 0 // the folded rank's vector
+				} else {
+					st.need, st.prev = last, true
+				}
+			}
+			s.add(r, st)
+		}
+		if r < 2*rem {
+			s.add(r, schedStep{dst: int32(r - 1), bytes: int32(b), round: post, need: last, needCount: 1})
+		}
+	}
+}
+
+// scatterAllgather builds MPICH's long broadcast from rank 0: a binomial
+// scatter of the vector in n chunks (round 0: each rank gets its subtree's
+// chunks from its parent) and an allgather of the chunks, by recursive
+// doubling (rounds 1..log n, n a power of two) or around the ring (rounds
+// 1..n−1, each chunk passed on to the next rank).
+func (s *schedule) scatterAllgather(alg string, n, b int) {
+	c := ceilDiv(b, n)
+	var last int16
+	if alg == AlgScatterRD {
+		last = int16(bits.Len(uint(n)) - 1)
+	} else {
+		last = int16(n - 1)
+	}
+	s.rounds = int64(last) + 1
+	for r := range n {
+		needed := false // this iteration's scatter chunk consumed
+		first := func(st *schedStep) {
+			switch {
+			case r == 0 && len(s.ranks[r]) == 0:
+				st.need, st.prev, st.needCount = last, true, 1
+			case r > 0 && !needed:
+				st.need, st.needCount, needed = 0, 1, true
+			}
+		}
+		for m := broadcastFirst(r, n); m > 0; m >>= 1 {
+			st := schedStep{dst: int32(r + m), bytes: int32(c * min(m, n-r-m)), round: 0, need: -1}
+			first(&st)
+			s.add(r, st)
+		}
+		for k := int16(1); k <= last; k++ {
+			st := schedStep{round: k, bytes: int32(c), need: k - 1, needCount: 1}
+			if alg == AlgScatterRD {
+				st.dst, st.bytes = int32(r^1<<(k-1)), int32(c<<(k-1))
+			} else {
+				st.dst = int32((r + 1) % n)
+			}
+			if k == 1 {
+				st.need = -1
+				first(&st)
+			}
+			s.add(r, st)
+		}
+	}
+}
+
+// bruck builds the Bruck all-to-all: in round k every rank sends to rank
+// r+2^k the blocks whose index has bit k set, after the previous round's
+// message from r−2^(k−1).
+func (s *schedule) bruck(n, b int) {
+	rounds := bits.Len(uint(n - 1))
+	s.rounds = int64(rounds)
+	for r := range n {
+		for k := range rounds {
+			blocks := 0
+			for i := 1; i < n; i++ {
+				if i>>k&1 == 1 {
+					blocks++
+				}
+			}
+			st := schedStep{dst: int32((r + 1<<k) % n), bytes: int32(b * blocks), round: int16(k), need: int16(k - 1), needCount: 1}
+			if k == 0 {
+				st.need, st.prev = int16(rounds-1), true
+			}
+			s.add(r, st)
+		}
+	}
+}
+
+func ceilDiv(a, b int) int { return (a + b - 1) / b }
+
+// step returns rank r's step k of iteration it as the workload runs it.
+func (s *schedule) step(r, k int, it int64) step {
+	ss := s.ranks[r][k]
+	st := step{dst: int(ss.dst), bytes: int(ss.bytes), needTag: -1}
+	switch {
+	case ss.need < 0:
+	case !ss.prev:
+		st.needTag, st.needCount = it*s.rounds+int64(ss.need), ss.needCount
+	case it > 0:
+		st.needTag, st.needCount = (it-1)*s.rounds+int64(ss.need), ss.needCount
+	}
+	return st
+}
+
+// tag is the tag of rank r's step k of iteration it.
+func (s *schedule) tag(r, k int, it int64) int64 { return it*s.rounds + int64(s.ranks[r][k].round) }
