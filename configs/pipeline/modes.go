@@ -45,7 +45,8 @@ type ModeRun struct {
 	Jobs    []sim.JobResult `json:"jobs"`
 }
 
-// Run simulates every mode × seed (with the NIC counters) and returns the runs, modes in order,
+// Run simulates every mode × seed (with the NIC counters, without their
+// series over time) and returns the runs, modes in order,
 // each mode's seeds in order.
 func (m Modes) Run() ([]ModeRun, error) {
 	tables := make([]*routing.Tables, len(m.Modes))
@@ -80,6 +81,7 @@ func (m Modes) Run() ([]ModeRun, error) {
 				mi, si := i/len(m.Seeds), i%len(m.Seeds)
 				q := m.Params
 				q.Seed, q.Jobs, q.Counters = m.Seeds[si], m.Jobs, true
+				q.CounterWindow = 0 // the totals, not the series
 				r := ModeRun{Mode: m.Modes[mi], Seed: m.Seeds[si]}
 				err := q.Normalize()
 				var res *sim.Result
