@@ -27,7 +27,7 @@ func BoxPlot(path, title, ylabel string, names []string, groups []BoxGroup, ref 
 	p.Y.Label.Text = ylabel
 	p.Add(plotter.NewGrid())
 	var labels []string
-	x, top := 0.0, ref
+	x, top, bottom := 0.0, ref, ref
 	for _, g := range groups {
 		for i := range names {
 			label := ""
@@ -38,7 +38,7 @@ func BoxPlot(path, title, ylabel string, names []string, groups []BoxGroup, ref 
 			if i < len(g.Boxes) && g.Boxes[i] != (Stats{}) {
 				ls := draw.LineStyle{Color: plotutil.Color(i), Width: vg.Points(1)}
 				p.Add(statsBox{x: x, s: g.Boxes[i], color: ls, width: vg.Points(8)})
-				top = max(top, g.Boxes[i].Max)
+				top, bottom = max(top, g.Boxes[i].Max), min(bottom, g.Boxes[i].Min)
 			}
 			x++
 		}
@@ -65,7 +65,11 @@ func BoxPlot(path, title, ylabel string, names []string, groups []BoxGroup, ref 
 	p.X.Tick.Label.Rotation = 0.8
 	p.X.Tick.Label.XAlign = draw.XRight
 	p.Legend.Top = true
-	valueAxis(&p.Y, top, legendRoom(len(names)))
+	// The boxes' range with room for the legend above, not from 0: the
+	// differences are a few percent (as the paper's figures show them).
+	span := max(top-bottom, 0.05)
+	p.Y.Min, p.Y.Max = max(0, bottom-0.05*span), top+legendRoom(len(names))*2*span
+	p.Y.Tick.Marker = plot.DefaultTicks{}
 	if err := p.Save(figureW, figureH, path); err != nil {
 		return fmt.Errorf("saving %s: %w", path, err)
 	}
