@@ -142,6 +142,10 @@ type schedStep struct {
 	need       int16
 	prev       bool
 	needCount  int32
+	// need2 is a second need of this iteration (−1: none): a skeleton
+	// phase's first step waits for the last phase's end as well.
+	need2      int16
+	needCount2 int32
 }
 
 // schedule is a scheduled job's rounds per iteration and each rank's
@@ -170,15 +174,18 @@ func newSchedule(alg string, n, b int) *schedule {
 				if k == 1 {
 					st.need, st.prev, st.needCount = 0, true, int32(n-1) // the last iteration's all
 				}
-				s.ranks[r] = append(s.ranks[r], st)
+				s.add(r, st)
 			}
 		}
 	}
 	return s
 }
 
-// add appends st to rank r's steps.
-func (s *schedule) add(r int, st schedStep) { s.ranks[r] = append(s.ranks[r], st) }
+// add appends st to rank r's steps (without a second need).
+func (s *schedule) add(r int, st schedStep) {
+	st.need2 = -1
+	s.ranks[r] = append(s.ranks[r], st)
+}
 
 // folded builds recursive doubling and Rabenseifner on n ranks with MPICH's
 // folding of the ranks beyond the largest power of two p: round 0 hands an
@@ -313,7 +320,10 @@ func ceilDiv(a, b int) int { return (a + b - 1) / b }
 // step returns rank r's step k of iteration it as the workload runs it.
 func (s *schedule) step(r, k int, it int64) step {
 	ss := s.ranks[r][k]
-	st := step{dst: int(ss.dst), bytes: int(ss.bytes), needTag: -1}
+	st := step{dst: int(ss.dst), bytes: int(ss.bytes), needTag: -1, needTag2: -1}
+	if ss.need2 >= 0 {
+		st.needTag2, st.needCount2 = it*s.rounds+int64(ss.need2), ss.needCount2
+	}
 	switch {
 	case ss.need < 0:
 	case !ss.prev:

@@ -31,7 +31,7 @@ type JobTraffic struct {
 	// Grid shapes the ranks of the gridded patterns (product = job
 	// size); nil: the most square 2D grid (halo), the most cubic 3D one
 	// (halo3d, sweep3d).
-	Grid []int `json:"grid,omitempty" param:"grid" unset:"the most square 2D grid (halo3d, sweep3d: 3D)" help:"halo, halo3d, sweep3d: the rank grid, e.g. [4, 4] (its product is the job's size; periodic for the halos)"`
+	Grid []int `json:"grid,omitempty" param:"grid" unset:"the most square 2D grid (halo3d, sweep3d, cg: 3D; milc: 4D)" help:"halo, halo3d, sweep3d and the skeletons cg, milc, fft: the rank grid, e.g. [4, 4] (its product is the job's size; periodic for the halos)"`
 	// Compute is the time a rank computes before each iteration's
 	// messages, after the messages the iteration waits for have arrived;
 	// ComputeNoise adds a seeded exponential draw of that mean to each
@@ -86,6 +86,10 @@ type step struct {
 	bytes     int
 	needTag   int64 // -1: none
 	needCount int32
+	// A second need (a skeleton's phase that starts on a need of its own
+	// after the last phase's end): -1 none.
+	needTag2   int64
+	needCount2 int32
 }
 
 // rankState is a terminal's place in its job's program.
@@ -150,6 +154,9 @@ func newWorkload(jobs []Job, n int, stream func(id string) *rand.Rand, wire Wire
 		ids[job.ID] = true
 		if alg := job.Traffic.algorithm(len(job.Ranks)); scheduled(alg) {
 			w.sched[j] = newSchedule(alg, len(job.Ranks), job.Traffic.MessageBytes)
+		}
+		if job.Traffic.Kind.Skeleton() {
+			w.sched[j] = newSkeleton(job.Traffic.Kind, job.grid(), len(job.Ranks), job.Traffic.MessageBytes)
 		}
 		switch job.Traffic.Kind {
 		case Halo, Halo3D:
@@ -218,7 +225,7 @@ func (j Job) Check() error {
 		return bad("algorithm", "%s needs a power-of-two job size, not %d ranks (scatter-ring runs on any)", AlgScatterRD, n)
 	}
 	if len(t.Grid) > 0 && !t.Kind.Gridded() {
-		return bad("grid", "a grid shapes halo, halo3d and sweep3d jobs, not %s", t.Kind)
+		return bad("grid", "a grid shapes halo, halo3d, sweep3d, cg, milc and fft jobs, not %s", t.Kind)
 	}
 	if (t.Compute > 0 || t.ComputeNoise > 0) && !t.Kind.Dependent() {
 		return bad("compute", "compute applies to the dependent patterns, whose iterations wait for messages, not %s", t.Kind)
@@ -237,7 +244,10 @@ func (j Job) Check() error {
 		if ((t.Distance%n)+n)%n == 0 {
 			return bad("distance", "shift distance %d maps every rank onto itself (%d ranks)", t.Distance, n)
 		}
-	case Halo, Halo3D, Sweep3D:
+	case Halo, Halo3D, Sweep3D, CG, MILC, FFT:
+		if want := map[Kind]int{MILC: 4, FFT: 2, CG: 3}[t.Kind]; want > 0 && len(t.Grid) > 0 && len(t.Grid) != want {
+			return bad("grid", "%s lays its ranks on a %dD grid, not %v", t.Kind, want, t.Grid)
+		}
 		if len(t.Grid) > 0 {
 			p := 1
 			for _, d := range t.Grid {
@@ -258,7 +268,7 @@ func (j Job) Check() error {
 		if !(t.HotFraction > 0 && t.HotFraction <= 1) {
 			return bad("hot_fraction", "hot fraction %g outside (0, 1]", t.HotFraction)
 		}
-	case Exchange, Uniform, Permutation, PingPong, Allreduce, Barrier, Broadcast, Noise, Alltoall:
+	case Exchange, Uniform, Permutation, PingPong, Allreduce, Barrier, Broadcast, Noise, Alltoall, BFS:
 	default:
 		_, err := ParseKind(string(t.Kind))
 		return bad("pattern", "%v", err)
@@ -274,9 +284,19 @@ func (j Job) grid() []int {
 		return j.Traffic.Grid
 	}
 	n := len(j.Ranks)
-	if j.Traffic.Kind == Halo {
+	switch j.Traffic.Kind {
+	case Halo, FFT:
 		a := squarest(n)
 		return []int{n / a, a}
+	case MILC: // the most hypercubic: the largest w with w⁴ ≤ n dividing n, then the most cubic rest
+		w := 1
+		for d := 1; d*d*d*d <= n; d++ {
+			if n%d == 0 {
+				w = d
+			}
+		}
+		rest := Job{Ranks: j.Ranks[:n/w], Traffic: JobTraffic{Kind: Halo3D}}.grid()
+		return append(rest, w)
 	}
 	// The most cubic x ≥ y ≥ z: the largest z with z³ ≤ n dividing n,
 	// then the squarest split of the rest.
@@ -418,7 +438,7 @@ func (w *workload) program(j, r int, s int64, rng *rand.Rand) step {
 	if sc := w.sched[j]; sc != nil {
 		return sc.step(r, k, s/per)
 	}
-	st := step{bytes: t.stepBytes(n), needTag: -1}
+	st := step{bytes: t.stepBytes(n), needTag: -1, needTag2: -1}
 	switch t.Kind {
 	case Exchange:
 		st.dst = ((r+ExchangeOffset(k, n))%n + n) % n
@@ -508,14 +528,16 @@ func (w *workload) Next(src int, rng *rand.Rand) (Msg, Status) {
 	// Check the dependency before drawing: a waiting rank draws nothing.
 	if job.Traffic.Kind.Dependent() {
 		need := w.program(j, r, st.step, nil)
-		if need.needTag >= 0 {
-			got := st.recv[need.needTag]
-			if got.n < need.needCount {
-				st.waiting = true
-				return Msg{}, Waiting
+		if need.needTag >= 0 && st.recv[need.needTag].n < need.needCount ||
+			need.needTag2 >= 0 && st.recv[need.needTag2].n < need.needCount2 {
+			st.waiting = true
+			return Msg{}, Waiting
+		}
+		for _, tag := range [2]int64{need.needTag, need.needTag2} {
+			if tag >= 0 {
+				st.nextT = max(st.nextT, st.recv[tag].last)
+				delete(st.recv, tag)
 			}
-			delete(st.recv, need.needTag)
-			st.nextT = max(st.nextT, got.last)
 		}
 	}
 	st.waiting = false

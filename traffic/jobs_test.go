@@ -208,7 +208,7 @@ func TestJobCheck(t *testing.T) {
 		{func() Job { j := base(Exchange, 4); j.Traffic.Compute = 5; return j }(), "dependent patterns"},
 		{func() Job { j := base(Noise, 4); j.Traffic.ComputeNoise = 5; return j }(), "dependent patterns"},
 		{func() Job { j := base(Sweep3D, 8); j.Traffic.Grid = []int{2, 2, 3}; return j }(), "holds 12 ranks"},
-		{func() Job { j := base(Allreduce, 4); j.Traffic.Grid = []int{2, 2}; return j }(), "halo, halo3d and sweep3d"},
+		{func() Job { j := base(Allreduce, 4); j.Traffic.Grid = []int{2, 2}; return j }(), "halo, halo3d, sweep3d, cg, milc and fft"},
 	} {
 		err := tc.job.Check()
 		require.Error(t, err, tc.msg)
@@ -289,13 +289,7 @@ func TestBroadcastTree(t *testing.T) {
 func TestCollectiveAlgorithms(t *testing.T) {
 	const w = 10
 	wire := func(b int) int64 { return int64(b) * w }
-	for _, tc := range []struct {
-		name string
-		job  JobTraffic
-		n    int
-		end  int64
-		msgs int
-	}{
+	checkRounds(t, wire, []roundsCase{
 		// log₂ 8 rounds of the whole vector.
 		{"recursive-doubling-8", JobTraffic{Kind: Allreduce, Algorithm: AlgRecursiveDoubling, MessageBytes: 80}, 8, 3 * 80 * w, 8 * 3},
 		// 5 ranks: rank 0 hands its vector to 1 (1 time), 1..4 double on
@@ -312,15 +306,7 @@ func TestCollectiveAlgorithms(t *testing.T) {
 		{"scatter-ring-4", JobTraffic{Kind: Broadcast, Algorithm: AlgScatterRing, MessageBytes: 40}, 4, 60 * w, 3 + 4*3},
 		// Scatter by 30, then rounds of 10 and 20 B.
 		{"scatter-rd-4", JobTraffic{Kind: Broadcast, Algorithm: AlgScatterRD, MessageBytes: 40}, 4, 60 * w, 3 + 4*2},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			tc.job.Load, tc.job.Iterations = 1, 1
-			jobs := []Job{{ID: "j", Ranks: ranks(0, tc.n), Traffic: tc.job}}
-			last, _, sent := ideal(t, jobs, tc.n, wire, 1e6)
-			assert.Equal(t, tc.end, last[0], "last delivery")
-			assert.Equal(t, tc.msgs, sent)
-		})
-	}
+	})
 	for _, kind := range []Kind{Allreduce, Broadcast, Alltoall, Barrier} {
 		for _, alg := range append([]string{AlgMPICH}, algorithms[kind]...) {
 			for n := 2; n <= 19; n++ {
@@ -336,5 +322,54 @@ func TestCollectiveAlgorithms(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// The skeletons run their phases in order on an ideal network and every
+// rank completes, for every job size.
+func TestSkeletons(t *testing.T) {
+	const w = 10
+	wire := func(b int) int64 { return int64(b) * w }
+	checkRounds(t, wire, []roundsCase{
+		// 2x2x2 halo of 100 B (three neighbours, 300 B on each link),
+		// then two allreduces of three 8-byte rounds.
+		{"cg-8", JobTraffic{Kind: CG, MessageBytes: 100}, 8, (300 + 2*3*8) * w, 8*3 + 2*8*3},
+		// 2x2x2x2: four neighbours, then one allreduce of four rounds.
+		{"milc-16", JobTraffic{Kind: MILC, MessageBytes: 100}, 16, (400 + 4*8) * w, 16*4 + 16*4},
+		// 2x2: one message in each row, then one in each column.
+		{"fft-4", JobTraffic{Kind: FFT, MessageBytes: 100}, 4, 200 * w, 4 + 4},
+	})
+	bad := Job{ID: "m", Ranks: ranks(0, 16), Traffic: JobTraffic{Kind: MILC, MessageBytes: 8, Load: 1, Iterations: 1, Grid: []int{2, 2, 4}}}
+	require.ErrorContains(t, bad.Check(), "4D grid")
+	for _, kind := range []Kind{CG, MILC, FFT, BFS} {
+		for n := 2; n <= 33; n++ {
+			job := Job{ID: "j", Ranks: ranks(0, n), Traffic: JobTraffic{Kind: kind, MessageBytes: 64, Load: 1, Iterations: 3}}
+			src, err := NewWorkload([]Job{job}, n, func(string) *rand.Rand { return rand.New(rand.NewPCG(1, 2)) }, wire)
+			require.NoError(t, err, "%s n=%d", kind, n)
+			_, _, sent := ideal(t, []Job{job}, n, wire, 1e7)
+			require.Equal(t, int(JobMessages(src)[0]), sent, "%s n=%d: every message sent, every rank done", kind, n)
+		}
+	}
+}
+
+// roundsCase is one job of n ranks, one iteration, alone on an ideal
+// network: when its last message arrives and how many it sends.
+type roundsCase struct {
+	name string
+	job  JobTraffic
+	n    int
+	end  int64
+	msgs int
+}
+
+func checkRounds(t *testing.T, wire WireFunc, cases []roundsCase) {
+	t.Helper()
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.job.Load, tc.job.Iterations = 1, 1
+			last, _, sent := ideal(t, []Job{{ID: "j", Ranks: ranks(0, tc.n), Traffic: tc.job}}, tc.n, wire, 1e6)
+			assert.Equal(t, tc.end, last[0], "last delivery")
+			assert.Equal(t, tc.msgs, sent)
+		})
 	}
 }

@@ -45,6 +45,12 @@ const (
 	Barrier     Kind = "barrier"     // dissemination barrier: ⌈log₂ n⌉ rounds, r → r+2^k after round k−1 arrived
 	Broadcast   Kind = "broadcast"   // binomial-tree broadcast from rank 0 (MPICH's): a rank forwards once it has received
 	Alltoall    Kind = "alltoall"    // pairwise all-to-all (MPI's for large messages): step k to r+k+1 once step k−1's message arrived
+	// The application skeletons (skeletons.go): an iteration is a
+	// sequence of phases, each after the last.
+	CG   Kind = "cg"   // CG/HPCG: 3D halo, then two 8-byte allreduces
+	MILC Kind = "milc" // MILC: 4D halo, then an 8-byte allreduce
+	FFT  Kind = "fft"  // 2D FFT: all-to-all within each row of a 2D grid, then within each column
+	BFS  Kind = "bfs"  // Graph500 BFS level: an irregular all-to-all-v, then an 8-byte allreduce
 )
 
 // Kinds lists the patterns with their help texts, sorted.
@@ -64,6 +70,10 @@ func Kinds() []struct{ Kind, Help string } {
 		{string(Allreduce), "ring allreduce: 2(n−1) steps of msg_bytes/n to the right neighbour, each after the left neighbour's previous step arrived"},
 		{string(Barrier), "dissemination barrier: ⌈log₂ n⌉ rounds; in round k rank r sends to r+2^k once round k−1's message arrived"},
 		{string(Broadcast), "binomial-tree broadcast from rank 0 as MPICH's: rank r receives from r minus its lowest set bit, then sends to r+2^k for every 2^k below that bit, largest first; rank 0 starts each iteration without waiting"},
+		{string(CG), "CG/HPCG skeleton: per iteration a halo on the most cubic 3D grid (msg_bytes per face), then two 8-byte allreduces by recursive doubling (the dot products), each phase after the last"},
+		{string(MILC), "MILC skeleton: per iteration a halo on the most hypercubic 4D grid (eight neighbours, msg_bytes each), then an 8-byte allreduce by recursive doubling"},
+		{string(FFT), "2D FFT skeleton: per iteration the transposes, an all-to-all (every message posted at once, msg_bytes per pair) within each row of the squarest 2D grid, then within each column"},
+		{string(BFS), "Graph500 BFS skeleton: per iteration (a level) an all-to-all-v, each pair's size a fixed seeded multiple 1/4-7/4 of msg_bytes, every message posted at once, then an 8-byte allreduce (is the frontier empty?)"},
 		{string(Alltoall), "pairwise all-to-all as MPI libraries run MPI_Alltoall on large messages (osu_alltoall, seeds/003 Fig. 6): n−1 steps; in step k rank r sends to r+k+1 and starts step k+1 once step k's message from r−k−1 has arrived"},
 	}
 	sort.Slice(k, func(i, j int) bool { return k[i].Kind < k[j].Kind })
@@ -72,11 +82,16 @@ func Kinds() []struct{ Kind, Help string } {
 
 // Dependent reports whether the pattern's messages wait for deliveries.
 func (k Kind) Dependent() bool {
-	return k.Gridded() || k == PingPong || k == Allreduce || k == Barrier || k == Broadcast || k == Alltoall
+	return k.Gridded() || k == PingPong || k == Allreduce || k == Barrier || k == Broadcast || k == Alltoall || k == BFS
 }
 
 // Gridded reports whether the pattern lays its ranks on a grid (grid).
-func (k Kind) Gridded() bool { return k == Halo || k == Halo3D || k == Sweep3D }
+func (k Kind) Gridded() bool {
+	return k == Halo || k == Halo3D || k == Sweep3D || k == CG || k == MILC || k == FFT
+}
+
+// Skeleton reports whether the pattern is an application skeleton.
+func (k Kind) Skeleton() bool { return k == CG || k == MILC || k == FFT || k == BFS }
 
 // DefaultIterations is a pattern's iteration count when none is given:
 // none (infinite) for the streams, one for the others.

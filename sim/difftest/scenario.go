@@ -728,6 +728,14 @@ func drawLate(c chooser, s *Scenario, topo string) {
 			}
 		}
 	}
+	// The application skeletons (after the algorithms): a fifth of the
+	// dependent jobs without an algorithm or a grid of their own.
+	for i := range s.Jobs {
+		t := &s.Jobs[i].Traffic
+		if t.Kind.Dependent() && t.Algorithm == "" && len(t.Grid) == 0 && chance(c, 20) {
+			t.Kind = pick(c, traffic.CG, traffic.MILC, traffic.FFT, traffic.BFS)
+		}
+	}
 }
 
 // placeJobs lays the job plans on the network's n HCAs: a seeded shuffle
