@@ -173,7 +173,15 @@ routing = "ugal"
 	assert.Equal(t, rep.Workloads[0], rep1.Workloads[0])
 	assert.Equal(t, rep.Workloads[0].Summary, rep1.Workloads[1].Summary)
 
-	for _, args := range [][]string{{"--seeds", "0"}, {"--modes", "ugal,nosuch"}, {"--plot", "x.pdf"}, {"-j", "0"}, {"--sim", "appaware_stall_scale=0"}} {
+	// The routing options reach every mode: spread changes nothing on
+	// complete groups (one way between two routers), a routing option no
+	// adaptive engine reads is refused.
+	_, out2, errs := run("jobs", "modes", net, "--jobs", jobs, "--seeds", "3", "--spread", "--json")
+	var rep2 modesReport
+	require.NoError(t, json.Unmarshal([]byte(out2), &rep2), errs)
+	assert.Equal(t, rep.Workloads[0].Summary, rep2.Workloads[0].Summary)
+
+	for _, args := range [][]string{{"--seeds", "0"}, {"--modes", "ugal,nosuch"}, {"--plot", "x.pdf"}, {"-j", "0"}, {"--sim", "appaware_stall_scale=0"}, {"--roots", "x"}} {
 		code, _, errs = run(append([]string{"jobs", "modes", net, "--jobs", jobs}, args...)...)
 		assert.Equal(t, 2, code, "%v: %s", args, errs)
 	}

@@ -29,7 +29,7 @@ type modesWorkload struct {
 }
 
 func jobsModes(args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("jobs modes", "jobs modes SPEC|FILE --jobs FILE[,FILE...] [--modes A,B,...] [--seeds N] [--jobs-seed S] [--plot FILE.svg|.png] [--hw key=value,...] [--sim key=value,...] [-j N] [--json]",
+	fs := newFlags("jobs modes", "jobs modes SPEC|FILE --jobs FILE[,FILE...] [--modes A,B,...] [--seeds N] [--jobs-seed S] [--plot FILE.svg|.png] [--hw key=value,...] [--sim key=value,...] [--spread] [-j N] [--json]",
 		"Compares adaptive routing modes on workloads as seeds/004 §5 does: one fixed placement of each\n"+
 			"jobs file's jobs (several files: one benchmark each, one table and one figure), each mode (the engine: jobs without a routing of their own take it, e.g.\n"+
 			"the measured job, while a noise job keeps its routing = \"ugal\") run on the same traffic seeds\n"+
@@ -49,6 +49,8 @@ func jobsModes(args []string, stdout, stderr io.Writer) error {
 	maxTime := declVar(fs, "max-time", sim.ParamDecls(), "max_time", "simulated time limit per run (default: 10 s with a finite job, else 10 ms)", new(sim.Params))
 	workers := fs.Int("j", 1, "simulations at once (results do not depend on it)")
 	asJSON := fs.Bool("json", false, "print JSON (every run's job results too)")
+	var rf routeFlags
+	rf.register(fs)
 	spec, err := parseOne(fs, args, "SPEC or FILE")
 	if err != nil {
 		return err
@@ -94,8 +96,12 @@ func jobsModes(args []string, stdout, stderr io.Writer) error {
 			}
 			w.Modes = append(w.Modes, m)
 		}
+		opts, err := rf.options(net, w.Modes)
+		if err != nil {
+			return err
+		}
 		rep.Workloads = append(rep.Workloads, w)
-		mcs = append(mcs, pipeline.Modes{Net: net, Jobs: jobs, Modes: w.Modes, Seeds: rep.Seeds, Params: p, Workers: *workers})
+		mcs = append(mcs, pipeline.Modes{Net: net, Jobs: jobs, Modes: w.Modes, Seeds: rep.Seeds, Options: opts, Params: p, Workers: *workers})
 	}
 	total := len(files) * len(rep.Modes) * len(rep.Seeds)
 	for i := range mcs {
