@@ -45,9 +45,10 @@ func simCmd(args []string, stdout, stderr io.Writer) error {
 			"routing_failed. --hw overrides hardware parameters with the keys of a campaign's [hardware] table, e.g.\n"+
 			"--hw crossbar_gbps=32,switch_latency=100ns,hiccup=0 (flitsim params lists them).\n"+
 			"--jobs runs a workload instead of one pattern: the jobs of a jobs file (docs/jobs/), each with its own\n"+
-			"nodes and pattern (exchange, shift, uniform, permutation, halo, pingpong, allreduce, barrier, broadcast,\n"+
-			"noise), and reports per job its completion time (finite jobs) or throughput (infinite ones) and its\n"+
-			"slowdown against running alone on the same nodes with the same routing (one more run per job).", stderr)
+			"nodes and pattern (flitsim params lists the patterns: the streams, halos, collectives and application\n"+
+			"skeletons), and reports per job its completion time (finite jobs) or throughput (infinite ones) and its\n"+
+			"slowdown against running alone on the same nodes with the same routing (one more run per job).\n"+
+			"--counters adds seeds/004's NIC counters, over time too (--series-plot draws them).", stderr)
 	engine := fs.String("routing", "dfsssp", "routing engine (flitsim route --list)")
 	var pf patternFlags
 	pf.register(fs)
