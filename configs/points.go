@@ -1,13 +1,13 @@
 package configs
 
 import (
-	"flitsim/traffic"
 	"fmt"
 
 	"flitsim/fabric"
 	"flitsim/faults"
 	"flitsim/routing"
 	"flitsim/sim"
+	"flitsim/traffic"
 )
 
 // Point is one simulation of a campaign: a topology with one failure draw,

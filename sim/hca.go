@@ -1,10 +1,10 @@
 package sim
 
 import (
-	"flitsim/routing"
 	"math/rand/v2"
 
 	"flitsim/fabric/invariants"
+	"flitsim/routing"
 	"flitsim/traffic"
 )
 

@@ -1,10 +1,11 @@
 package traffic
 
 import (
-	"flitsim/fabric/param"
 	"fmt"
 	"math/bits"
 	"math/rand/v2"
+
+	"flitsim/fabric/param"
 )
 
 // JobTraffic is the traffic of one job; its numeric knobs declare

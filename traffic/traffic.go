@@ -11,12 +11,13 @@ package traffic
 
 import (
 	"cmp"
-	"flitsim/fabric/param"
 	"fmt"
 	"math/bits"
 	"math/rand/v2"
 	"sort"
 	"strings"
+
+	"flitsim/fabric/param"
 )
 
 // Kind names a traffic pattern over ranks 0..n-1. A [[traffic]] table runs
