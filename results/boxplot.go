@@ -17,11 +17,27 @@ type BoxGroup struct {
 	Boxes []Stats // by name; a zero Stats leaves its place empty
 }
 
+// BoxCurve is a line across a BoxPlot's groups, one value per group
+// drawn at the group's box of the same colour (the curve of name Names[i]
+// at box i), such as a model's prediction beside the measured boxes.
+type BoxCurve struct {
+	Label string
+	Box   int       // whose box and colour (an index into the names)
+	Y     []float64 // by group
+}
+
 // BoxPlot draws groups of min–max whiskers and q1–q3 boxes with their
 // medians side by side, one colour per name, with a dashed line at ref
 // (0: none), as seeds/004's Figs. 8-10 show execution times normalized to
 // one routing's median; it saves the plot as path (.svg or .png).
 func BoxPlot(path, title, ylabel string, names []string, groups []BoxGroup, ref float64) error {
+	return BoxPlotCurves(path, title, ylabel, names, groups, ref, nil)
+}
+
+// BoxPlotCurves is BoxPlot with curves drawn across the groups (dotted, in
+// their box's colour), as seeds/001's Fig. 4.2 draws Prop. 4.2 beside the
+// whiskers.
+func BoxPlotCurves(path, title, ylabel string, names []string, groups []BoxGroup, ref float64, curves []BoxCurve) error {
 	p := plot.New()
 	p.Title.Text = title
 	p.Y.Label.Text = ylabel
@@ -45,6 +61,25 @@ func BoxPlot(path, title, ylabel string, names []string, groups []BoxGroup, ref 
 		labels = append(labels, "")
 		x++
 	}
+	stride := float64(len(names) + 1)
+	var curveLines []*plotter.Line
+	for _, c := range curves {
+		var xys plotter.XYs
+		for gi, y := range c.Y {
+			if gi < len(groups) {
+				xys = append(xys, plotter.XY{X: float64(gi)*stride + float64(c.Box), Y: y})
+				top, bottom = max(top, y), min(bottom, y)
+			}
+		}
+		l, err := plotter.NewLine(xys)
+		if err != nil {
+			return err
+		}
+		l.Color = plotutil.Color(c.Box)
+		l.Dashes = []vg.Length{vg.Points(1), vg.Points(2)}
+		p.Add(l)
+		curveLines = append(curveLines, l)
+	}
 	for i, n := range names {
 		l, err := plotter.NewLine(plotter.XYs{{X: 0, Y: 0}, {X: 0, Y: 0}})
 		if err != nil {
@@ -52,6 +87,9 @@ func BoxPlot(path, title, ylabel string, names []string, groups []BoxGroup, ref 
 		}
 		l.Color = plotutil.Color(i)
 		p.Legend.Add(n, l)
+	}
+	for i, l := range curveLines {
+		p.Legend.Add(curves[i].Label, l)
 	}
 	if ref > 0 && x > 0 {
 		l, err := plotter.NewLine(plotter.XYs{{X: -0.5, Y: ref}, {X: x - 1.5, Y: ref}})
@@ -68,7 +106,7 @@ func BoxPlot(path, title, ylabel string, names []string, groups []BoxGroup, ref 
 	// The boxes' range with room for the legend above, not from 0: the
 	// differences are a few percent (as the paper's figures show them).
 	span := max(top-bottom, 0.05)
-	p.Y.Min, p.Y.Max = max(0, bottom-0.05*span), top+legendRoom(len(names))*2*span
+	p.Y.Min, p.Y.Max = max(0, bottom-0.05*span), top+legendRoom(len(names)+len(curves))*2*span
 	p.Y.Tick.Marker = plot.DefaultTicks{}
 	if err := p.Save(figureW, figureH, path); err != nil {
 		return fmt.Errorf("saving %s: %w", path, err)

@@ -30,6 +30,7 @@ func commands() []command {
 		{"check", "validate a campaign file without running it", checkCmd},
 		{"ibmodel", "run the thesis' simulator (the Mellanox OMNeT++ IB model) beside flitsim on the same inputs", ibmodelCmd},
 		{"jobs", "workloads of jobs: sweep a job's slowdown against another's load; jobs files from Slurm", jobsCmd},
+		{"lost", "count the paths failures break before the subnet manager reroutes (Props. 4.1/4.2, Fig. 4.2)", lostCmd},
 		{"merge", "combine the shard directories of a campaign into its tables and plots", mergeCmd},
 		{"params", "list every parameter a campaign or flag may set: key, type, unit, default, range, help", paramsCmd},
 		{"plot", "write SVG/PNG plots of a results directory", plotCmd},

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"sort"
-	"sync"
 
 	"flitsim/fabric"
 	"flitsim/routing"
@@ -69,45 +68,24 @@ func (m Modes) Run() ([]ModeRun, error) {
 	}
 	runs := make([]ModeRun, len(m.Modes)*len(m.Seeds))
 	errs := make([]error, len(runs))
-	next := make(chan int)
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	done := 0
-	for range max(1, m.Workers) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				mi, si := i/len(m.Seeds), i%len(m.Seeds)
-				q := m.Params
-				q.Seed, q.Jobs, q.Counters = m.Seeds[si], m.Jobs, true
-				q.CounterWindow = 0 // the totals, not the series
-				r := ModeRun{Mode: m.Modes[mi], Seed: m.Seeds[si]}
-				err := q.Normalize()
-				var res *sim.Result
-				if err == nil {
-					res, err = sim.Run(m.Net, tables[mi], q)
-				}
-				if err != nil {
-					errs[i] = fmt.Errorf("%s, seed %d: %w", r.Mode, r.Seed, err)
-				} else {
-					r.Verdict, r.Jobs = string(res.Verdict), res.Jobs
-					runs[i] = r
-				}
-				mu.Lock()
-				done++
-				if m.Progress != nil {
-					m.Progress(done, len(runs))
-				}
-				mu.Unlock()
-			}
-		}()
-	}
-	for i := range runs {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
+	each(len(runs), m.Workers, m.Progress, func(i int) {
+		mi, si := i/len(m.Seeds), i%len(m.Seeds)
+		q := m.Params
+		q.Seed, q.Jobs, q.Counters = m.Seeds[si], m.Jobs, true
+		q.CounterWindow = 0 // the totals, not the series
+		r := ModeRun{Mode: m.Modes[mi], Seed: m.Seeds[si]}
+		err := q.Normalize()
+		var res *sim.Result
+		if err == nil {
+			res, err = sim.Run(m.Net, tables[mi], q)
+		}
+		if err != nil {
+			errs[i] = fmt.Errorf("%s, seed %d: %w", r.Mode, r.Seed, err)
+		} else {
+			r.Verdict, r.Jobs = string(res.Verdict), res.Jobs
+			runs[i] = r
+		}
+	})
 	for _, err := range errs {
 		if err != nil {
 			return nil, err
