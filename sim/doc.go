@@ -154,6 +154,32 @@
 // latencies or an HCA's request flits and packets. With W = 0 there are
 // none.
 //
+// Rendezvous (a job's traffic.JobTraffic.Rendezvous; seeds/004 §2.1, MPI's
+// rendezvous over RDMA GET). A message from a to b that the source marks
+// Get (traffic.Msg.Get), of P packets with payloads b_0..b_{P−1} (cut as a
+// PUT's), takes the sequence numbers q..q+P−1 at a, and a sends in their
+// place one request to send (RTS): a packet of HW.ResponseFlits() flits
+// to b with number q, the message's only packet in a's order, routed,
+// windowed and answered (with W > 0) as a packet of a message is; with
+// application-aware routing the rank chooses the message's mode when the
+// RTS goes, from the message's P packets and data flits as for a PUT. When
+// b's sink delivers the RTS at t, b queues at t, after the RTS's
+// acknowledgement (W > 0), the P GET requests k = 0..P−1: packets of
+// HW.ResponseFlits() flits to a, among its responses (sent before its
+// messages, outside its window), routed as a response. When a delivers
+// GET request k at t', a queues at t' among its responses the data
+// response k: a packet of HW.PacketFlits(b_k) flits to b with number q+k,
+// routed as a packet of a message would be with that number (in a hashing
+// mode hashed from q+k; candidates drawn at t' from a's response stream;
+// the message's mode). The data responses are the message's packets: they
+// count as a PUT's do (Packets, payload, throughput, latencies from their
+// injection at a, Deliveries, the message's delivery when its last one
+// arrives), and nothing answers them. The RTS and the GET requests count
+// as responses do (FlitsInjected, FlitsConsumed, FlitHops, the channel
+// counters, stalled time), and, as in Aries' counters, in an HCA's request
+// flits and packets; acknowledgements and data responses are responses
+// there.
+//
 // # HCAs: the sinks
 //
 // A sink consumes the flits arriving on its port in arrival order (packets

@@ -96,6 +96,7 @@ type domainMem struct {
 	nfree   int        // packets on the free list
 	formed  int        // packets formed in the window
 	starved bool       // its free list ran dry: its window ended early
+	need    int        // the free packets the event it starved on takes
 	th      hash.Hash64
 }
 
@@ -168,7 +169,7 @@ func (s *simulator) cut() {
 			d.free = -1
 			d.inNetwork, d.firstInject, d.lastDone, d.payload, d.countedDone, d.horizon = 0, -1, 0, 0, 0, 0
 			if s.ctr != nil {
-				d.ctr = &counting{ch: s.ctr.ch, respFlits: s.ctr.respFlits, hist: make([]LatencyHist, len(s.hcas))}
+				d.ctr = &counting{ch: s.ctr.ch, respFlits: s.ctr.respFlits, respPkts: s.ctr.respPkts, hist: make([]LatencyHist, len(s.hcas))}
 				if s.ctr.ser != nil {
 					d.ctr.ser = NewSeriesTally(s.ctr.ser.window, len(s.jobs))
 				}
@@ -380,18 +381,39 @@ func (s *simulator) step() {
 }
 
 // window runs the domain's events before key end, or until its free
-// packets run out (an event forms at most one).
+// packets run short of what the next event may form (needs).
 func (s *simulator) window(end uint64) {
 	for s.k.q.len() > 0 {
-		if e := s.k.q.peek(); evKey(e.at, e.phase) >= end {
+		e := s.k.q.peek()
+		if evKey(e.at, e.phase) >= end {
 			return
 		}
-		if s.dmem.nfree < 1 {
-			s.dmem.starved = true
+		if s.starve(e) {
 			return
 		}
 		s.step()
 	}
+}
+
+// needs returns how many packets handling e may form: one at most,
+// except the delivery of a rendezvous' RTS, which forms its
+// acknowledgement and a GET request per packet of its message.
+func (s *simulator) needs(e *event) int {
+	if e.kind == evDone && s.info[e.ref].kind == kindRTS {
+		return 1 + int(s.rtsPackets(e.ref))
+	}
+	return 1
+}
+
+// starve reports whether the domain lacks the free packets e may form,
+// and then marks it starved until the next refill.
+func (s *simulator) starve(e *event) bool {
+	n := s.needs(e)
+	if s.dmem.nfree >= n {
+		return false
+	}
+	s.dmem.starved, s.dmem.need = true, max(s.dmem.need, n)
+	return true
 }
 
 // interleave runs a window's events of all domains on this goroutine in
@@ -414,8 +436,7 @@ func (p *domains) interleave(end uint64) {
 		if d == nil || int64(best>>2) > s.k.endAt {
 			return
 		}
-		if d.dmem.nfree < 1 {
-			d.dmem.starved = true
+		if d.starve(d.k.q.peek()) {
 			continue
 		}
 		d.step()
@@ -568,9 +589,9 @@ func (p *domains) barrier() {
 		d.k.endAt = s.k.endAt
 		// A window forms at most a few packets per HCA; keep four
 		// windows' worth at hand.
-		if want := 64 + 4*d.dmem.formed; d.dmem.nfree < want {
+		if want := max(64+4*d.dmem.formed, d.dmem.need); d.dmem.nfree < want {
 			p.refill(d, want-d.dmem.nfree)
 		}
-		d.dmem.formed, d.dmem.starved = 0, false
+		d.dmem.formed, d.dmem.starved, d.dmem.need = 0, false, 0
 	}
 }

@@ -32,6 +32,7 @@ type hcaDev struct {
 	msgTag  int64
 	msgSeq  int64 // messages created, the current one's number
 	msgPkts int32 // packets the current message is cut into
+	msgGet  bool  // the current message goes as a rendezvous (an RTS)
 	// Application-aware routing (nil: off): the rank's state, the current
 	// message's payload bytes and flits, and its mode + 1 once chosen (0:
 	// not yet).
@@ -87,6 +88,7 @@ func (s *simulator) nextPacket(hc *hcaDev) int32 {
 		hc.msgTag = m.Tag
 		hc.msgSeq++
 		hc.msgPkts = int32((m.Bytes + s.p.HW.MTU - 1) / s.p.HW.MTU)
+		hc.msgGet = m.Get
 		hc.sent += int64(m.Bytes)
 		if hc.aa != nil {
 			hc.msgBytes, hc.msgMode = int32(m.Bytes), 0
@@ -94,19 +96,26 @@ func (s *simulator) nextPacket(hc *hcaDev) int32 {
 		}
 	}
 	payload := min(hc.msgLeft, int32(s.p.HW.MTU))
+	flits, kind := s.p.HW.PacketFlits(int(payload)), kindData
+	if hc.msgGet { // the whole message goes as one RTS, its payload field the message's bytes
+		payload, flits, kind = hc.msgLeft, s.p.HW.ResponseFlits(), kindRTS
+	}
 	hc.msgLeft -= payload
 	i := s.newPacket()
 	lid := s.lids[hc.msgDst-int32(s.net.NumSwitches)]
 	sl := s.t.SL(int(s.chans[hc.ch].to), lid)
 	hc.pktSeq++
-	s.pkts[i] = packet{dstLID: lid, sl: sl, vl: s.t.InjectVL(sl), flits: uint16(s.p.HW.PacketFlits(int(payload))), next: -1}
+	s.pkts[i] = packet{dstLID: lid, sl: sl, vl: s.t.InjectVL(sl), flits: uint16(flits), next: -1}
 	s.minFlits = min(s.minFlits, int32(s.pkts[i].flits))
-	s.info[i] = packetInfo{seq: hc.pktSeq, src: hc.node, dst: hc.msgDst, payload: payload, last: hc.msgLeft == 0, tag: hc.msgTag}
+	s.info[i] = packetInfo{seq: hc.pktSeq, src: hc.node, dst: hc.msgDst, payload: payload, last: hc.msgLeft == 0, tag: hc.msgTag, kind: kind}
 	if s.ad != nil {
 		// Its candidates are drawn now, from the HCA's own route stream:
 		// when and in which order the switches decide cannot change them.
 		s.drawRoute(i, hc, hc.msgDst, hc.pktSeq, hc.routeRng)
 		s.apk[i].msgSeq, s.apk[i].msgPkts = hc.msgSeq, hc.msgPkts
+	}
+	if kind == kindRTS {
+		hc.pktSeq += int64(hc.msgPkts) - 1 // the message's numbers q..q+P−1
 	}
 	hc.pending = i
 	return i
@@ -161,11 +170,13 @@ func (s *simulator) tryInject(h int32) {
 	}
 	s.cr.take(&s.lanes[l].cr, int32(pk.flits))
 	stalledBefore := int64(0)
+	kind := s.info[pi].kind
 	if s.ctr != nil {
 		stalledBefore = s.ctr.ch[hc.ch].stalled
 		s.ctr.sent(hc.ch, int32(pk.flits), now)
-		if resp {
+		if kind.response() {
 			s.ctr.respFlits[h] += int64(pk.flits)
+			s.ctr.respPkts[h]++
 		}
 	}
 	if resp {
@@ -190,7 +201,7 @@ func (s *simulator) tryInject(h int32) {
 	if s.ctr != nil && s.ctr.ser != nil {
 		if j := s.seriesJob(h); j >= 0 {
 			s.ctr.ser.Stalled(j, now, s.ctr.ch[hc.ch].stalled-stalledBefore)
-			if !resp {
+			if !kind.response() {
 				s.ctr.ser.Sent(j, now, int64(pk.flits), s.ad != nil && s.mode(&s.apk[pi]) == routing.ModeUGALHigh)
 			}
 		}
@@ -287,19 +298,30 @@ func (s *simulator) consume(hc *hcaDev, pi int32) {
 	s.wakeSender(l, first)
 }
 
-// respond queues HCA hc's response to the packet from node src it has just
-// received: a packet of HW.ResponseFlits() flits, routed like any other, its
-// adaptive candidates drawn now from hc's response stream.
+// respond queues HCA hc's acknowledgement of the packet from node src it
+// has just received: a packet of HW.ResponseFlits() flits, routed like any
+// other, its adaptive candidates drawn now from hc's response stream.
 func (s *simulator) respond(hc *hcaDev, src int32) {
-	i := s.newPacket()
-	lid := s.lids[src-int32(s.net.NumSwitches)]
-	sl := s.t.SL(int(s.chans[hc.ch].to), lid)
-	s.pkts[i] = packet{dstLID: lid, sl: sl, vl: s.t.InjectVL(sl), flits: uint16(s.p.HW.ResponseFlits()), next: -1}
-	s.minFlits = min(s.minFlits, int32(s.pkts[i].flits))
-	s.info[i] = packetInfo{src: hc.node, dst: src, last: true, resp: true}
+	i := s.queueResponse(hc, src, s.p.HW.ResponseFlits(), packetInfo{last: true, kind: kindAck}, 0)
 	if s.ad != nil {
-		s.drawRoute(i, hc, src, 0, hc.respRng)
 		s.apk[i].msgPkts = 1
+	}
+}
+
+// queueResponse forms a packet of flits flits from HCA hc to node dst
+// described by in (its source and destination set here), draws its
+// adaptive route now from hc's response stream (addr: its number for a
+// hashing mode), and queues it among hc's responses.
+func (s *simulator) queueResponse(hc *hcaDev, dst int32, flits int, in packetInfo, addr int64) int32 {
+	i := s.newPacket()
+	lid := s.lids[dst-int32(s.net.NumSwitches)]
+	sl := s.t.SL(int(s.chans[hc.ch].to), lid)
+	s.pkts[i] = packet{dstLID: lid, sl: sl, vl: s.t.InjectVL(sl), flits: uint16(flits), next: -1}
+	s.minFlits = min(s.minFlits, int32(flits))
+	in.src, in.dst = hc.node, dst
+	s.info[i] = in
+	if s.ad != nil {
+		s.drawRoute(i, hc, dst, addr, hc.respRng)
 	}
 	if hc.respHead > 0 && len(hc.resp) == cap(hc.resp) {
 		// Drop the sent ones before growing: a queue that never drains
@@ -309,6 +331,51 @@ func (s *simulator) respond(hc *hcaDev, src int32) {
 	}
 	hc.resp = append(hc.resp, i)
 	s.scheduleHCA(hc.idx, s.k.now)
+	return i
+}
+
+// getRequests queues at HCA hc, which has just received the RTS pi, the
+// GET requests for its message's packets, in packet order.
+func (s *simulator) getRequests(hc *hcaDev, pi int32) {
+	rts := s.info[pi]
+	var msgSeq int64
+	var mode int8
+	pkts := s.rtsPackets(pi)
+	if s.ad != nil {
+		msgSeq, mode = s.apk[pi].msgSeq, s.apk[pi].mode
+	}
+	left := rts.payload
+	for k := range pkts {
+		b := min(left, int32(s.p.HW.MTU))
+		left -= b
+		in := packetInfo{seq: rts.seq + int64(k), tag: rts.tag, payload: b, last: k == pkts-1, kind: kindGetReq, msgMode: mode}
+		i := s.queueResponse(hc, rts.src, s.p.HW.ResponseFlits(), in, 0)
+		if s.ad != nil {
+			s.apk[i].msgSeq, s.apk[i].msgPkts = msgSeq, pkts
+		}
+	}
+}
+
+// rtsPackets returns the packets of the message of RTS pi (its payload
+// field holds the message's bytes).
+func (s *simulator) rtsPackets(pi int32) int32 {
+	return (s.info[pi].payload + int32(s.p.HW.MTU) - 1) / int32(s.p.HW.MTU)
+}
+
+// getData queues at HCA hc, which has just received the GET request pi,
+// the data response it asks for: a packet of its message.
+func (s *simulator) getData(hc *hcaDev, pi int32) {
+	req := s.info[pi]
+	var msgSeq int64
+	var pkts int32
+	if s.ad != nil {
+		msgSeq, pkts = s.apk[pi].msgSeq, s.apk[pi].msgPkts
+	}
+	in := packetInfo{seq: req.seq, tag: req.tag, payload: req.payload, last: req.last, kind: kindGetData}
+	i := s.queueResponse(hc, req.src, s.p.HW.PacketFlits(int(req.payload)), in, req.seq)
+	if s.ad != nil {
+		s.apk[i].msgSeq, s.apk[i].msgPkts, s.apk[i].mode = msgSeq, pkts, req.msgMode
+	}
 }
 
 // drawRoute sets the adaptive state of packet i, which HCA hc sends to
@@ -366,17 +433,32 @@ func (s *simulator) delivered(hc *hcaDev, pi int32) {
 	pk, in := &s.pkts[pi], &s.info[pi]
 	now := s.k.now
 	s.inNetwork--
-	if in.resp {
-		// A response frees a place in the window; it is no message.
+	switch in.kind {
+	case kindAck:
+		// An acknowledgement frees a place in the window; it is no message.
 		s.res.FlitsConsumed += int64(pk.flits)
 		hc.outstanding--
 		s.freePacket(pi)
 		s.scheduleHCA(hc.idx, now)
 		return
-	}
-	if s.p.HW.NICWindow > 0 {
-		s.respond(hc, in.src)
-		pk, in = &s.pkts[pi], &s.info[pi] // respond may have grown the slabs
+	case kindRTS:
+		s.res.FlitsConsumed += int64(pk.flits)
+		if s.p.HW.NICWindow > 0 {
+			s.respond(hc, in.src)
+		}
+		s.getRequests(hc, pi)
+		s.freePacket(pi)
+		return
+	case kindGetReq:
+		s.res.FlitsConsumed += int64(pk.flits)
+		s.getData(hc, pi)
+		s.freePacket(pi)
+		return
+	case kindData:
+		if s.p.HW.NICWindow > 0 {
+			s.respond(hc, in.src)
+			pk, in = &s.pkts[pi], &s.info[pi] // respond may have grown the slabs
+		}
 	}
 	s.payload += int64(in.payload)
 	hc.payload += int64(in.payload)

@@ -52,8 +52,32 @@ type packetInfo struct {
 	payload  int32
 	hop      uint16 // switch-to-switch hops taken (source routes), saturating
 	last     bool   // last packet of its message
-	resp     bool   // a response (HW.NICWindow), not part of a message
+	kind     pktKind
+	// msgMode carries a rendezvous' mode + 1 (the adaptivePacket's mode of
+	// its RTS) from its GET requests to its data responses.
+	msgMode int8
 }
+
+// pktKind tells a message's packet from the packets the NICs add
+// (sim/doc.go: NIC window, Rendezvous). An RTS's payload field holds its
+// message's bytes; a GET request's the payload of the data it asks for.
+type pktKind uint8
+
+const (
+	kindData    pktKind = iota // a packet of a message (a PUT)
+	kindAck                    // a response to a packet (HW.NICWindow)
+	kindRTS                    // a rendezvous' request to send
+	kindGetReq                 // a rendezvous' GET request
+	kindGetData                // a rendezvous' data response: a packet of its message
+)
+
+// queued reports whether a packet of kind k waits among its HCA's
+// responses rather than in its message order.
+func (k pktKind) queued() bool { return k == kindAck || k == kindGetReq || k == kindGetData }
+
+// response reports whether a packet of kind k counts as a response in
+// the NIC counters.
+func (k pktKind) response() bool { return k == kindAck || k == kindGetData }
 
 // adaptivePacket is what an adaptively routed packet carries besides
 // (simulator.apk, parallel to pkts; empty with tables): the switches of
@@ -374,9 +398,7 @@ func (s *simulator) setAdaptive() error {
 	}
 	for i := range s.hcas {
 		s.hcas[i].routeRng = fabric.Stream(s.p.Seed, "route/hca/"+strconv.Itoa(i))
-		if s.p.HW.NICWindow > 0 {
-			s.hcas[i].respRng = fabric.Stream(s.p.Seed, "route/resp/"+strconv.Itoa(i))
-		}
+		s.hcas[i].respRng = fabric.Stream(s.p.Seed, "route/resp/"+strconv.Itoa(i))
 	}
 	if s.jobs != nil {
 		s.jobMode = make([]int8, len(s.jobs))

@@ -6,10 +6,10 @@ package sim
 type counting struct {
 	ch   []chanCount
 	hist []LatencyHist // per terminal, by source
-	// respFlits counts the flits of the responses each terminal sent (NIC
-	// window): its channel carries them, its request counts do not. Every
-	// response has HW.ResponseFlits() flits, so their packets follow.
-	respFlits []int64
+	// respFlits and respPkts count the responses each terminal sent
+	// (acknowledgements and a rendezvous' data responses): its channel
+	// carries them, its request counts do not.
+	respFlits, respPkts []int64
 	// ser counts over time (Params.CounterWindow; nil: off).
 	ser *SeriesTally
 }
@@ -21,7 +21,7 @@ type chanCount struct {
 }
 
 func newCounting(chans, hcas int) *counting {
-	c := &counting{ch: make([]chanCount, chans), hist: make([]LatencyHist, hcas), respFlits: make([]int64, hcas)}
+	c := &counting{ch: make([]chanCount, chans), hist: make([]LatencyHist, hcas), respFlits: make([]int64, hcas), respPkts: make([]int64, hcas)}
 	for i := range c.ch {
 		c.ch[i].from = -1
 	}
@@ -74,7 +74,7 @@ func (s *simulator) tally(end int64) CounterTally {
 	}
 	for i := range s.hcas {
 		cc := &c.ch[s.hcas[i].ch]
-		t.HCAs[i] = HCATally{Flits: cc.flits - c.respFlits[i], Packets: cc.packets - c.respFlits[i]/int64(s.p.HW.ResponseFlits()),
+		t.HCAs[i] = HCATally{Flits: cc.flits - c.respFlits[i], Packets: cc.packets - c.respPkts[i],
 			StalledPs: cc.stalled, Hist: c.hist[i].Clone()}
 	}
 	return t

@@ -43,6 +43,14 @@ type JobTraffic struct {
 	// Algorithm is how a collective runs (collectives.go): "" flitsim's
 	// own, "mpich" MPICH's choice by size, or one named.
 	Algorithm string `json:"algorithm,omitempty" param:"algorithm" unset:"flitsim's: ring allreduce, binomial broadcast, pairwise alltoall, dissemination barrier" help:"collectives: mpich (chosen by size as MPICH does) or an algorithm by name"`
+	// Rendezvous is the size from which a message goes as MPI's
+	// rendezvous over RDMA GET (seeds/004 §2.1): the sender's NIC sends a
+	// request to send, the receiver's NIC reads the data with one-flit GET
+	// requests and the sender's NIC answers each with the data (sim/doc.go,
+	// "Rendezvous"). Smaller messages are PUTs: the data travels in the
+	// requests. 0: every message is a PUT. Cray MPICH on Aries switches at
+	// 8 KiB (MPICH_GNI_MAX_EAGER_MSG_SIZE's default).
+	Rendezvous int `json:"rendezvous,omitempty" param:"rendezvous" kind:"size" range:"[0,1073741824]" default:"0" help:"messages of at least this many bytes go as MPI rendezvous over RDMA GET (request to send, one-flit GET requests, the data in the responses; Cray MPICH on Aries: 8KiB); 0: every message is a PUT"`
 }
 
 // ParamValues lists the patterns a job may run (param.Valuer).
@@ -564,6 +572,7 @@ func (w *workload) Next(src int, rng *rand.Rand) (Msg, Status) {
 		}
 	}
 	m := Msg{Dst: job.Ranks[p.dst], Bytes: p.bytes, At: at, Tag: w.tag(j, r, st.step)}
+	m.Get = job.Traffic.Rendezvous > 0 && p.bytes >= job.Traffic.Rendezvous
 	wire := w.wireOf[j]
 	if w.sched[j] != nil && w.wire != nil {
 		wire = w.wire(p.bytes)

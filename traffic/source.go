@@ -10,6 +10,9 @@ type Msg struct {
 	// Tag is the sender's step (dependent job patterns match deliveries to
 	// the steps waiting for them by it).
 	Tag int64
+	// Get: the message goes as a rendezvous over RDMA GET
+	// (JobTraffic.Rendezvous), not as a PUT.
+	Get bool
 }
 
 // Status says why a Source has no message for a terminal.

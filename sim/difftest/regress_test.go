@@ -87,6 +87,13 @@ var regressions = []regression{
 		generated(465)},
 	{"forward at start: stored before a faster cable", "a packet from an 8 Gbit/s cable onto a 16 Gbit/s one waited in the output buffer until fully arrived; the fast simulator's O(1) room of the output buffer counted it as more than it held (a delivery 2,558 ps late); such a packet is now eligible only once it has fully arrived, in both",
 		generated(555331)},
+	// Found by make difftest when rendezvous came (a generated seed of 810000-819999).
+	{"rendezvous: an RTS's GET requests in a run cut into domains", "a domain's window ran an event only while it had one free packet, as every event formed at most one; the delivery of an RTS forms its acknowledgement and a GET request per packet of its message (here 1 + 128) and grew the shared packet slab inside a parallel window (an invariant's panic); a domain now stops its window before an event that needs more free packets than it has, and the refill gives it them",
+		scenario("kary-ntree:k=4,n=2", "minhop", traffic.Exchange, 256<<10, 1, 0, func(s *Scenario) {
+			s.Params.Traffic.Rendezvous = 1
+			s.Params.HW.NICWindow = 4
+			s.Params.Domains = 2
+		})},
 	// The battery of the former TestFastMatchesReference.
 	{"contention fat tree", "", scenario("kary-ntree:k=4,n=2", "minhop", traffic.Exchange, 4096, 1, 0, nil)},
 	{"hiccups, short messages", "", scenario("kary-ntree:k=4,n=2", "sssp", traffic.Exchange, 700, 1, 0, nil)},

@@ -112,6 +112,9 @@ func (s Scenario) String() string {
 	if t.Order != traffic.ByHCA && t.Order != "" {
 		fmt.Fprintf(&b, " order=%s", t.Order)
 	}
+	if t.Rendezvous > 0 && s.Jobs == nil {
+		fmt.Fprintf(&b, " rendezvous>=%dB", t.Rendezvous)
+	}
 	fmt.Fprintf(&b, " seed %d max %dns", s.Params.Seed, s.Params.MaxTime/1000)
 	if !t.Finite() {
 		p := s.Params
@@ -128,6 +131,9 @@ func (s Scenario) String() string {
 		}
 		if t.Algorithm != "" {
 			fmt.Fprintf(&b, " alg=%s", t.Algorithm)
+		}
+		if t.Rendezvous > 0 {
+			fmt.Fprintf(&b, " rendezvous>=%dB", t.Rendezvous)
 		}
 		if t.Kind == traffic.Shift {
 			fmt.Fprintf(&b, " d=%d", t.Distance)
@@ -734,6 +740,20 @@ func drawLate(c chooser, s *Scenario, topo string) {
 		t := &s.Jobs[i].Traffic
 		if t.Kind.Dependent() && t.Algorithm == "" && len(t.Grid) == 0 && chance(c, 20) {
 			t.Kind = pick(c, traffic.CG, traffic.MILC, traffic.FFT, traffic.BFS)
+		}
+	}
+	// MPI's rendezvous over RDMA GET (after the skeletons): on a fifth of
+	// the scenarios the pattern or some jobs send their larger messages,
+	// or all of them, as an RTS, GET requests and data responses.
+	if chance(c, 20) {
+		sizes := []int{1, 1, 64, 512, 2048, 8192}
+		if len(s.Jobs) == 0 {
+			p.Traffic.Rendezvous = pick(c, sizes...)
+		}
+		for i := range s.Jobs {
+			if chance(c, 60) {
+				s.Jobs[i].Traffic.Rendezvous = pick(c, sizes...)
+			}
 		}
 	}
 }

@@ -19,7 +19,7 @@ func (s *simulator) createMessage(h *hca) bool {
 	case traffic.Waiting:
 		return false
 	}
-	m := &message{src: h.term, dst: msg.Dst, created: msg.At, tag: msg.Tag, bytes: msg.Bytes}
+	m := &message{src: h.term, dst: msg.Dst, created: msg.At, tag: msg.Tag, bytes: msg.Bytes, get: msg.Get}
 	for left := msg.Bytes; left > 0; left -= min(left, s.p.HW.MTU) {
 		m.packets++
 	}
@@ -38,13 +38,21 @@ func (s *simulator) nextPacket(h *hca) {
 		}
 	}
 	bytes := min(h.left, s.p.HW.MTU)
+	k, flits := data, s.p.HW.PacketFlits(bytes)
+	if h.msg.get { // one RTS in place of the message's packets
+		bytes, k, flits = h.left, rts, s.p.HW.ResponseFlits()
+	}
 	h.left -= bytes
 	h.seq++
 	dst := s.net.NumSwitches + h.msg.dst
 	lid := s.net.Nodes[dst].LID
-	h.cur = &packet{msg: h.msg, srcNode: h.node, dstNode: dst, dstLID: lid,
-		sl: s.tab.SL(h.sw, lid), payload: bytes, flits: s.p.HW.PacketFlits(bytes), seq: h.seq, injected: -1,
+	h.cur = &packet{msg: h.msg, kind: k, srcNode: h.node, dstNode: dst, dstLID: lid,
+		sl: s.tab.SL(h.sw, lid), payload: bytes, flits: flits, seq: h.seq, injected: -1,
 		srcSw: h.sw, dstSw: s.hcas[h.msg.dst].sw}
+	if k == rts {
+		h.cur.payload = 0                 // the data travels in the responses
+		h.seq += int64(h.msg.packets) - 1 // the message's numbers
+	}
 	if s.ad != nil {
 		s.drawRoute(h, h.cur, s.hcas[h.msg.dst].sw, h.routeRng)
 	}
@@ -53,7 +61,8 @@ func (s *simulator) nextPacket(h *hca) {
 // drawRoute sets the adaptive routing of packet p, which h sends to an HCA
 // on switch dstSw: h's job's mode (else the engine's) and its candidates,
 // drawn from rng, or in a hashing mode its one route hashed from its
-// source and destination terminals and its number at h (a response's: 0);
+// source and destination terminals and its number at h (an
+// acknowledgement's or a GET request's: 0);
 // a spreading Dragonfly's routes take their Spread from the same hash.
 func (s *simulator) drawRoute(h *hca, p *packet, dstSw int, rng *rand.Rand) {
 	p.srcSw, p.dstSw, p.mode = h.sw, dstSw, s.ad.Mode
@@ -71,7 +80,7 @@ func (s *simulator) drawRoute(h *hca, p *packet, dstSw int, rng *rand.Rand) {
 		return
 	}
 	addr := p.seq
-	if p.resp {
+	if p.kind == ack || p.kind == getReq {
 		addr = 0
 	}
 	dst := p.dstNode - s.net.NumSwitches
@@ -107,7 +116,7 @@ func (s *simulator) next(h *hca) *packet {
 // createdAt returns when packet p came to be: its message's creation, or a
 // response's.
 func (p *packet) createdAt() int64 {
-	if p.resp {
+	if p.queued() {
 		return p.created
 	}
 	return p.msg.created
@@ -166,10 +175,11 @@ func (s *simulator) decideHCA(h *hca) {
 	p.injected = s.now
 	stalledBefore := o.stalled
 	o.sent(p.flits, s.now)
-	if p.resp {
+	if p.response() {
 		o.respFlits += int64(p.flits)
 		o.respPackets++
-	} else if h.aa != nil {
+	}
+	if !p.queued() && h.aa != nil {
 		if p.msg.mode == 0 { // its message's first packet: the rank chooses its mode
 			m := h.aa.Choose(s.aaP, s.now, int64(p.msg.bytes), int64(p.msg.packets), sim.MessageFlits(s.p.HW, p.msg.bytes),
 				o.stalled, o.sentFlits-int64(p.flits)-o.respFlits)
@@ -180,7 +190,7 @@ func (s *simulator) decideHCA(h *hca) {
 	if s.ser != nil {
 		if j := s.seriesJob(h); j >= 0 {
 			s.ser.Stalled(j, s.now, o.stalled-stalledBefore)
-			if !p.resp {
+			if !p.response() {
 				s.ser.Sent(j, s.now, int64(p.flits), s.ad != nil && p.mode == routing.ModeUGALHigh)
 			}
 		}
@@ -202,7 +212,7 @@ func (s *simulator) decideHCA(h *hca) {
 	}
 	s.kickCable(o)
 
-	if p.resp {
+	if p.queued() {
 		h.resp[0] = nil
 		h.resp = h.resp[1:]
 	} else {
@@ -285,13 +295,24 @@ func (s *simulator) consumed(h *hca) {
 func (s *simulator) deliver(h *hca, p *packet) {
 	s.flitsDelivered += int64(p.flits)
 	s.inFlight--
-	if p.resp {
+	switch p.kind {
+	case ack:
 		h.outstanding--
 		s.postDecideHCA(h, s.now)
 		return
-	}
-	if s.p.HW.NICWindow > 0 {
-		s.respond(h, p)
+	case rts:
+		if s.p.HW.NICWindow > 0 {
+			s.respond(h, p)
+		}
+		s.requestData(h, p)
+		return
+	case getReq:
+		s.sendData(h, p)
+		return
+	case data:
+		if s.p.HW.NICWindow > 0 {
+			s.respond(h, p)
+		}
 	}
 	s.packets++
 	src := s.hcas[p.msg.src]
@@ -342,13 +363,45 @@ func (s *simulator) deliver(h *hca, p *packet) {
 // adaptive candidates are drawn now from h's response stream.
 func (s *simulator) respond(h *hca, p *packet) {
 	lid := s.net.Nodes[p.srcNode].LID
-	r := &packet{resp: true, created: s.now, srcNode: h.node, dstNode: p.srcNode, dstLID: lid,
-		sl: s.tab.SL(h.sw, lid), flits: s.p.HW.ResponseFlits(), injected: -1, srcSw: h.sw, dstSw: s.hcaAt(p.srcNode).sw}
+	s.queue(h, &packet{kind: ack, created: s.now, srcNode: h.node, dstNode: p.srcNode, dstLID: lid,
+		sl: s.tab.SL(h.sw, lid), flits: s.p.HW.ResponseFlits(), injected: -1, srcSw: h.sw, dstSw: s.hcaAt(p.srcNode).sw})
+}
+
+// queue draws packet r's adaptive route now from h's response stream and
+// queues it among h's responses.
+func (s *simulator) queue(h *hca, r *packet) {
 	if s.ad != nil {
-		s.drawRoute(h, r, s.hcaAt(p.srcNode).sw, h.respRng)
+		s.drawRoute(h, r, r.dstSw, h.respRng)
 	}
 	h.resp = append(h.resp, r)
 	s.postDecideHCA(h, s.now)
+}
+
+// requestData: h has received the RTS p; it queues a GET request for
+// each packet of p's message, in order, to p's source.
+func (s *simulator) requestData(h *hca, p *packet) {
+	lid := s.net.Nodes[p.srcNode].LID
+	left := p.msg.bytes
+	for k := 0; k < p.msg.packets; k++ {
+		b := min(left, s.p.HW.MTU)
+		left -= b
+		s.queue(h, &packet{msg: p.msg, kind: getReq, created: s.now, srcNode: h.node, dstNode: p.srcNode, dstLID: lid,
+			sl: s.tab.SL(h.sw, lid), payload: b, flits: s.p.HW.ResponseFlits(), seq: p.seq + int64(k), injected: -1,
+			srcSw: h.sw, dstSw: s.hcaAt(p.srcNode).sw})
+	}
+}
+
+// sendData: h has received the GET request p; it queues the data p asks
+// for, a packet of p's message, to p's source.
+func (s *simulator) sendData(h *hca, p *packet) {
+	lid := s.net.Nodes[p.srcNode].LID
+	r := &packet{msg: p.msg, kind: getData, created: s.now, srcNode: h.node, dstNode: p.srcNode, dstLID: lid,
+		sl: s.tab.SL(h.sw, lid), payload: p.payload, flits: s.p.HW.PacketFlits(p.payload), seq: p.seq, injected: -1,
+		srcSw: h.sw, dstSw: s.hcaAt(p.srcNode).sw}
+	s.queue(h, r)
+	if r.msg.mode > 0 { // the mode its application-aware source chose for the message
+		r.mode = routing.Mode(r.msg.mode - 1)
+	}
 }
 
 // sample: at (w+1)·W every sink closes window w. Windows ending at or before

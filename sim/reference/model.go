@@ -23,13 +23,16 @@ type message struct {
 	// mode is the routing mode its source chose for it + 1 when the source
 	// routes application-aware (0: not chosen yet).
 	mode int8
+	// get: it goes as a rendezvous (traffic.Msg.Get): an RTS, GET
+	// requests, data responses.
+	get bool
 }
 
 // packet is one packet, from its creation at the source to its delivery.
 type packet struct {
-	msg      *message // nil for a response
-	resp     bool     // a response (HW.NICWindow) to a packet its destination sent
-	created  int64    // a response's creation instant
+	msg      *message // nil for an acknowledgement
+	kind     pktKind
+	created  int64 // creation instant of a packet queued among responses
 	srcNode  int
 	dstNode  int
 	dstLID   uint16
@@ -48,6 +51,24 @@ type packet struct {
 	route routing.Route
 	mode  routing.Mode
 }
+
+// kind says what a packet is (sim/doc.go: NIC window, Rendezvous).
+type pktKind uint8
+
+const (
+	data    pktKind = iota // a packet of a message, a PUT
+	ack                    // the acknowledgement of a packet (HW.NICWindow)
+	rts                    // a rendezvous' request to send, its message's one packet at the source
+	getReq                 // a rendezvous' GET request, for the data of payload bytes
+	getData                // a rendezvous' data response: a packet of its message
+)
+
+// queued: the packet waits among its HCA's responses, not in its message
+// order.
+func (p *packet) queued() bool { return p.kind == ack || p.kind == getReq || p.kind == getData }
+
+// response: the packet counts as a response in the NIC counters.
+func (p *packet) response() bool { return p.kind == ack || p.kind == getData }
 
 // hop is a packet's passage through one node: its stay in an input buffer
 // (at a switch or at its destination HCA) and, at a switch or its source

@@ -291,6 +291,53 @@ func TestNICWindow(t *testing.T) {
 	}
 }
 
+// Rendezvous on the scenario of TestNICWindow: each HCA reads the other
+// one's 3-MTU message with GETs. Its one-flit RTS arrives Rt = 4(ft+cab)
+// + ft after time 0; the reader sends its three one-flit GET requests at
+// once (after the RTS's acknowledgement with a window), the first
+// reaching the data's owner at 2Rt (+ft); the owner sends the three data
+// responses back to back, the last delivered 2·mtu·ft + D later, D =
+// 4(ft+cab) + mtu·ft. The RTSs and GET requests are request flits, the
+// data and acknowledgements responses; nothing acknowledges the data.
+func TestRendezvous(t *testing.T) {
+	net, tab := build(t, "mesh:dims=4,hcas=2", "minhop")
+	const (
+		D  = 4*(ft+cab) + mtu*ft
+		Rt = 4*(ft+cab) + ft
+	)
+	for _, tc := range []struct {
+		window     int
+		done, acks int64
+	}{
+		{0, 2*Rt + 2*mtu*ft + D, 0},
+		{1, 2*Rt + ft + 2*mtu*ft + D, 2},
+		{8, 2*Rt + ft + 2*mtu*ft + D, 2},
+	} {
+		t.Run(fmt.Sprintf("window %d", tc.window), func(t *testing.T) {
+			p := noHiccups(params(traffic.Exchange))
+			p.Traffic.MessageBytes = 3 * p.HW.MTU
+			p.Traffic.Rendezvous = 1
+			p.HW.NICWindow = tc.window
+			p.Counters = true
+			fast, err := sim.Run(net, tab, p)
+			require.NoError(t, err)
+			for name, r := range map[string]*sim.Result{"reference": run(t, net, tab, p), "fast": fast} {
+				assert.Equal(t, sim.Completed, r.Verdict, name)
+				assert.Equal(t, float64(tc.done)/1000, r.RuntimeNs, name)
+				assert.Equal(t, int64(6), r.Packets, name, "the data responses are the messages' packets")
+				assert.Equal(t, int64(2), r.Messages, name)
+				require.Len(t, r.Deliveries, 6, name)
+				for _, d := range r.Deliveries {
+					assert.Contains(t, []int64{1, 2, 3}, d.Seq, name, "the message's numbers at its source")
+				}
+				assert.Equal(t, 6*mtu+2+6+tc.acks, r.FlitsInjected, name)
+				assert.Equal(t, int64(8), r.Counters.RequestFlits, name, "two RTSs and six GET requests")
+				assert.Equal(t, int64(8), r.Counters.RequestPackets, name)
+			}
+		})
+	}
+}
+
 // Nothing after MaxTime happens, and the counters cover exactly what
 // happened until then. In the scenario above, by 500 ns both packets have
 // been injected (66 flits) and granted at all three switches (at 58.7,
