@@ -276,3 +276,24 @@ func flagKind(f *flag.Flag) string {
 	}
 	return "a valid value"
 }
+
+// plotFileError refuses a --plot file that is neither .svg nor .png ("":
+// no plot, no error).
+func plotFileError(file string) error {
+	if file != "" && !strings.HasSuffix(file, ".svg") && !strings.HasSuffix(file, ".png") {
+		return badInput("--plot %q: want a .svg or .png file", file)
+	}
+	return nil
+}
+
+// routedNetwork loads the network of spec and the routing options of the
+// engines named (comma separated) with the route flags.
+func routedNetwork(spec, names string, rf *routeFlags) (*fabric.Network, []string, routing.Options, error) {
+	net, err := loadNetwork(spec)
+	if err != nil {
+		return nil, nil, routing.Options{}, err
+	}
+	engs := strings.Split(names, ",")
+	opts, err := rf.options(net, engs)
+	return net, engs, opts, err
+}

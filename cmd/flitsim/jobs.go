@@ -21,6 +21,8 @@ Subcommands:
   sweep SPEC --jobs FILE --set JOB.KEY=V1,V2,...   slowdown of one job as one key of another varies, per routing
   modes SPEC --jobs FILE [--modes A,B,...]         adaptive routing modes compared on one placement (seeds/004 §5)
   from-slurm [--map FILE | --fabric SPEC] [-o FILE] the running Slurm jobs as a jobs file
+  replay SPEC --history FILE [--routing ...]       a job history replayed: SAR's reroutes, Fig. 5.8, Tables 5.1/5.2
+  history SPEC [--jobs N] [-o FILE]                a synthetic job history of the fabric (sacct's format)
 
 Jobs files (docs/jobs/) describe workloads; flitsim sim --jobs simulates one,
 flitsim route --jobs measures the routing per job.`
@@ -29,7 +31,7 @@ func jobsCmd(args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
 		fmt.Fprintf(stdout, "Usage: flitsim jobs SUBCOMMAND [arguments]\n%s\n", jobsHelp)
 		if len(args) == 0 {
-			return badInput("missing subcommand (sweep, modes, from-slurm)")
+			return badInput("missing subcommand (sweep, modes, from-slurm, replay, history)")
 		}
 		return nil
 	}
@@ -40,8 +42,12 @@ func jobsCmd(args []string, stdout, stderr io.Writer) error {
 		return jobsModes(args[1:], stdout, stderr)
 	case "from-slurm":
 		return jobsFromSlurm(args[1:], stdout, stderr)
+	case "replay":
+		return jobsReplay(args[1:], stdout, stderr)
+	case "history":
+		return jobsHistory(args[1:], stdout, stderr)
 	}
-	return badInput("unknown subcommand %q (sweep, modes, from-slurm)", args[0])
+	return badInput("unknown subcommand %q (sweep, modes, from-slurm, replay, history)", args[0])
 }
 
 // sweepPoint is one simulation of a sweep (pipeline.Sweep).

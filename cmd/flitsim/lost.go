@@ -55,15 +55,11 @@ func lostCmd(args []string, stdout, stderr io.Writer) error {
 		return badInput("--draws %d: want 1 or more", *draws)
 	case *workers < 1:
 		return badInput("-j %d: want 1 or more", *workers)
-	case *plotFile != "" && !strings.HasSuffix(*plotFile, ".svg") && !strings.HasSuffix(*plotFile, ".png"):
-		return badInput("--plot %q: want a .svg or .png file", *plotFile)
 	}
-	net, err := loadNetwork(spec)
-	if err != nil {
+	if err := plotFileError(*plotFile); err != nil {
 		return err
 	}
-	engs := strings.Split(names.v, ",")
-	opts, err := rf.options(net, engs)
+	net, engs, opts, err := routedNetwork(spec, names.v, &rf)
 	if err != nil {
 		return err
 	}

@@ -64,8 +64,9 @@ func jobsModes(args []string, stdout, stderr io.Writer) error {
 		return badInput("-j %d: want 1 or more", *workers)
 	case *jobsSeed < -1:
 		return badInput("--jobs-seed %d: want a seed ≥ 0", *jobsSeed)
-	case *plotFile != "" && !strings.HasSuffix(*plotFile, ".svg") && !strings.HasSuffix(*plotFile, ".png"):
-		return badInput("--plot %q: want a .svg or .png file", *plotFile)
+	}
+	if err := plotFileError(*plotFile); err != nil {
+		return err
 	}
 	p, err := simParams(*hwFlag, *simFlag)
 	if err != nil {
