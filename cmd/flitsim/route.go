@@ -50,7 +50,10 @@ type routeReport struct {
 }
 
 func routeCmd(args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("route", "route SPEC|FILE --routing NAME[,NAME…] [--vls 8] [--roots A,B] [--jobs FILE [--mixes N]] [--dump-lfts FILE] [--json] | route --list",
+	if len(args) > 0 && args[0] == "update" {
+		return routeUpdate(args[1:], stdout, stderr)
+	}
+	fs := newFlags("route", "route SPEC|FILE --routing NAME[,NAME…] [--vls 8] [--roots A,B] [--jobs FILE [--mixes N]] [--dump-lfts FILE] [--json] | route --list | route update SPEC --from A --to B ...",
 		"Routes the network with each engine, verifies the tables (every HCA pair reachable, no loop,\n"+
 			"per-VL channel dependency graph acyclic or one cycle shown) and prints routing metrics.\n"+
 			"Failure flags (--links, --switches, --fault-seed, …) inject faults first, as `flitsim topo faults` does.\n"+
