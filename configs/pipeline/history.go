@@ -165,8 +165,9 @@ func (h History) Run() (*HistoryReport, error) {
 		}
 		tables[e] = r.Tables
 	}
-	var mixes []MixReport // the samples, as Tables 5.1/5.2 take mixes
-	lastMix := "\x00"     // no poll yet
+	var mixes []MixReport              // the samples, as Tables 5.1/5.2 take mixes
+	lastMix, lastAll := "\x00", "\x00" // no poll, no sample yet
+	var lastMetrics map[string]routing.JobMetrics
 	nSamples := int(end/h.Sample) + 1
 	for t := int64(0); t <= end; t += h.Poll {
 		run := running(t)
@@ -209,13 +210,18 @@ func (h History) Run() (*HistoryReport, error) {
 			}
 		}
 		s.BusyHCAs = len(busy)
-		for _, e := range h.Engines {
-			m, err := routing.MeasureJobs(h.Net, tables[e], all)
-			if err != nil {
-				return nil, fmt.Errorf("%s at %d s: %w", e, t, err)
+		if key := mixKey(all); key == lastAll {
+			s.Metrics = lastMetrics // the same jobs, and so the same tables: the same figures
+		} else {
+			for _, e := range h.Engines {
+				m, err := routing.MeasureJobs(h.Net, tables[e], all)
+				if err != nil {
+					return nil, fmt.Errorf("%s at %d s: %w", e, t, err)
+				}
+				m.PerJob = nil
+				s.Metrics[e] = m
 			}
-			m.PerJob = nil
-			s.Metrics[e] = m
+			lastAll, lastMetrics = key, s.Metrics
 		}
 		rep.Samples = append(rep.Samples, s)
 		mixes = append(mixes, MixReport{Seed: t, Jobs: s.Jobs, Busy: s.BusyHCAs, Metrics: s.Metrics})
