@@ -250,3 +250,69 @@ func CheckFivePhase(net *fabric.Network, old, new *Tables, vls int, report Updat
 	}
 	return f, nil
 }
+
+// MixedReach counts the HCA pairs of net delivered while its switches hold
+// a mixture of two tables: switch u forwards a packet for lid by new when
+// written(u, lid), by old otherwise. A pair is broken when its walk meets
+// a port without a cable (a failed one) or an HCA that is not its
+// destination, and looping when it visits more switches than there are;
+// total counts the pairs (net's HCAs, each to every other). Both tables
+// must be of net's switches and LIDs (old may have been computed before
+// cables failed: net.Without keeps ports and LIDs).
+func MixedReach(net *fabric.Network, old, new *Tables, written func(sw int, lid uint16) bool) (broken, looping, total int) {
+	g := newGraph(net)
+	// fate per switch for the current destination: 0 unknown, 1 delivers,
+	// 2 broken, 3 loops, 4 on the walk being followed.
+	fate := make([]int8, g.S)
+	var path []int
+	for i, lid := range g.dests {
+		dst, dn := int(g.destSwitch[i]), g.destNode[i]
+		clear(fate)
+		for s := 0; s < g.S; s++ {
+			k := g.sources(s, dst)
+			if k <= 0 {
+				continue
+			}
+			total += k
+			path = path[:0]
+			u, f := s, int8(0)
+			for f == 0 {
+				if fate[u] == 4 {
+					f = 3 // back on its own walk
+					break
+				}
+				if fate[u] != 0 {
+					f = fate[u]
+					break
+				}
+				fate[u] = 4
+				path = append(path, u)
+				t := old
+				if written(u, lid) {
+					t = new
+				}
+				ch := g.chanAt(u, int(t.Port(u, lid)))
+				switch {
+				case ch < 0:
+					f = 2
+				case g.chTo(ch) == dn:
+					f = 1
+				case int(g.chTo(ch)) >= g.S:
+					f = 2
+				default:
+					u = int(g.chTo(ch))
+				}
+			}
+			for _, v := range path {
+				fate[v] = f
+			}
+			switch f {
+			case 2:
+				broken += k
+			case 3:
+				looping += k
+			}
+		}
+	}
+	return broken, looping, total
+}

@@ -35,6 +35,7 @@ func commands() []command {
 		{"params", "list every parameter a campaign or flag may set: key, type, unit, default, range, help", paramsCmd},
 		{"plot", "write SVG/PNG plots of a results directory", plotCmd},
 		{"table", "print the regression and usability tables of a results directory", tableCmd},
+		{"reroute", "the subnet manager's reroute after failed cables, step by step: pairs lost until every switch has its new tables", rerouteCmd},
 		{"route", "route a network with one or more engines, verify and measure the tables", routeCmd},
 		{"run", "run a campaign (the main job; default: the embedded quickstart)", runCmd},
 		{"sim", "simulate traffic on a routed network at flit level", simCmd},

@@ -1,0 +1,155 @@
+package pipeline
+
+import (
+	"fmt"
+	"time"
+
+	"flitsim/fabric"
+	"flitsim/faults"
+	"flitsim/routing"
+)
+
+// SMReroute is the subnet manager's answer to failed cables, without
+// traffic (seeds/001 §4.2.3.1; issue 51): the cables fail at 0; the
+// subnet manager notices them DetectS later and routes the fabric anew
+// (RouteS, or the engine's time measured here when RouteS < 0); then it
+// writes the LFT blocks (64 LIDs each) that differ from the old tables,
+// switch after switch in node order, MADRate blocks a second. Until a
+// switch has its new blocks it forwards by the old tables, so a pair may
+// stay broken, or loop, while the fabric holds a mixture of both
+// (routing.MixedReach).
+type SMReroute struct {
+	Net     *fabric.Network
+	Engine  string
+	Options routing.Options
+	Faults  faults.Spec // cables only: a failed switch renumbers the fabric's nodes
+	DetectS float64
+	RouteS  float64 // < 0: measured
+	MADRate float64 // LFT blocks written per second
+}
+
+// RerouteStep is the fabric at one instant of a reroute.
+type RerouteStep struct {
+	AtS      float64 `json:"at_s"`
+	Event    string  `json:"event"`
+	Switches int     `json:"switches_written"`
+	Blocks   int     `json:"blocks_written"`
+	Broken   int     `json:"broken_pairs"`
+	Looping  int     `json:"looping_pairs"`
+}
+
+// SMRerouteReport is a reroute's outcome.
+type SMRerouteReport struct {
+	Network       string        `json:"network"`
+	Engine        string        `json:"engine"`
+	Failed        faults.Record `json:"failed"`
+	Pairs         int           `json:"pairs"`
+	DetectS       float64       `json:"detect_s"`
+	RouteS        float64       `json:"route_s"`
+	RouteMeasured bool          `json:"route_measured"`
+	MADRate       float64       `json:"mad_rate"`
+	// Blocks and Switches are the LFT blocks that differ and the switches
+	// they are in: what the subnet manager writes.
+	Blocks   int           `json:"blocks"`
+	Switches int           `json:"switches"`
+	Steps    []RerouteStep `json:"steps"`
+	// ReachableS is when every pair is delivered again for good (-1:
+	// never); PairSeconds the pairs broken or looping integrated over
+	// time.
+	ReachableS  float64 `json:"reachable_s"`
+	PairSeconds float64 `json:"pair_seconds"`
+}
+
+// Run plays the reroute.
+func (r SMReroute) Run() (*SMRerouteReport, error) {
+	if r.Faults.SwitchPercent > 0 || r.Faults.MixedPercent > 0 {
+		return nil, &InputError{fmt.Errorf("reroute: cable failures only (a failed switch leaves the fabric renumbered)")}
+	}
+	for _, f := range r.Faults.Fixed {
+		if f.Switch {
+			return nil, &InputError{fmt.Errorf("%s: reroute: cable failures only, not switch %s", f.Where, f.Node)}
+		}
+	}
+	if r.MADRate <= 0 || r.DetectS < 0 {
+		return nil, &InputError{fmt.Errorf("reroute: want a positive MAD rate and a detection delay ≥ 0")}
+	}
+	old, err := Route(r.Net, r.Engine, r.Options)
+	if err != nil {
+		return nil, err
+	}
+	if !old.OK() {
+		return nil, &InputError{fmt.Errorf("%s on %s: %s", r.Engine, r.Net.Name, old.Problem())}
+	}
+	fnet, rec, err := faults.Inject(r.Net, r.Faults)
+	if err != nil {
+		return nil, &InputError{err}
+	}
+	began := time.Now()
+	nw, err := Route(fnet, r.Engine, r.Options)
+	if err != nil {
+		return nil, err
+	}
+	if !nw.OK() {
+		return nil, &InputError{fmt.Errorf("%s on %s after the failures: %s", r.Engine, r.Net.Name, nw.Problem())}
+	}
+	rep := &SMRerouteReport{Network: r.Net.Name, Engine: r.Engine, Failed: rec, DetectS: r.DetectS, RouteS: r.RouteS, MADRate: r.MADRate}
+	if r.RouteS < 0 {
+		rep.RouteS, rep.RouteMeasured = time.Since(began).Seconds(), true
+	}
+
+	// The blocks that differ, per switch.
+	a, b := old.Tables, nw.Tables
+	blocks := make([]int, fnet.NumSwitches)
+	for s := range fnet.NumSwitches {
+		ra, rb := a.Row(s), b.Row(s)
+		for lo := 0; lo < len(ra); lo += 64 {
+			hi := min(lo+64, len(ra))
+			for l := lo; l < hi; l++ {
+				if ra[l] != rb[l] {
+					blocks[s]++
+					break
+				}
+			}
+		}
+		if blocks[s] > 0 {
+			rep.Blocks += blocks[s]
+			rep.Switches++
+		}
+	}
+	done := make([]bool, fnet.NumSwitches)
+	written := func(sw int, _ uint16) bool { return done[sw] }
+	step := func(at float64, event string, switches, nblocks int) {
+		broken, looping, total := routing.MixedReach(fnet, a, b, written)
+		rep.Pairs = total
+		if n := len(rep.Steps); n > 0 {
+			prev := rep.Steps[n-1]
+			rep.PairSeconds += float64(prev.Broken+prev.Looping) * (at - prev.AtS)
+		}
+		rep.Steps = append(rep.Steps, RerouteStep{AtS: at, Event: event, Switches: switches, Blocks: nblocks, Broken: broken, Looping: looping})
+	}
+	step(0, "failure", 0, 0)
+	t := r.DetectS + rep.RouteS
+	step(t, "routed", 0, 0)
+	switches, nblocks := 0, 0
+	for s := range fnet.NumSwitches {
+		if blocks[s] == 0 {
+			continue
+		}
+		t += float64(blocks[s]) / r.MADRate
+		done[s] = true
+		switches++
+		nblocks += blocks[s]
+		step(t, fnet.Nodes[s].Name, switches, nblocks)
+	}
+	// Reachable from the step after the last one that lost pairs on.
+	rep.ReachableS = 0
+	for i, st := range rep.Steps {
+		if st.Broken+st.Looping > 0 {
+			rep.ReachableS = -1
+			if i+1 < len(rep.Steps) {
+				rep.ReachableS = rep.Steps[i+1].AtS
+			}
+		}
+	}
+	return rep, nil
+}
