@@ -4,7 +4,8 @@
 # uniform noise (other users, routed ugal) on aries:groups=3,h=1,hcas=384, one fixed placement,
 # ten traffic seeds per mode (flitsim jobs modes). Writes DIR/<fig>.json and DIR/<fig>.svg (the
 # paper's box plots) and prints the table with appaware.py.
-# Usage: docs/jobs/aries/appaware.sh [DIR] [fig9|fig8|fig10|alpha]
+# Usage: [RENDEZVOUS=8KiB] docs/jobs/aries/appaware.sh [DIR] [fig9|fig8|fig10|alpha]
+#   RENDEZVOUS the measured jobs send messages from this size as MPI's rendezvous over GET
 #   fig9  (default) 64-node jobs beside noise on 256 nodes, about 10 minutes on two cores
 #   fig8  1,024-node jobs on aries:groups=6,h=1,hcas=1536 (beside noise on 256), about an hour
 #   fig10 the application skeletons with compute, 256 nodes (and the FFT on 64) on the fig8
@@ -33,6 +34,9 @@ bench() { # name pattern bytes iterations [size]; the collectives run as MPICH r
   case $2 in allreduce | broadcast | alltoall | barrier)
     sed -i "0,/^iterations = .*/s//&\nalgorithm = \"mpich\"/" "$out/$fig-$1.toml" ;;
   esac
+  if [ -n "${RENDEZVOUS:-}" ]; then # MPI's rendezvous over GET from this size (Cray MPICH: 8KiB)
+    sed -i "0,/^iterations = .*/s//&\nrendezvous = \"$RENDEZVOUS\"/" "$out/$fig-$1.toml"
+  fi
   files="$files${files:+,}$out/$fig-$1.toml"
 }
 if [ "$fig" = fig10 ]; then
