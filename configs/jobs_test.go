@@ -174,7 +174,7 @@ func FuzzParseWorkload(f *testing.F) {
 // The jobs files docs/validation.md runs stay valid and place on the
 // fabric each is for.
 func TestDocJobFiles(t *testing.T) {
-	fabrics := map[string]string{"fig5-2.toml": "xgft:m=10,w=9,redundancy=2,hcas=180", "tsubame2-mix.toml": "tsubame2",
+	fabrics := map[string]string{"fig5-2.toml": "xgft:m=10,w=9,redundancy=2,hcas=180", "tsubame2-mix.toml": "tsubame2", "taurus-mix.toml": "taurus",
 		"sar-alltoall.toml": "xgft:m=10,w=9,redundancy=2,hcas=180", "noise.toml": "kary-ntree:k=4,n=3"}
 	files, err := filepath.Glob("../docs/jobs/*.toml")
 	require.NoError(t, err)
