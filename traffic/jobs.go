@@ -233,8 +233,8 @@ func (j Job) Check() error {
 	if t.Algorithm == AlgScatterRD && n&(n-1) != 0 {
 		return bad("algorithm", "%s needs a power-of-two job size, not %d ranks (scatter-ring runs on any)", AlgScatterRD, n)
 	}
-	if len(t.Grid) > 0 && !t.Kind.Gridded() {
-		return bad("grid", "a grid shapes halo, halo3d, sweep3d, cg, milc and fft jobs, not %s", t.Kind)
+	if len(t.Grid) > 0 && !t.Kind.Shaped() {
+		return bad("grid", "a grid shapes halo, halo3d, sweep3d, cg, milc, fft, tornado and transpose jobs, not %s", t.Kind)
 	}
 	if (t.Compute > 0 || t.ComputeNoise > 0) && !t.Kind.Dependent() {
 		return bad("compute", "compute applies to the dependent patterns, whose iterations wait for messages, not %s", t.Kind)
@@ -253,7 +253,7 @@ func (j Job) Check() error {
 		if ((t.Distance%n)+n)%n == 0 {
 			return bad("distance", "shift distance %d maps every rank onto itself (%d ranks)", t.Distance, n)
 		}
-	case Halo, Halo3D, Sweep3D, CG, MILC, FFT:
+	case Halo, Halo3D, Sweep3D, CG, MILC, FFT, Tornado, Transpose:
 		if want := map[Kind]int{MILC: 4, FFT: 2, CG: 3}[t.Kind]; want > 0 && len(t.Grid) > 0 && len(t.Grid) != want {
 			return bad("grid", "%s lays its ranks on a %dD grid, not %v", t.Kind, want, t.Grid)
 		}
@@ -267,6 +267,11 @@ func (j Job) Check() error {
 			}
 			if p != n {
 				return bad("grid", "grid %v holds %d ranks, the job has %d", t.Grid, p, n)
+			}
+		}
+		if t.Kind == Transpose {
+			if g := (Job{Ranks: make([]int, n), Traffic: t}).grid(); len(g) != 2 || g[0] != g[1] {
+				return bad("grid", "transpose needs a square 2D grid of ranks (k × k), not %v for %d ranks", g, n)
 			}
 		}
 	case BitReversal:
@@ -294,7 +299,9 @@ func (j Job) grid() []int {
 	}
 	n := len(j.Ranks)
 	switch j.Traffic.Kind {
-	case Halo, FFT:
+	case Tornado:
+		return []int{n}
+	case Halo, FFT, Transpose:
 		a := squarest(n)
 		return []int{n / a, a}
 	case MILC: // the most hypercubic: the largest w with w⁴ ≤ n dividing n, then the most cubic rest
@@ -317,6 +324,22 @@ func (j Job) grid() []int {
 	}
 	y := squarest(n / z)
 	return []int{n / z / y, y, z}
+}
+
+// shapedDst is rank r's destination in tornado or transpose on grid g
+// (coordinate 0 varies fastest, as the halos lay ranks).
+func shapedDst(k Kind, g []int, r int) int {
+	if k == Transpose {
+		x, y := r%g[0], r/g[0]
+		return x*g[0] + y
+	}
+	dst, stride := 0, 1
+	for _, d := range g {
+		c := (r / stride) % d
+		dst += ((c + (d+1)/2 - 1) % d) * stride
+		stride *= d
+	}
+	return dst
 }
 
 // squarest returns the largest divisor a of n with a² ≤ n.
@@ -467,6 +490,10 @@ func (w *workload) program(j, r int, s int64, rng *rand.Rand) step {
 		}
 	case Permutation:
 		st.dst = int(w.perm[j][r])
+	case Tornado, Transpose:
+		if st.dst = shapedDst(t.Kind, job.grid(), r); st.dst == r { // sends uniformly rather than to itself
+			st.dst = uniformDraw(r, n, rng)
+		}
 	case Halo, Halo3D:
 		nb := w.nbrs[j][r]
 		st.dst = nb[k]

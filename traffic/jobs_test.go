@@ -208,7 +208,10 @@ func TestJobCheck(t *testing.T) {
 		{func() Job { j := base(Exchange, 4); j.Traffic.Compute = 5; return j }(), "dependent patterns"},
 		{func() Job { j := base(Noise, 4); j.Traffic.ComputeNoise = 5; return j }(), "dependent patterns"},
 		{func() Job { j := base(Sweep3D, 8); j.Traffic.Grid = []int{2, 2, 3}; return j }(), "holds 12 ranks"},
-		{func() Job { j := base(Allreduce, 4); j.Traffic.Grid = []int{2, 2}; return j }(), "halo, halo3d, sweep3d, cg, milc and fft"},
+		{func() Job { j := base(Allreduce, 4); j.Traffic.Grid = []int{2, 2}; return j }(), "halo, halo3d, sweep3d, cg, milc, fft, tornado and transpose"},
+		{base(Transpose, 8), "square 2D grid"},
+		{func() Job { j := base(Transpose, 16); j.Traffic.Grid = []int{2, 8}; return j }(), "square 2D grid"},
+		{func() Job { j := base(Tornado, 16); j.Traffic.Grid = []int{4, 2}; return j }(), "holds 8 ranks"},
 	} {
 		err := tc.job.Check()
 		require.Error(t, err, tc.msg)
@@ -371,5 +374,38 @@ func checkRounds(t *testing.T, wire WireFunc, cases []roundsCase) {
 			assert.Equal(t, tc.end, last[0], "last delivery")
 			assert.Equal(t, tc.msgs, sent)
 		})
+	}
+}
+
+// Tornado and transpose send where Dally and Towles' definitions say, on
+// the grid's coordinates (coordinate 0 fastest).
+func TestShapedPatterns(t *testing.T) {
+	// Transpose on 4 x 4: (x, y) -> (y, x).
+	assert.Equal(t, 4, shapedDst(Transpose, []int{4, 4}, 1))   // (1,0) -> (0,1)
+	assert.Equal(t, 9, shapedDst(Transpose, []int{4, 4}, 6))   // (2,1) -> (1,2)
+	assert.Equal(t, 15, shapedDst(Transpose, []int{4, 4}, 15)) // the diagonal stays
+	// Tornado: x + ceil(k/2) - 1 in every dimension.
+	assert.Equal(t, 3, shapedDst(Tornado, []int{8}, 0))
+	assert.Equal(t, 2, shapedDst(Tornado, []int{8}, 7))
+	assert.Equal(t, 5, shapedDst(Tornado, []int{4, 4}, 0)) // (0,0) -> (1,1)
+	assert.Equal(t, 4, shapedDst(Tornado, []int{4, 4}, 3)) // (3,0) -> (0,1)
+	assert.Equal(t, 2, shapedDst(Tornado, []int{5}, 0))    // ceil(5/2) - 1 = 2
+	assert.Equal(t, 1, shapedDst(Tornado, []int{2, 2}, 1)) // k = 2: itself
+
+	// Through the source: a transpose job's ranks send to their mirrors,
+	// the diagonal ones to another rank.
+	job := Job{ID: "t", Ranks: ranks(0, 16), Traffic: JobTraffic{Kind: Transpose, MessageBytes: 8, Load: 1}}
+	require.NoError(t, job.Check())
+	src, err := NewWorkload([]Job{job}, 16, func(string) *rand.Rand { return rand.New(rand.NewPCG(1, 2)) }, func(int) int64 { return 1 })
+	require.NoError(t, err)
+	rng := rand.New(rand.NewPCG(3, 4))
+	for r := range 16 {
+		m, st := src.Next(r, rng)
+		require.Equal(t, Ready, st)
+		if x, y := r%4, r/4; x != y {
+			assert.Equal(t, x*4+y, m.Dst, "rank %d", r)
+		} else {
+			assert.NotEqual(t, r, m.Dst, "rank %d sends uniformly, not to itself", r)
+		}
 	}
 }

@@ -37,6 +37,8 @@ const (
 	Permutation Kind = "permutation" // rank r sends to π(r), a seeded derangement
 	BitReversal Kind = "bitrev"      // rank r sends to bit-reverse(r); n a power of two
 	HotSpot     Kind = "hotspot"     // a fraction of the messages to rank 0, the rest uniform
+	Tornado     Kind = "tornado"     // rank x sends to x + ⌈k/2⌉ − 1 in every dimension of its grid (Dally and Towles)
+	Transpose   Kind = "transpose"   // rank (x, y) of a square grid sends to (y, x)
 	Noise       Kind = "noise"       // uniform, bursty when burst_on is set: seeded on/off periods
 	Halo        Kind = "halo"        // nearest neighbours on a periodic rank grid; an iteration waits for the last one's halos
 	Halo3D      Kind = "halo3d"      // halo on a 3D grid (Ember's halo3d): six face neighbours
@@ -62,6 +64,8 @@ func Kinds() []struct{ Kind, Help string } {
 		{string(Shift), "shift: rank r sends to rank r+distance; open loop, infinite"},
 		{string(Permutation), "random permutation: rank r sends to π(r), a seeded derangement; open loop, infinite"},
 		{string(BitReversal), "bit reversal: rank r sends to the bit-reversed r (palindromes uniformly); needs a power-of-two rank count; open loop, infinite"},
+		{string(Tornado), "tornado (Dally and Towles; seeds/003 Fig. 6): on the job's grid (grid = [k₀, k₁, …], by default one ring of all ranks) rank x sends to x + ⌈kᵢ/2⌉ − 1 mod kᵢ in every dimension; a rank that would send to itself (kᵢ ≤ 2 everywhere) sends uniformly; open loop, infinite"},
+		{string(Transpose), "matrix transpose (seeds/003 Fig. 6): on a square 2D grid (grid = [k, k], by default √n × √n) rank (x, y) sends to (y, x); the diagonal sends uniformly; open loop, infinite"},
 		{string(HotSpot), "hot spot: a fraction hot_fraction of the messages go to rank 0, the rest uniform; open loop, infinite"},
 		{string(Noise), "network noise: uniform random traffic at the load given, in seeded on/off bursts when burst_on is set; open loop, infinite"},
 		{string(Halo), "halo exchange on a periodic rank grid (grid = [x, y, …]): each iteration sends to every neighbour after all neighbours' previous halos arrived"},
@@ -86,7 +90,11 @@ func (k Kind) Dependent() bool {
 	return k.Gridded() || k == PingPong || k == Allreduce || k == Barrier || k == Broadcast || k == Alltoall || k == BFS
 }
 
-// Gridded reports whether the pattern lays its ranks on a grid (grid).
+// Shaped reports whether the pattern reads a rank grid (grid): the
+// gridded dependent patterns and the open-loop tornado and transpose.
+func (k Kind) Shaped() bool { return k.Gridded() || k == Tornado || k == Transpose }
+
+// Gridded reports whether the pattern is a dependent one laid on a grid.
 func (k Kind) Gridded() bool {
 	return k == Halo || k == Halo3D || k == Sweep3D || k == CG || k == MILC || k == FFT
 }
@@ -98,7 +106,7 @@ func (k Kind) Skeleton() bool { return k == CG || k == MILC || k == FFT || k == 
 // none (infinite) for the streams, one for the others.
 func (k Kind) DefaultIterations() int {
 	switch k {
-	case Uniform, Shift, Permutation, BitReversal, HotSpot, Noise:
+	case Uniform, Shift, Permutation, BitReversal, HotSpot, Noise, Tornado, Transpose:
 		return 0
 	}
 	return 1

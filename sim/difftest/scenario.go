@@ -756,6 +756,20 @@ func drawLate(c chooser, s *Scenario, topo string) {
 			}
 		}
 	}
+	// Tornado and transpose (after the rendezvous): a fifth of the uniform
+	// and shift patterns and jobs (placeJobs and Fit keep a transpose on a
+	// square number of ranks).
+	shaped := func(t *traffic.JobTraffic) {
+		if (t.Kind == traffic.Uniform || t.Kind == traffic.Shift) && chance(c, 20) {
+			t.Kind, t.Distance = pick(c, traffic.Tornado, traffic.Transpose), 0
+		}
+	}
+	if len(s.Jobs) == 0 {
+		shaped(&p.Traffic.JobTraffic)
+	}
+	for i := range s.Jobs {
+		shaped(&s.Jobs[i].Traffic)
+	}
 }
 
 // placeJobs lays the job plans on the network's n HCAs: a seeded shuffle
@@ -778,6 +792,13 @@ func placeJobs(plans []JobPlan, seed uint64, n int) []traffic.Job {
 		if jt.Kind == traffic.BitReversal || jt.Algorithm == traffic.AlgScatterRD {
 			size = 1 << (bits.Len(uint(size)) - 1)
 		}
+		if jt.Kind == traffic.Transpose {
+			k := int(math.Sqrt(float64(size)))
+			size = k * k
+			if k < 2 {
+				jt.Kind, size = traffic.Tornado, min(2, len(order))
+			}
+		}
 		jobs = append(jobs, traffic.Job{ID: fmt.Sprintf("j%d", i+1), Ranks: order[:size], Traffic: jt, Routing: pl.Routing})
 		order = order[size:]
 	}
@@ -795,6 +816,9 @@ func (b *Built) Fit(budget int64) {
 	n := b.Net.NumHCAs()
 	if p.Traffic.Kind == traffic.BitReversal && n&(n-1) != 0 {
 		p.Traffic.Kind = traffic.Uniform
+	}
+	if k := int(math.Sqrt(float64(n))); p.Traffic.Kind == traffic.Transpose && k*k != n {
+		p.Traffic.Kind = traffic.Tornado
 	}
 	if p.Traffic.Kind == traffic.Shift && p.Traffic.Distance%n == 0 {
 		p.Traffic.Distance = 1
