@@ -261,13 +261,23 @@ func (t *Tables) MaxVL(net *fabric.Network) int {
 	if t.Adaptive != nil {
 		return t.Adaptive.VLs - 1
 	}
+	return t.MaxVLOf(net, t.SLsUsed())
+}
+
+// SLsUsed returns, per SL, whether a packet can carry it (SL 0 always).
+func (t *Tables) SLsUsed() []bool {
 	used := make([]bool, MaxVLs)
 	used[0] = true
-	if t.sl != nil {
-		for _, sl := range t.sl {
-			used[sl] = true
-		}
+	for _, sl := range t.sl {
+		used[sl] = true
 	}
+	return used
+}
+
+// MaxVLOf returns the highest virtual lane a packet of an SL marked in
+// used can be put on in net by these tables' SL→VL maps (packets that
+// carry another tables' SLs, as while new tables are written).
+func (t *Tables) MaxVLOf(net *fabric.Network, used []bool) int {
 	m := 0
 	for sl, u := range used {
 		if !u {

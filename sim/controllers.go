@@ -88,6 +88,9 @@ func (s *simulator) sample() {
 // switch and no HCA's next packet has the credits it needs.
 func (s *simulator) frozen() bool {
 	invariants.Checkf(s.horizon <= s.k.now, "frozen judged at %d, before the horizon %d", s.k.now, s.horizon)
+	if s.tm != nil && (s.tm.last > s.k.now || s.tm.resends > 0) {
+		return false // a cable's change or a resent packet may move it
+	}
 	for out := range s.chans {
 		c := &s.chans[out]
 		for r := c.reqHead; r >= 0; {
@@ -133,6 +136,9 @@ func (s *simulator) finish() {
 		switch {
 		case !s.steadyMode() && s.countedDone == s.counted:
 			r.Verdict = Completed
+		case !s.steadyMode() && s.inNetwork == 0 && r.PacketsLost > 0:
+			// Messages missing, their packets lost and not resent.
+			r.Verdict, now = Lost, s.horizon
 		case !s.steadyMode() || s.inNetwork > 0:
 			// Packets in flight with nothing left to move them, or
 			// messages missing with nothing in flight (packets without a
@@ -205,6 +211,9 @@ func (s *simulator) finish() {
 			t.Steady = bw
 		}
 		copy(t.Messages, s.jobMsgs)
+		if s.tm != nil {
+			t.Lost = s.tm.lost
+		}
 		r.Jobs = JobResults(s.jobs, t)
 	}
 	if s.aaOn {
@@ -370,6 +379,9 @@ func (s *simulator) checkConservation() {
 			"lane %d: credits %d + held %d + committed %d != capacity %d",
 			l, s.lanes[l].cr.avail, held, committed[l], s.capacity[l])
 	}
-	invariants.Checkf(s.res.FlitsInjected == s.res.FlitsConsumed+around, "flits: injected %d != consumed %d + in the network %d",
+	if s.tm != nil {
+		around += s.tm.lostFlits
+	}
+	invariants.Checkf(s.res.FlitsInjected == s.res.FlitsConsumed+around, "flits: injected %d != consumed %d + in the network or lost %d",
 		s.res.FlitsInjected, s.res.FlitsConsumed, around)
 }

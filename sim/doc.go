@@ -263,6 +263,60 @@
 // independently. The model's credits travel as flow-control packets; here
 // each freed flit sends its credit alone, after one cable delay.)
 //
+// # Timed events
+//
+// Params.Timeline changes the fabric while traffic runs (seeds/001 §4.1,
+// §5.2.3). A cable between two switches is down from each of its
+// LinkEvents with Up false until its next one with Up true (events of a
+// cable alternate, down first, in increasing time; an HCA's cable does
+// not fail). Its two channels fail and return together, at the instant's
+// start: every decision at or after the event's instant sees it.
+//
+// Loss. A switch output o whose channel is down at instant t grants at t
+// as above, except that credits(o, w) and the output buffer's room play
+// no part: a competing packet is eligible when t ≥ a₀(p) + lat, (without
+// VOQ) t ≥ free(i, v) and t ≥ xbar(o), and the arbiter's order and
+// pointers are as for any grant. The granted packet crosses as any packet
+// does (c_k as under Crossbar, its buffer places freed and their credits
+// sent upstream as it crosses, xbar(o) = free(i, v) = c_last + fx), takes
+// no credits, enters no output buffer and is lost at its grant: it counts
+// in Result.PacketsLost (and its source's job's PacketsLost), not in
+// FlitHops or the channel counters, and leaves the packets in the
+// network. The cut falls between grants: packets granted o before its
+// cable went down leave through it as if it had failed after them (at
+// most an output buffer's flits, and the flits on the cable, cross a
+// failing cable), which keeps every packet whole. A packet routed to a
+// port whose cable is up again is granted as any other.
+//
+// Resending. With Timeline.RetryPs = R > 0 (the transport's timeout, as
+// InfiniBand's local ACK timeout) the HCA that sent a lost packet sends it
+// again: at max(its injection + R, its loss + 1 ps) the packet, the same
+// one (its kind, numbers, message, SL, adaptive candidates and mode;
+// routed afresh, as if never sent), is queued among its source's
+// responses (sent before its messages, outside its window: its place in
+// the window is the one it held; of what an HCA queues at one instant,
+// the packets sent again go first, in the order of their last
+// injections, then the responses formed) and counts in PacketsResent; its
+// latency counts from its new injection. Packets of a
+// message may then arrive out of order: a message is delivered when the
+// last of its packets to arrive is. Without resending, a finite run whose
+// messages are missing, their packets lost, ends with verdict Lost when
+// nothing is left in the network, at the last instant something moved (as
+// a deadlock).
+//
+// Table writes. With Timeline.Next, switch s holds Next's forwarding
+// entries of LIDs 64b..64b+63 (LFT block b) from the first TableWrite of
+// (s, b) on, and Next's SL→VL table from its first write of block −1;
+// before, the run's tables' ones. A packet's port and VL at a switch are
+// the entries that switch holds at the instant its head is routed (a₀):
+// the port from the forwarding entry, the VL from the SL→VL table. Its SL
+// stays the run's tables' (tables.SL at its source's switch) and so does
+// the VL it is injected on: HCAs keep the path records they started with.
+// Writes need forwarding tables on both sides (no source routes, no
+// adaptive engine); the cables' events work with any routing.
+//
+// A timeline keeps a run in one domain.
+//
 // # Controllers
 //
 // Completion (finite traffic): the run ends at the instant the last flit of

@@ -143,7 +143,7 @@ func (s *simulator) cut() {
 		}
 	}
 	n = min(n, s.net.NumSwitches, math.MaxUint8)
-	if n <= 1 || s.ad != nil || s.jobs != nil || s.prop <= 0 {
+	if n <= 1 || s.ad != nil || s.jobs != nil || s.tm != nil || s.prop <= 0 {
 		return
 	}
 	p := &domains{domOf: s.partition(n), forced: s.p.Workers > 0}

@@ -107,7 +107,8 @@ func (s *simulator) nextPacket(hc *hcaDev) int32 {
 	hc.pktSeq++
 	s.pkts[i] = packet{dstLID: lid, sl: sl, vl: s.t.InjectVL(sl), flits: uint16(flits), next: -1}
 	s.minFlits = min(s.minFlits, int32(s.pkts[i].flits))
-	s.info[i] = packetInfo{seq: hc.pktSeq, src: hc.node, dst: hc.msgDst, payload: payload, last: hc.msgLeft == 0, tag: hc.msgTag, kind: kind}
+	s.info[i] = packetInfo{seq: hc.pktSeq, src: hc.node, dst: hc.msgDst, payload: payload, last: hc.msgLeft == 0, tag: hc.msgTag, kind: kind,
+		msg: hc.msgSeq, msgPkts: hc.msgPkts}
 	if s.ad != nil {
 		// Its candidates are drawn now, from the HCA's own route stream:
 		// when and in which order the switches decide cannot change them.
@@ -318,7 +319,7 @@ func (s *simulator) queueResponse(hc *hcaDev, dst int32, flits int, in packetInf
 	sl := s.t.SL(int(s.chans[hc.ch].to), lid)
 	s.pkts[i] = packet{dstLID: lid, sl: sl, vl: s.t.InjectVL(sl), flits: uint16(flits), next: -1}
 	s.minFlits = min(s.minFlits, int32(flits))
-	in.src, in.dst = hc.node, dst
+	in.src, in.dst, in.queued = hc.node, dst, s.k.now
 	s.info[i] = in
 	if s.ad != nil {
 		s.drawRoute(i, hc, dst, addr, hc.respRng)
@@ -348,7 +349,8 @@ func (s *simulator) getRequests(hc *hcaDev, pi int32) {
 	for k := range pkts {
 		b := min(left, int32(s.p.HW.MTU))
 		left -= b
-		in := packetInfo{seq: rts.seq + int64(k), tag: rts.tag, payload: b, last: k == pkts-1, kind: kindGetReq, msgMode: mode}
+		in := packetInfo{seq: rts.seq + int64(k), tag: rts.tag, payload: b, last: k == pkts-1, kind: kindGetReq, msgMode: mode,
+			msg: rts.msg, msgPkts: pkts}
 		i := s.queueResponse(hc, rts.src, s.p.HW.ResponseFlits(), in, 0)
 		if s.ad != nil {
 			s.apk[i].msgSeq, s.apk[i].msgPkts = msgSeq, pkts
@@ -371,7 +373,7 @@ func (s *simulator) getData(hc *hcaDev, pi int32) {
 	if s.ad != nil {
 		msgSeq, pkts = s.apk[pi].msgSeq, s.apk[pi].msgPkts
 	}
-	in := packetInfo{seq: req.seq, tag: req.tag, payload: req.payload, last: req.last, kind: kindGetData}
+	in := packetInfo{seq: req.seq, tag: req.tag, payload: req.payload, last: req.last, kind: kindGetData, msg: req.msg, msgPkts: req.msgPkts}
 	i := s.queueResponse(hc, req.src, s.p.HW.PacketFlits(int(req.payload)), in, req.seq)
 	if s.ad != nil {
 		s.apk[i].msgSeq, s.apk[i].msgPkts, s.apk[i].mode = msgSeq, pkts, req.msgMode
@@ -410,17 +412,16 @@ func (s *simulator) drawRoute(i int32, hc *hcaDev, dst int32, addr int64, rng *r
 
 // messageDone reports whether packet pk, delivered now, completes its
 // message. Packets of one message take one path in order unless routed
-// adaptively; then they may overtake each other, and the message is done
-// when the last of its packets to arrive is.
+// adaptively or resent; then they may overtake each other, and the
+// message is done when the last of its packets to arrive is.
 func (s *simulator) messageDone(pi int32) bool {
 	in := &s.info[pi]
-	if s.ad == nil || s.apk[pi].msgPkts == 1 {
+	if s.msgArrived == nil || in.msgPkts <= 1 {
 		return in.last
 	}
-	ap := &s.apk[pi]
-	k := msgKey{in.src, ap.msgSeq}
+	k := msgKey{in.src, in.msg}
 	n := s.msgArrived[k] + 1
-	if n < ap.msgPkts {
+	if n < in.msgPkts {
 		s.msgArrived[k] = n
 		return false
 	}

@@ -15,6 +15,8 @@ const (
 	evTryHCA                  // an HCA tries to inject its next packet
 	evSample                  // the steady-state controller samples the sinks
 	evDone                    // a sink finished consuming a packet's last flit
+	evLink                    // a cable changes state (Timeline): its output arbitrates
+	evResend                  // a lost packet is queued again at its source (Timeline)
 )
 
 // Phases order the events of one instant as the package doc's steps do:
@@ -155,6 +157,11 @@ func (s *simulator) handle(e event, h hash.Hash64) {
 		s.delivered(&s.hcas[e.node], e.ref)
 	case evSample:
 		s.sample()
+	case evLink:
+		s.linkChanged(e.ref)
+	case evResend:
+		s.tm.resends--
+		s.resend(e.node, e.ref)
 	}
 }
 

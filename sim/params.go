@@ -17,6 +17,10 @@ type Params struct {
 	// Jobs, when set, replace Traffic: each job runs its own pattern on
 	// its own HCAs (terminal ordinals), the others stay idle.
 	Jobs []traffic.Job
+	// Timeline, when set, changes the fabric while traffic runs: cables
+	// failing and returning, tables rewritten, lost packets resent
+	// (timeline.go).
+	Timeline *Timeline
 	// Seed is the traffic seed (a campaign's traffic_seeds, the CLI's
 	// --traffic-seed); the per-HCA streams derive from it.
 	Seed uint64

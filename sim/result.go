@@ -11,6 +11,7 @@ const (
 	Steady       Verdict = "steady"        // infinite traffic reached steady state
 	Deadlock     Verdict = "deadlock"      // packets remain and nothing can ever move
 	NotConverged Verdict = "not_converged" // the time limit came first
+	Lost         Verdict = "lost"          // finite traffic whose lost packets were not resent (Timeline)
 )
 
 // Stats summarizes a distribution.
@@ -64,7 +65,12 @@ type Result struct {
 	FlitsInjected int64   `json:"flits_injected"`
 	FlitsConsumed int64   `json:"flits_consumed"`
 	FlitsStuck    int64   `json:"flits_stuck,omitempty"`
-	SteadySinks   int     `json:"steady_sinks,omitempty"`
+	// PacketsLost counts the packets granted a cable that was down
+	// (Params.Timeline), PacketsResent those sent again after the
+	// transport's timeout (counted when they go).
+	PacketsLost   int64 `json:"packets_lost,omitempty"`
+	PacketsResent int64 `json:"packets_resent,omitempty"`
+	SteadySinks   int   `json:"steady_sinks,omitempty"`
 	// DeadlockCycle lists the VL buffers that wait on each other, each full
 	// and waiting for credits from the next.
 	DeadlockCycle []Buffer `json:"deadlock_cycle,omitempty"`
@@ -122,6 +128,9 @@ type JobResult struct {
 	// each received per second, measured as ThroughputGBs is.
 	RankBandwidthGBs Stats `json:"rank_bw_gbs"`
 	Messages         int64 `json:"messages_delivered"`
+	// PacketsLost counts the packets its ranks sent that were lost
+	// (resent ones included each time).
+	PacketsLost int64 `json:"packets_lost,omitempty"`
 	// Counters, when Params.Counters is set: its ranks' NIC counters.
 	Counters *JobCounters `json:"counters,omitempty"`
 	// AppAware sums its ranks' application-aware choices (nil: the job's
@@ -138,6 +147,7 @@ type JobTally struct {
 	Last     []int64   // per job: its last delivery's instant
 	Messages []int64   // per job: messages delivered
 	Expected []int64   // per job: messages a finite job sends (traffic.JobMessages)
+	Lost     []int64   // per job: packets its ranks sent that were lost; nil: none
 	End      int64     // the run's last instant
 }
 
@@ -146,6 +156,9 @@ func JobResults(jobs []traffic.Job, t JobTally) []JobResult {
 	out := make([]JobResult, len(jobs))
 	for j, job := range jobs {
 		r := JobResult{ID: job.ID, Pattern: string(job.Traffic.Kind), Ranks: len(job.Ranks), Finite: job.Finite(), Messages: t.Messages[j]}
+		if t.Lost != nil {
+			r.PacketsLost = t.Lost[j]
+		}
 		bw := make([]float64, len(job.Ranks))
 		span := t.End - job.Traffic.Start
 		switch {

@@ -53,6 +53,14 @@ type packetInfo struct {
 	hop      uint16 // switch-to-switch hops taken (source routes), saturating
 	last     bool   // last packet of its message
 	kind     pktKind
+	// queued is when it was queued among its HCA's responses (a response,
+	// or a packet sent again: again), for the order of one instant's.
+	queued int64
+	again  bool
+	// msg is its message's number at its source and msgPkts the
+	// message's packets (0 for an acknowledgement).
+	msg     int64
+	msgPkts int32
 	// msgMode carries a rendezvous' mode + 1 (the adaptivePacket's mode of
 	// its RTS) from its GET requests to its data responses.
 	msgMode int8
@@ -235,6 +243,8 @@ type simulator struct {
 	steady  steadyState
 	// ctr counts for Params.Counters (nil: off).
 	ctr *counting
+	// tm is the run's timeline (timed.go; nil: the fabric never changes).
+	tm *timed
 	// prefetching runs touch's prefetches (prefetch.go).
 	prefetching bool
 	// traceBuf is the scratch of an event's trace record.
@@ -299,6 +309,9 @@ func newSimulator(net *fabric.Network, t *routing.Tables, p Params) (*simulator,
 	if m >= hw.VLs {
 		return nil, fmt.Errorf("routing %s uses VL %d but the hardware has %d VLs", t.Engine, m, hw.VLs)
 	}
+	if tl := p.Timeline; !tl.Empty() && tl.Next != nil && tl.Next.NumSwitches() == net.NumSwitches {
+		m = max(m, tl.Next.MaxVLOf(net, t.SLsUsed())) // the tables written while it runs carry the run's SLs
+	}
 	// Lanes exist for VLs 0..m only (at least VL 0, on which HCAs inject
 	// adaptively routed packets; an adaptive engine on one switch reports
 	// m = -1): no packet ever uses the others, and the arbiters' VL order
@@ -307,7 +320,8 @@ func newSimulator(net *fabric.Network, t *routing.Tables, p Params) (*simulator,
 	s := &simulator{p: p, net: net, t: t, nVL: max(m, 0) + 1, ft: hw.FlitPs(), prop: hw.CablePs(),
 		pcieFt: hw.PCIeFlitPs(), lat: hw.SwitchLatencyPs, fx: hw.CrossbarFlitPs(),
 		obuf: int64(hw.OutputBufferFlits), voq: hw.VOQ, bubble: uint32(hw.BubbleVLs), bubbleN: int32(hw.PacketFlits(hw.MTU)), free: -1, firstInject: -1, minFlits: math.MaxInt32, k: kernel{endAt: never}}
-	s.wireChannels(fabric.NewChannels(net))
+	chs := fabric.NewChannels(net)
+	s.wireChannels(chs)
 	s.lanes = make([]lane, len(s.chans)*s.nVL)
 	s.capacity = make([]int32, len(s.lanes))
 	for l := range s.lanes {
@@ -369,6 +383,17 @@ func newSimulator(net *fabric.Network, t *routing.Tables, p Params) (*simulator,
 	}
 	if err := s.setAdaptive(); err != nil {
 		return nil, err
+	}
+	if !p.Timeline.Empty() {
+		if err := p.Timeline.Check(net, t, hw); err != nil {
+			return nil, err
+		}
+		s.tm = s.newTimed(p.Timeline, chs)
+		if s.msgArrived == nil {
+			// A message is delivered when all its packets are: some may be
+			// lost, or resent and arrive out of order.
+			s.msgArrived = map[msgKey]int32{}
+		}
 	}
 	s.prefetching = s.stateBytes() >= prefetchFrom
 	return s, nil
@@ -498,6 +523,9 @@ func (s *simulator) start() {
 	}
 	if s.steadyMode() {
 		s.k.q.push(event{at: s.p.SampleWindow, phase: phaseCtl, kind: evSample})
+	}
+	if s.tm != nil {
+		s.startTimed()
 	}
 }
 

@@ -79,9 +79,13 @@ func (s *simulator) route(sw int32, pi int32) {
 	pk := &s.pkts[pi]
 	if s.ad == nil {
 		var p uint8
-		if s.t.Source == nil {
+		vt := s.t // the SL→VL tables
+		switch {
+		case s.tm != nil && s.tm.next != nil:
+			p, vt = s.timedPort(sw, pk.dstLID, s.k.now)
+		case s.t.Source == nil:
 			p = s.t.Port(int(sw), pk.dstLID)
-		} else {
+		default:
 			in := &s.info[pi]
 			p = s.t.Forward(int(s.switchOf(in.src)), int(s.switchOf(in.dst)), int(in.hop), int(sw), pk.dstLID)
 			if in.hop < 1<<16-1 {
@@ -93,7 +97,7 @@ func (s *simulator) route(sw int32, pi int32) {
 			return
 		}
 		pk.out = s.portCh[s.portBase[sw]+int32(p)-1]
-		pk.outVL = s.t.VL(int(sw), int(pk.inPort), int(p), pk.sl)
+		pk.outVL = vt.VL(int(sw), int(pk.inPort), int(p), pk.sl)
 		return
 	}
 	ap := &s.apk[pi]
@@ -174,7 +178,10 @@ func (s *simulator) ready(l int) int64 {
 func (s *simulator) requestTry(out int32, t int64, n int32) {
 	invariants.Checkf(n != math.MaxInt32, "output %d tries before any packet was formed", out)
 	c := &s.chans[out]
-	t = max(t, c.xbarFree, s.roomFrom(c, n))
+	t = max(t, c.xbarFree)
+	if s.tm == nil || !s.tm.down(out, t) { // a cable that is down needs no room
+		t = max(t, s.roomFrom(c, n))
+	}
 	if t >= c.tryAt {
 		return
 	}
@@ -299,6 +306,9 @@ func (s *simulator) noGrant(out int32, sc *arbScratch) {
 // sc.wake to when that may change (or notes the credits it waits for).
 func (s *simulator) eligible(out int32, pi int32, sc *arbScratch) (uint8, bool) {
 	pk := &s.pkts[pi]
+	if s.tm != nil && s.tm.down(out, s.k.now) {
+		return pk.outVL, true // discarded without regard to room or credits
+	}
 	if t := s.roomAt(out, int32(pk.flits)); t > s.k.now {
 		sc.wake = min(sc.wake, t)
 		return 0, false
@@ -424,6 +434,9 @@ func (s *simulator) grantVOQ(out int32, pi int32, ovl uint8) {
 // its credit goes upstream. The earlier flits are crossbar-bound, the
 // later ones arrival-bound.
 func (s *simulator) move(out int32, in int, pi int32, ovl uint8) int64 {
+	if s.tm != nil && s.tm.down(out, s.k.now) {
+		return s.discard(out, in, pi, ovl)
+	}
 	c := &s.chans[out]
 	pk := &s.pkts[pi]
 	c.lastVL = ovl
@@ -434,22 +447,11 @@ func (s *simulator) move(out int32, in int, pi int32, ovl uint8) int64 {
 	if s.ctr != nil {
 		s.ctr.sent(out, int32(pk.flits), s.k.now)
 	}
-	g, h, n, fi := s.k.now, pk.headAt, int64(pk.flits), s.ft
+	g, n, fi := s.k.now, int64(pk.flits), s.ft
 	if !s.sameFt {
 		fi = s.chans[pk.ch].ft
 	}
-	k1 := n
-	if s.fx < fi {
-		k1 = min(n, (g-h)/(fi-s.fx)+1)
-	}
-	if ln := &s.lanes[in]; ln.fromDom == s.dom {
-		s.cr.release(&ln.cr, g+s.prop, s.fx, int32(k1), g)
-		s.cr.release(&ln.cr, h+k1*fi+s.prop, fi, int32(n-k1), g)
-	} else { // the sender is another domain's: at the window's end
-		s.dmem.ops = append(s.dmem.ops, creditOp{l: int32(in), t1: g + s.prop, dt1: s.fx, n1: int32(k1),
-			t2: h + k1*fi + s.prop, dt2: fi, n2: int32(n - k1), first: g + s.prop})
-	}
-	last := max(g+(n-1)*s.fx, h+(n-1)*fi)
+	last := s.crossFrom(in, pk, fi)
 	c.xbarFree = last + s.fx
 	// The cable sends the output buffer back to back: the packet starts when
 	// the cable has sent what is ahead of it, as one train (its flits reach
@@ -470,6 +472,27 @@ func (s *simulator) move(out int32, in int, pi int32, ovl uint8) int64 {
 		s.dmem.out = append(s.dmem.out, e)
 	}
 	return last
+}
+
+// crossFrom crosses packet pk, granted now, out of input lane in (flit
+// time fi) and returns the instant its last flit crosses. Flit k crosses
+// when it has arrived (head + k·fi) and the crossbar has moved its
+// predecessor (now + k·fx); the earlier flits are crossbar-bound, the
+// later ones arrival-bound. Each freed place's credit goes upstream.
+func (s *simulator) crossFrom(in int, pk *packet, fi int64) int64 {
+	g, h, n := s.k.now, pk.headAt, int64(pk.flits)
+	k1 := n
+	if s.fx < fi {
+		k1 = min(n, (g-h)/(fi-s.fx)+1)
+	}
+	if ln := &s.lanes[in]; ln.fromDom == s.dom {
+		s.cr.release(&ln.cr, g+s.prop, s.fx, int32(k1), g)
+		s.cr.release(&ln.cr, h+k1*fi+s.prop, fi, int32(n-k1), g)
+	} else { // the sender is another domain's: at the window's end
+		s.dmem.ops = append(s.dmem.ops, creditOp{l: int32(in), t1: g + s.prop, dt1: s.fx, n1: int32(k1),
+			t2: h + k1*fi + s.prop, dt2: fi, n2: int32(n - k1), first: g + s.prop})
+	}
+	return max(g+(n-1)*s.fx, h+(n-1)*fi)
 }
 
 // headDelay is how long after a flit starts onto channel c (before the

@@ -40,6 +40,8 @@ func Compare(fast, ref *sim.Result) []string {
 	eqInt("flits injected", fast.FlitsInjected, ref.FlitsInjected)
 	eqInt("flit-hops", fast.FlitHops, ref.FlitHops)
 	eqInt("flits stuck", fast.FlitsStuck, ref.FlitsStuck)
+	eqInt("packets lost", fast.PacketsLost, ref.PacketsLost)
+	eqInt("packets resent", fast.PacketsResent, ref.PacketsResent)
 	eqInt("steady sinks", int64(fast.SteadySinks), int64(ref.SteadySinks))
 	eqInt("sampled windows", int64(fast.SampledWindows), int64(ref.SampledWindows))
 	eqF("throughput", fast.ThroughputGBs, ref.ThroughputGBs)
@@ -69,6 +71,7 @@ func Compare(fast, ref *sim.Result) []string {
 				add("%scompleted: fast %v, reference %v", j, a.Completed, b.Completed)
 			}
 			eqInt(j+"messages", a.Messages, b.Messages)
+			eqInt(j+"packets lost", a.PacketsLost, b.PacketsLost)
 			eqF(j+"completion", a.CompletionNs, b.CompletionNs)
 			eqF(j+"throughput", a.ThroughputGBs, b.ThroughputGBs)
 			eqF(j+"rank bandwidth min", a.RankBandwidthGBs.Min, b.RankBandwidthGBs.Min)

@@ -89,7 +89,9 @@ func checkWith(t *testing.T, s Scenario, b *Built, workers bool) {
 		require.Equal(t, uncut.DeadlockCycle, fast.DeadlockCycle, "%v: deadlock cycle, uncut and cut", s)
 		require.Equal(t, uncut.SimTimeNs, fast.SimTimeNs, "%v: end instant, uncut and cut", s)
 	}
-	if b.DeadlockFree {
+	// Tables rewritten while traffic runs may deadlock whatever each
+	// state's dependency graph (the mixture's is not checked here).
+	if b.DeadlockFree && (b.Params.Timeline == nil || len(b.Params.Timeline.Writes) == 0) {
 		for _, r := range []struct {
 			name string
 			res  *sim.Result

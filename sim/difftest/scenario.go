@@ -54,6 +54,18 @@ type Scenario struct {
 	// their own, as a fabric file can state (fabric.Link.Gbps).
 	RatePercent int
 	RateSeed    uint64
+	// Timed events (sim.Timeline): Failing cables between switches (drawn
+	// with TimedSeed once the network is routed) fail while traffic runs
+	// and some come back; Reroute, when set, routes the network without
+	// them and its tables are written switch by switch, a block every
+	// WriteGapNs from WriteAtNs after the first failure; RetryNs resends
+	// lost packets (0: never).
+	Failing    int
+	TimedSeed  uint64
+	Reroute    string
+	WriteAtNs  int64
+	WriteGapNs int64
+	RetryNs    int64
 }
 
 // cableRates are the rates a generated cable may get: 1xQDR, 4xDDR, 4xQDR,
@@ -159,6 +171,16 @@ func (s Scenario) String() string {
 	if s.RatePercent > 0 {
 		fmt.Fprintf(&b, " rates %d%%(seed %d)", s.RatePercent, s.RateSeed)
 	}
+	if s.Failing > 0 {
+		fmt.Fprintf(&b, " timed[fail %d seed %d", s.Failing, s.TimedSeed)
+		if s.Reroute != "" {
+			fmt.Fprintf(&b, " reroute %s at +%dns every %dns", s.Reroute, s.WriteAtNs, s.WriteGapNs)
+		}
+		if s.RetryNs > 0 {
+			fmt.Fprintf(&b, " retry %dns", s.RetryNs)
+		}
+		b.WriteString("]")
+	}
 	if d := hwDiff(s.Params.HW); d != "" {
 		fmt.Fprintf(&b, " hw[%s]", d)
 	}
@@ -252,7 +274,67 @@ func (s Scenario) Build() (*Built, error) {
 	if s.Jobs != nil {
 		b.Params.Jobs = placeJobs(s.Jobs, s.JobSeed, net.NumHCAs())
 	}
+	if s.Failing > 0 {
+		b.Params.Timeline = s.timeline(net, tb)
+	}
 	return b, nil
+}
+
+// timeline draws the scenario's timed events on the routed network: its
+// failing cables among those between switches, each down at an instant
+// from 200 ns to 8 µs and half of them up again 0.5-5 µs later, and with
+// Reroute the tables of the network without them written from WriteAtNs
+// after the first failure, switch by switch, its SL→VL table and then
+// its blocks in order, one every WriteGapNs. Nil when the network has no
+// cable between switches.
+func (s Scenario) timeline(net *fabric.Network, tb *routing.Tables) *sim.Timeline {
+	var links []int
+	for l := range net.Links {
+		if net.IsSwitchLink(l) {
+			links = append(links, l)
+		}
+	}
+	if len(links) == 0 {
+		return nil
+	}
+	rng := rand.New(rand.NewPCG(s.TimedSeed, 0x71e))
+	tl := &sim.Timeline{RetryPs: s.RetryNs * fabric.Nanosecond}
+	drop := make([]bool, len(net.Links))
+	first := int64(math.MaxInt64)
+	for _, i := range rng.Perm(len(links))[:min(s.Failing, len(links))] {
+		l := links[i]
+		drop[l] = true
+		at := (200 + rng.Int64N(7800)) * fabric.Nanosecond
+		first = min(first, at)
+		tl.Links = append(tl.Links, sim.LinkEvent{AtPs: at, Link: l})
+		if rng.IntN(2) == 0 {
+			tl.Links = append(tl.Links, sim.LinkEvent{AtPs: at + (500+rng.Int64N(4500))*fabric.Nanosecond, Link: l, Up: true})
+		}
+	}
+	if s.Reroute == "" || tb.Adaptive != nil || tb.Source != nil {
+		return tl
+	}
+	rest, err := net.Without(drop, nil)
+	if err != nil {
+		return tl
+	}
+	if _, all := rest.HCAsConnected(); !all {
+		return tl // the failures cut HCAs off: no tables route the rest
+	}
+	next, err := route(rest, s.Reroute, routing.Options{VLs: s.VLs})
+	if err != nil || next.Adaptive != nil || next.Source != nil {
+		return tl // the rest cannot be routed so: no new tables
+	}
+	tl.Next = next
+	at := first + s.WriteAtNs*fabric.Nanosecond
+	blocks := (tb.NumLIDs + sim.LFTBlock - 1) / sim.LFTBlock
+	for sw := range net.NumSwitches {
+		for b := sim.SL2VLBlock; b < blocks; b++ {
+			tl.Writes = append(tl.Writes, sim.TableWrite{AtPs: at, Switch: sw, Block: b})
+			at += s.WriteGapNs * fabric.Nanosecond
+		}
+	}
+	return tl
 }
 
 func route(net *fabric.Network, engine string, o routing.Options) (*routing.Tables, error) {
@@ -770,6 +852,21 @@ func drawLate(c chooser, s *Scenario, topo string) {
 	for i := range s.Jobs {
 		shaped(&s.Jobs[i].Traffic)
 	}
+	// Cables failing while traffic runs (after the shapes): a quarter of
+	// the scenarios, half of those with new tables written, half with
+	// lost packets resent.
+	if chance(c, 25) {
+		s.Failing = between(c, 1, 3)
+		s.TimedSeed = uint64(c.intn(1 << 30))
+		if chance(c, 50) {
+			s.Reroute = pick(c, "updn", "minhop", "dfsssp", "sssp", "lash", "nue", s.Engine)
+			s.WriteAtNs = int64(between(c, 0, 3000))
+			s.WriteGapNs = int64(pick(c, 1, 20, 100, 500))
+		}
+		if chance(c, 50) {
+			s.RetryNs = int64(pick(c, 100, 1000, 5000, 20000))
+		}
+	}
 }
 
 // placeJobs lays the job plans on the network's n HCAs: a seeded shuffle
@@ -812,6 +909,11 @@ func (b *Built) Fit(budget int64) {
 	p := &b.Params
 	if m := b.Tables.MaxVL(b.Net); m >= p.HW.VLs {
 		p.HW.VLs = m + 1
+	}
+	if tl := p.Timeline; tl != nil && tl.Next != nil {
+		if m := tl.Next.MaxVLOf(b.Net, b.Tables.SLsUsed()); m >= p.HW.VLs {
+			p.HW.VLs = m + 1
+		}
 	}
 	n := b.Net.NumHCAs()
 	if p.Traffic.Kind == traffic.BitReversal && n&(n-1) != 0 {

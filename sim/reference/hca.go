@@ -116,7 +116,7 @@ func (s *simulator) next(h *hca) *packet {
 // createdAt returns when packet p came to be: its message's creation, or a
 // response's.
 func (p *packet) createdAt() int64 {
-	if p.queued() {
+	if p.queued() || p.again {
 		return p.created
 	}
 	return p.msg.created
@@ -212,7 +212,7 @@ func (s *simulator) decideHCA(h *hca) {
 	}
 	s.kickCable(o)
 
-	if p.queued() {
+	if p.queued() || p.again {
 		h.resp[0] = nil
 		h.resp = h.resp[1:]
 	} else {

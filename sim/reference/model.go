@@ -50,6 +50,9 @@ type packet struct {
 	cands []routing.Route
 	route routing.Route
 	mode  routing.Mode
+	// again: it was lost and waits, or went, among its source's
+	// responses to be sent again (Timeline).
+	again bool
 }
 
 // kind says what a packet is (sim/doc.go: NIC window, Rendezvous).
@@ -92,6 +95,9 @@ type hop struct {
 	crossed   int
 	lastCross int64
 	waiting   bool
+	// lost: out's cable was down when it was granted; its flits cross
+	// into nothing.
+	lost bool
 	// d0 is when flit 0 started onto out's cable; next is the hop at the
 	// far end, made when flit 0 starts.
 	d0   int64

@@ -34,6 +34,8 @@ const (
 	evCableStart             // a port starts the flit at the head of its output queue onto the cable
 	evDecide                 // a switch output arbitrates, or an HCA decides whether to inject
 	evSample                 // the steady-state controller closes a window
+	evLink                   // a cable changes state (Timeline): its sending port decides
+	evResend                 // a lost packet is queued again at its source (Timeline)
 )
 
 // phaseOf gives every kind of event its step of an instant.
@@ -46,11 +48,13 @@ var phaseOf = [...]phase{
 	evCableStart: phaseCable,
 	evDecide:     phaseDecide,
 	evSample:     phaseSample,
+	evLink:       phaseArrive,
+	evResend:     phaseArrive,
 }
 
 // network reports whether events of kind k move flits or credits (as
 // opposed to decisions and the controller).
-func (k kind) network() bool { return k <= evCableStart }
+func (k kind) network() bool { return k <= evCableStart || k == evLink || k == evResend }
 
 // event is one thing that happens at an instant. Which fields are used
 // depends on the kind.

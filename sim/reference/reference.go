@@ -133,6 +133,9 @@ type simulator struct {
 	totals      welford // per-window totals over sinks, GB/s
 	steadySinks int
 
+	// tl is the run's timeline (timed.go; nil: the fabric never changes).
+	tl *timeline
+
 	// audit makes the run check, between instants, that no decision was
 	// missed (for tests; it costs a scan of every output per instant).
 	audit bool
@@ -278,6 +281,9 @@ func newSimulator(net *fabric.Network, t *routing.Tables, p sim.Params) (*simula
 	if err := s.setAdaptive(); err != nil {
 		return nil, err
 	}
+	if err := s.setTimeline(); err != nil {
+		return nil, err
+	}
 	return s, nil
 }
 
@@ -394,6 +400,10 @@ func (s *simulator) handle(e *event) {
 		}
 	case evSample:
 		s.sample()
+	case evLink:
+		s.postDecide(e.port, s.now)
+	case evResend:
+		s.resend(e.h.p)
 	}
 }
 
@@ -426,6 +436,10 @@ func (s *simulator) run() error {
 		// every decision that could ever become possible is scheduled.
 		if s.netPending == 0 && s.inFlight > 0 && (s.q.len() == 0 || s.q.nextInstant() > s.lastActive) && s.frozen() {
 			s.finish(sim.Deadlock, s.lastActive)
+			break
+		}
+		if s.q.len() == 0 && s.tl != nil && s.tl.lostPackets > 0 && s.inFlight == 0 {
+			s.finish(sim.Lost, s.lastActive) // messages missing: their packets lost, not resent
 			break
 		}
 		if s.q.len() == 0 {
@@ -522,6 +536,9 @@ func (s *simulator) checkConservation() error {
 			inNet++
 		}
 	})
+	if s.tl != nil {
+		inNet += s.tl.lostFlits
+	}
 	if s.flitsInjected != s.flitsConsumed+inNet {
 		return fmt.Errorf("at the end (%d ps): flits not conserved: %d injected, %d consumed, %d in the network",
 			s.end, s.flitsInjected, s.flitsConsumed, inNet)
@@ -540,6 +557,9 @@ func (s *simulator) result() *sim.Result {
 		Messages:      s.messages,
 		FlitsInjected: s.flitsInjected,
 		FlitsConsumed: s.flitsDelivered,
+	}
+	if s.tl != nil {
+		r.PacketsLost, r.PacketsResent = s.tl.lostPackets, s.tl.resent
 	}
 	if s.verdict == sim.Deadlock {
 		r.FlitsStuck = s.flitsInjected - s.flitsDelivered
@@ -612,6 +632,9 @@ func (s *simulator) result() *sim.Result {
 			for i, h := range s.hcas {
 				t.Steady[i] = h.stats.mean
 			}
+		}
+		if s.tl != nil {
+			t.Lost = s.tl.lostByJob
 		}
 		r.Jobs = sim.JobResults(s.jobs, t)
 	}

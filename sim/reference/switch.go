@@ -101,7 +101,7 @@ func (s *simulator) routeAdaptive(h *hop) {
 // port) keeps out == nil and never moves on.
 func (s *simulator) route(h *hop) {
 	sw, in := h.buf.at.node, h.buf.at.num
-	o := s.tab.Port(sw, h.p.dstLID)
+	o := s.lft(sw, h.p.dstLID).Port(sw, h.p.dstLID)
 	if s.tab.Source != nil {
 		// The header's route while it lasts, then the forwarding entry
 		// of the destination's switch.
@@ -117,7 +117,7 @@ func (s *simulator) route(h *hop) {
 	if o == routing.NoPath || o == 0 || int(o) >= len(s.ports[sw]) || s.ports[sw][o] == nil {
 		return
 	}
-	w := int(s.tab.VL(sw, in, int(o), h.p.sl))
+	w := int(s.sl2vlTab(sw).VL(sw, in, int(o), h.p.sl))
 	if w >= s.vls {
 		s.failf("switch %s maps SL %d from port %d to port %d onto VL %d, beyond the %d VLs",
 			s.net.Nodes[sw].Name, h.p.sl, in, o, w, s.vls)
@@ -198,7 +198,11 @@ func (s *simulator) pick(o *port, t int64) *inBuf {
 	for _, b := range o.cand {
 		h := s.candHop(b, o)
 		f := h.p.flits
-		if t < s.headReady(h) || o.credits[h.outVL] < s.creditsNeeded(h) || o.held+f > s.obuf {
+		if t < s.headReady(h) {
+			continue
+		}
+		// A dead cable discards without regard to credits or room.
+		if !s.dead(o, t) && (o.credits[h.outVL] < s.creditsNeeded(h) || o.held+f > s.obuf) {
 			continue
 		}
 		if !s.voq && t < b.free {
@@ -259,6 +263,13 @@ func (s *simulator) grant(o *port, b *inBuf) {
 // run has failed).
 func (s *simulator) takeCredits(o *port, b *inBuf, h *hop) bool {
 	w, f := h.outVL, h.p.flits
+	if s.dead(o, s.now) {
+		h.lost = true
+		o.lastVL, o.lastPort[w] = w, b.at.num
+		s.lastActive = max(s.lastActive, s.now)
+		s.lose(h.p)
+		return true
+	}
 	o.credits[w] -= f
 	if o.credits[w] < 0 {
 		s.failf("credits of %s on VL %d went negative (%d)", s.portName(o), w, o.credits[w])
@@ -305,22 +316,13 @@ func (s *simulator) cross(h *hop, k int) {
 	b.occ--
 	s.post(event{t: s.now + s.cab, kind: evCredit, port: b.at.peer, vl: b.vl})
 
-	o.held++
-	if o.held > s.obuf {
-		s.failf("output buffer of %s holds %d flits, more than its %d", s.portName(o), o.held, s.obuf)
-		return
+	if h.lost {
+		s.tl.lostFlits++ // into nothing
+	} else {
+		s.enqueue(o, b, h, k)
 	}
-	switch {
-	case o.ft >= b.at.ft:
-		o.queue = append(o.queue, qflit{h: h, k: k, ready: s.now})
-		s.kickCable(o)
-	case h.crossed == h.p.flits:
-		// Onto a faster cable than it came in on the switch stores the
-		// packet: its flits queue for the cable once the last has crossed.
-		for j := range h.p.flits {
-			o.queue = append(o.queue, qflit{h: h, k: j, ready: s.now})
-		}
-		s.kickCable(o)
+	if s.err != nil {
+		return
 	}
 
 	if h.crossed == h.p.flits && s.voq {
@@ -347,6 +349,28 @@ func (s *simulator) cross(h *hop, k int) {
 		s.post(event{t: max(s.now+s.fx, h.arr[next]), kind: evCross, h: h, k: next})
 	} else {
 		h.waiting = true
+	}
+}
+
+// enqueue puts flit k of hop h, just crossed from b, into o's output
+// buffer and queues it for the cable.
+func (s *simulator) enqueue(o *port, b *inBuf, h *hop, k int) {
+	o.held++
+	if o.held > s.obuf {
+		s.failf("output buffer of %s holds %d flits, more than its %d", s.portName(o), o.held, s.obuf)
+		return
+	}
+	switch {
+	case o.ft >= b.at.ft:
+		o.queue = append(o.queue, qflit{h: h, k: k, ready: s.now})
+		s.kickCable(o)
+	case h.crossed == h.p.flits:
+		// Onto a faster cable than it came in on the switch stores the
+		// packet: its flits queue for the cable once the last has crossed.
+		for j := range h.p.flits {
+			o.queue = append(o.queue, qflit{h: h, k: j, ready: s.now})
+		}
+		s.kickCable(o)
 	}
 }
 

@@ -1,0 +1,186 @@
+package sim
+
+import (
+	"sort"
+
+	"flitsim/fabric"
+	"flitsim/routing"
+)
+
+// timed is the fast simulator's reading of Params.Timeline (the package
+// doc's "Timed events"): when each channel's cable is down, from when each
+// switch holds which of its tables, and what the losses were.
+type timed struct {
+	// toggles[ch] are the instants at which channel ch's cable changes
+	// state, the first a failure (nil: never); down at t after an odd
+	// number of them at or before t.
+	toggles [][]int64
+	// last is the last toggle of all (pending toggles keep a frozen
+	// network alive).
+	last int64
+	// next are the tables the writes install, lftAt[sw·blocks+b] when
+	// switch sw holds next's entries of block b and vlAt[sw] its SL→VL
+	// table (never: not written).
+	next   *routing.Tables
+	blocks int
+	lftAt  []int64
+	vlAt   []int64
+	retry  int64
+	// lost counts per job the packets its ranks sent that were lost (nil
+	// without jobs); lostFlits all lost flits.
+	lost      []int64
+	lostFlits int64
+	// resends counts the resend events queued.
+	resends int
+}
+
+// newTimed compiles a timeline that Check accepted.
+func (s *simulator) newTimed(tl *Timeline, chs *fabric.Channels) *timed {
+	tm := &timed{toggles: make([][]int64, len(s.chans)), next: tl.Next, retry: tl.RetryPs}
+	for _, e := range tl.Links {
+		for ch := range s.chans {
+			if int(chs.Link(int32(ch))) == e.Link {
+				tm.toggles[ch] = append(tm.toggles[ch], e.AtPs)
+			}
+		}
+		tm.last = max(tm.last, e.AtPs)
+	}
+	if tl.Next != nil {
+		tm.blocks = (s.t.NumLIDs + LFTBlock - 1) / LFTBlock
+		tm.lftAt = make([]int64, s.net.NumSwitches*tm.blocks)
+		tm.vlAt = make([]int64, s.net.NumSwitches)
+		for i := range tm.lftAt {
+			tm.lftAt[i] = never
+		}
+		for i := range tm.vlAt {
+			tm.vlAt[i] = never
+		}
+		for _, w := range tl.Writes {
+			if w.Block == SL2VLBlock {
+				tm.vlAt[w.Switch] = min(tm.vlAt[w.Switch], w.AtPs)
+			} else {
+				i := w.Switch*tm.blocks + w.Block
+				tm.lftAt[i] = min(tm.lftAt[i], w.AtPs)
+			}
+		}
+	}
+	if s.jobs != nil {
+		tm.lost = make([]int64, len(s.jobs))
+	}
+	return tm
+}
+
+// down reports whether channel ch's cable is down at t.
+func (tm *timed) down(ch int32, t int64) bool {
+	ts := tm.toggles[ch]
+	n := sort.Search(len(ts), func(i int) bool { return ts[i] > t })
+	return n&1 == 1
+}
+
+// port and vl are the forwarding entry and SL→VL entry switch sw holds at
+// t: the run's tables' until the write of their block, then next's.
+func (s *simulator) timedPort(sw int32, lid uint16, t int64) (uint8, *routing.Tables) {
+	tm := s.tm
+	tab := s.t
+	if tm.next != nil && t >= tm.lftAt[int(sw)*tm.blocks+int(lid)/LFTBlock] {
+		tab = tm.next
+	}
+	vt := s.t
+	if tm.next != nil && t >= tm.vlAt[sw] {
+		vt = tm.next
+	}
+	return tab.Port(int(sw), lid), vt
+}
+
+// startTimed queues the cables' state changes: at each, the channel's
+// output arbitrates, so that packets waiting for it are discarded from a
+// failure on and wait for credits again from a repair.
+func (s *simulator) startTimed() {
+	for ch, ts := range s.tm.toggles {
+		for _, t := range ts {
+			s.k.schedule(event{at: t, phase: phaseArb, kind: evLink, ref: int32(ch), node: s.chans[ch].from})
+		}
+	}
+}
+
+// linkChanged is a channel's cable changing state now.
+func (s *simulator) linkChanged(ch int32) {
+	if s.chans[ch].reqHead >= 0 {
+		s.requestTry(ch, s.k.now, s.minFlits)
+	}
+}
+
+// discard is move for an output whose cable is down: packet pi crosses
+// from input lane in as it would (its buffer places freed and their
+// credits sent upstream as it crosses) into nothing, taking no credits and
+// no room, and is lost at its grant. It returns the instant its last flit
+// crosses.
+func (s *simulator) discard(out int32, in int, pi int32, ovl uint8) int64 {
+	c := &s.chans[out]
+	pk := &s.pkts[pi]
+	c.lastVL = ovl
+	s.lanes[s.lane(out, ovl)].lastIn = pk.inPort
+	last := s.crossFrom(in, pk, s.chans[pk.ch].ft)
+	c.xbarFree = last + s.fx
+	s.horizon = max(s.horizon, last+s.prop)
+	s.lose(pi)
+	return last
+}
+
+// lose books packet pi as lost now and, with a retry timeout, queues its
+// resending at its source: at the first instant after now that is at
+// least the timeout after its injection.
+func (s *simulator) lose(pi int32) {
+	tm := s.tm
+	in := &s.info[pi]
+	s.inNetwork--
+	s.res.PacketsLost++
+	tm.lostFlits += int64(s.pkts[pi].flits)
+	src := s.hcaOf[in.src]
+	if tm.lost != nil {
+		if j := s.jobOf[src]; j >= 0 {
+			tm.lost[j]++
+		}
+	}
+	if tm.retry == 0 {
+		s.freePacket(pi)
+		return
+	}
+	tm.resends++
+	at := max(in.injected+tm.retry, s.k.now+1)
+	s.k.schedule(event{at: at, phase: phaseArrive, kind: evResend, node: src, ref: pi})
+}
+
+// resend queues lost packet pi again at its source HCA, among its
+// responses: the same packet (kind, numbers, message, SL). Of what the
+// HCA queues at one instant, the packets sent again come first, in the
+// order of their last injections, then the responses formed.
+func (s *simulator) resend(h int32, pi int32) {
+	hc := &s.hcas[h]
+	s.res.PacketsResent++
+	in := &s.info[pi]
+	in.queued, in.again = s.k.now, true
+	s.pkts[pi].ch, s.pkts[pi].vl, s.pkts[pi].next = hc.ch, s.t.InjectVL(s.pkts[pi].sl), -1
+	s.info[pi].hop = 0 // routed afresh
+	if s.ad != nil {
+		s.apk[pi].route = routing.Route{}
+	}
+	if hc.respHead > 0 && len(hc.resp) == cap(hc.resp) {
+		n := copy(hc.resp, hc.resp[hc.respHead:])
+		hc.resp, hc.respHead = hc.resp[:n], 0
+	}
+	j := len(hc.resp)
+	hc.resp = append(hc.resp, pi)
+	for ; j > int(hc.respHead); j-- {
+		q := &s.info[hc.resp[j-1]]
+		if q.queued != s.k.now || q.again && q.injected < in.injected {
+			break
+		}
+		hc.resp[j] = hc.resp[j-1]
+	}
+	hc.resp[j] = pi
+	s.scheduleHCA(h, s.k.now)
+}
+
+// togglePending reports whether a cable changes state after now.
+func (s *simulator) togglePending() bool { return s.tm != nil && s.tm.last > s.k.now }
