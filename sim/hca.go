@@ -502,7 +502,7 @@ func (s *simulator) delivered(hc *hcaDev, pi int32) {
 		s.steady.book(hc, now, in.payload, s.p.SampleWindow)
 	}
 	if s.p.Record {
-		s.res.Deliveries = append(s.res.Deliveries, Delivery{Src: in.src, Dst: in.dst, Seq: in.seq, InjectedPs: in.injected, DonePs: now})
+		s.res.Deliveries = append(s.res.Deliveries, Delivery{Src: in.src, Dst: in.dst, Seq: in.seq, Bytes: in.payload, InjectedPs: in.injected, DonePs: now})
 	}
 	s.freePacket(pi)
 	if s.par == nil && s.counted > 0 && s.countedDone == s.counted {

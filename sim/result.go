@@ -91,11 +91,12 @@ type Result struct {
 }
 
 // Delivery records one packet: its source and destination HCA (node
-// indices), its sequence number at the source, the time its first flit was
-// injected and the time its last flit was consumed.
+// indices), its sequence number at the source, its payload, the time its
+// first flit was injected and the time its last flit was consumed.
 type Delivery struct {
 	Src, Dst   int32
 	Seq        int64
+	Bytes      int32
 	InjectedPs int64
 	DonePs     int64
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"flag"
 	"fmt"
 	"io"
 	"text/tabwriter"
@@ -8,22 +9,40 @@ import (
 
 	"flitsim/configs/pipeline"
 	"flitsim/results"
+	"flitsim/sim/reference"
 )
 
 func rerouteCmd(args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("reroute", "reroute SPEC|FILE --routing NAME (--links P | --fixed FILE) [--fault-seed S] [--detect D] [--route-time D] [--mad-rate R] [--plot FILE] [--json]",
-		"Plays the subnet manager's answer to failed cables, without traffic (seeds/001 §4.2.3.1, §5.2.3):\n"+
-			"the cables fail at 0; the subnet manager notices them --detect later and routes the fabric anew\n"+
-			"(--route-time, default the engine's time measured here); then it writes the LFT blocks (64 LIDs\n"+
-			"each) that differ, switch after switch in node order, --mad-rate blocks a second, and until a\n"+
-			"switch has its new blocks it forwards by the old ones. Prints the HCA pairs broken or looping at\n"+
-			"each step, when every pair is delivered again, and the pair-seconds lost. Cable failures only.", stderr)
+	fs := newFlags("reroute", "reroute SPEC|FILE --routing NAME (--links P | --fixed FILE) [--fault-seed S] [--detect D] [--route-time D] [--mad-rate R] [--traffic KIND [--load F] [--msg-bytes N] --fail-at D --retry D --window D --max-time D --hw ... --sim ... [--reference]] [--plot FILE] [--json]",
+		"Plays the subnet manager's answer to failed cables (seeds/001 §4.2.3.1, §5.2.3): the cables fail;\n"+
+			"the subnet manager notices them --detect later and routes the fabric anew (--route-time, default\n"+
+			"the engine's time measured here); then it writes the LFT blocks (64 LIDs each) that differ, switch\n"+
+			"after switch in node order, --mad-rate blocks a second, and until a switch has its new blocks it\n"+
+			"forwards by the old ones. Prints the HCA pairs broken or looping at each step, when every pair is\n"+
+			"delivered again, and the pair-seconds lost. Cable failures only.\n"+
+			"With --traffic the reroute happens under traffic, simulated at flit level (sim/doc.go, \"Timed\n"+
+			"events\"): the cables fail --fail-at into the run, packets granted a dead cable are lost and sent\n"+
+			"again --retry after their injection, switches forward by whatever blocks they hold when a packet's\n"+
+			"head arrives; the same traffic also runs on the intact fabric. Prints the packets lost and resent,\n"+
+			"the verdict (a transient deadlock names its cycle), when every switch has its tables, when the\n"+
+			"throughput recovers (every window from then on at least 90 % of the mean before the failure) and\n"+
+			"the throughput per --window of both runs (--plot draws them).", stderr)
 	engine := fs.String("routing", "dfsssp", "the engine, before and after the failures")
 	detect := fs.Duration("detect", 100*time.Millisecond, "from the failure until the subnet manager starts routing (trap and sweep)")
 	routeTime := fs.Duration("route-time", -1, "the routing's time (default: the engine's time measured here, which varies from run to run)")
 	madRate := fs.Float64("mad-rate", 20000, "LFT blocks the subnet manager writes a second")
 	plotFile := fs.String("plot", "", "write the broken pairs over time to this .svg or .png file")
 	asJSON := fs.Bool("json", false, "print JSON (every step)")
+	var pf patternFlags
+	pf.register(fs)
+	failAt := fs.Duration("fail-at", 20*time.Microsecond, "with --traffic: when the cables fail, from the run's start")
+	retry := fs.Duration("retry", 65536*time.Nanosecond, "with --traffic: the transport's timeout: a lost packet is sent again this long after its injection (InfiniBand's local ACK timeout 4.096 µs·2^t; the default is t = 4; 0: never)")
+	window := fs.Duration("window", 10*time.Microsecond, "with --traffic: the throughput is counted in windows of this length")
+	maxTime := fs.Duration("max-time", 0, "with --traffic: simulated time limit (default: the last table write plus the time before the failure, at least 10 windows)")
+	hwFlag := fs.String("hw", "", "with --traffic: hardware overrides key=value,... (as sim --hw)")
+	simFlag := fs.String("sim", "", "with --traffic: [sim] overrides key=value,... (as sim --sim)")
+	seed := fs.Uint64("traffic-seed", 1, "with --traffic: seed of the traffic streams")
+	useRef := fs.Bool("reference", false, "with --traffic: simulate with the per-flit reference simulator")
 	var ff faultFlags
 	ff.register(fs)
 	var rf routeFlags
@@ -31,6 +50,26 @@ func rerouteCmd(args []string, stdout, stderr io.Writer) error {
 	spec, err := parseOne(fs, args, "SPEC or FILE")
 	if err != nil {
 		return err
+	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	simulate := set["traffic"]
+	if !simulate {
+		for _, f := range append([]string{"fail-at", "retry", "window", "max-time", "hw", "sim", "traffic-seed", "reference"}, pf.names()...) {
+			if set[f] {
+				return badInput("--%s needs --traffic: the reroute under traffic", f)
+			}
+		}
+	}
+	switch {
+	case *failAt < 0:
+		return badInput("--fail-at %v: want a duration ≥ 0", *failAt)
+	case *retry < 0:
+		return badInput("--retry %v: want a duration ≥ 0 (0: lost packets stay lost)", *retry)
+	case *window <= 0:
+		return badInput("--window %v: want a positive duration", *window)
+	case *maxTime < 0:
+		return badInput("--max-time %v: want a duration ≥ 0", *maxTime)
 	}
 	switch {
 	case *detect < 0:
@@ -55,6 +94,28 @@ func rerouteCmd(args []string, stdout, stderr io.Writer) error {
 	r := pipeline.SMReroute{Net: net, Engine: *engine, Options: opts, Faults: fspec, DetectS: detect.Seconds(), RouteS: -1, MADRate: *madRate}
 	if *routeTime >= 0 {
 		r.RouteS = routeTime.Seconds()
+	}
+	if simulate {
+		p, err := simParams(*hwFlag, *simFlag)
+		if err != nil {
+			return err
+		}
+		if p.Traffic, err = pf.spec(p.HW.MTU); err != nil {
+			return err
+		}
+		if err := p.Traffic.Check(net.NumHCAs()); err != nil {
+			return pf.flagError(err, spec)
+		}
+		if err := p.HW.CheckNetwork(net); err != nil {
+			return badInput("--hw on %s: %v", spec, err)
+		}
+		p.Seed, p.MaxTime = *seed, maxTime.Nanoseconds()*1000
+		rr := pipeline.RerouteRun{Reroute: r, Params: p, FailAtPs: failAt.Nanoseconds() * 1000, RetryPs: retry.Nanoseconds() * 1000,
+			WindowPs: window.Nanoseconds() * 1000}
+		if *useRef {
+			rr.Sim = reference.Run
+		}
+		return rerouteRun(stdout, rr, *plotFile, *asJSON)
 	}
 	rep, err := r.Run()
 	if err != nil {
@@ -99,6 +160,61 @@ func rerouteCmd(args []string, stdout, stderr io.Writer) error {
 	}
 	if *plotFile != "" {
 		fmt.Fprintf(stdout, "plot: %s\n", *plotFile)
+	}
+	return nil
+}
+
+// rerouteRun simulates a reroute under traffic and prints it.
+func rerouteRun(stdout io.Writer, rr pipeline.RerouteRun, plotFile string, asJSON bool) error {
+	out, err := rr.Run()
+	if err != nil {
+		return asInput(err)
+	}
+	if plotFile != "" {
+		series := func(name string, ws []pipeline.RerouteWindow) results.Series {
+			s := results.Series{Name: name}
+			for _, w := range ws {
+				s.X, s.Y = append(s.X, w.StartNs/1000), append(s.Y, w.ThroughputGBs)
+			}
+			return s
+		}
+		rep := out.Reroute
+		title := fmt.Sprintf("%s, %s: %d cables fail at %.1f µs", rep.Network, rep.Engine, len(rep.Failed.Links), out.FailNs/1000)
+		if err := results.LinePlot(plotFile, title, "time [µs]", "throughput [GB/s]",
+			[]results.Series{series("intact", out.Base), series("through the reroute", out.Windows)}); err != nil {
+			return err
+		}
+	}
+	if asJSON {
+		return writeJSON(stdout, out)
+	}
+	rep, res := out.Reroute, out.Result
+	fmt.Fprintf(stdout, "%s, %s: %d cables fail at %.3f µs; %d table writes (%d LFT blocks on %d switches), the last at %.3f µs\n",
+		rr.Reroute.Net.Describe(), rep.Engine, len(rep.Failed.Links), out.FailNs/1000, out.Writes, rep.Blocks, rep.Switches, out.TablesNs/1000)
+	fmt.Fprintf(stdout, "verdict %s at %.3f µs (intact: %s); packets lost %d, resent %d; throughput %.2f GB/s (intact %.2f)\n",
+		res.Verdict, res.SimTimeNs/1000, out.Baseline.Verdict, res.PacketsLost, res.PacketsResent, res.ThroughputGBs, out.Baseline.ThroughputGBs)
+	if out.Deadlock {
+		fmt.Fprintf(stdout, "transient deadlock of the mixed tables: %v\n", res.DeadlockCycle)
+	}
+	if out.RecoveredNs >= 0 {
+		fmt.Fprintf(stdout, "throughput recovered at %.3f µs (%.3f µs after the failure)\n", out.RecoveredNs/1000, (out.RecoveredNs-out.FailNs)/1000)
+	} else {
+		fmt.Fprintln(stdout, "throughput not recovered within the run")
+	}
+	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "from µs\tGB/s\tintact GB/s\tpackets\t")
+	for i, w := range out.Windows {
+		b := 0.0
+		if i < len(out.Base) {
+			b = out.Base[i].ThroughputGBs
+		}
+		fmt.Fprintf(tw, "%.1f\t%.2f\t%.2f\t%d\t\n", w.StartNs/1000, w.ThroughputGBs, b, w.Packets)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if plotFile != "" {
+		fmt.Fprintf(stdout, "plot: %s\n", plotFile)
 	}
 	return nil
 }

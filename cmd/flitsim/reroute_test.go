@@ -34,3 +34,28 @@ func TestRerouteCommand(t *testing.T) {
 		assert.Equal(t, 2, code, "%v: %s", bad, errs)
 	}
 }
+
+// The reroute under traffic: a report with the losses, the windows and a
+// plot; the simulation flags need --traffic.
+func TestRerouteUnderTraffic(t *testing.T) {
+	plot := filepath.Join(t.TempDir(), "through.svg")
+	args := []string{"reroute", "kary-ntree:k=4,n=2", "--routing", "dfsssp", "--links", "10", "--detect", "5us", "--route-time", "5us",
+		"--mad-rate", "1e6", "--traffic", "uniform", "--load", "0.7", "--fail-at", "30us", "--retry", "20us", "--window", "5us"}
+	code, out, errs := run(append(args, "--json", "--plot", plot)...)
+	require.Equal(t, 0, code, errs)
+	var rep pipeline.RerouteRunReport
+	require.NoError(t, json.Unmarshal([]byte(out), &rep))
+	assert.Greater(t, rep.Result.PacketsLost, int64(0))
+	assert.Len(t, rep.Windows, len(rep.Base))
+	st, err := os.Stat(plot)
+	require.NoError(t, err)
+	assert.Greater(t, st.Size(), int64(1000))
+	code, text, errs := run(args...)
+	require.Equal(t, 0, code, errs)
+	assert.Contains(t, text, "packets lost")
+	for _, bad := range [][]string{{"--links", "10", "--retry", "1us"}, {"--links", "10", "--traffic", "uniform", "--window", "0s"},
+		{"--links", "10", "--traffic", "uniform", "--fail-at", "-1us"}, {"--links", "10", "--traffic", "nosuch"}} {
+		code, _, errs := run(append([]string{"reroute", "kary-ntree:k=4,n=2"}, bad...)...)
+		assert.Equal(t, 2, code, "%v: %s", bad, errs)
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"flitsim/fabric"
 	"flitsim/faults"
 	"flitsim/routing"
+	"flitsim/sim"
 )
 
 // SMReroute is the subnet manager's answer to failed cables, without
@@ -60,8 +61,19 @@ type SMRerouteReport struct {
 	PairSeconds float64 `json:"pair_seconds"`
 }
 
-// Run plays the reroute.
-func (r SMReroute) Run() (*SMRerouteReport, error) {
+// reroutePlan is a reroute's two routing states: the fabric before (the
+// run's tables) and after the failures, and the LFT blocks that differ.
+type reroutePlan struct {
+	old, nw *Routed
+	fnet    *fabric.Network
+	rep     *SMRerouteReport
+	// blocks[s] lists the blocks of switch s that differ.
+	blocks [][]int
+}
+
+// plan routes the fabric before and after the failures and finds the
+// blocks to write.
+func (r SMReroute) plan() (*reroutePlan, error) {
 	if r.Faults.SwitchPercent > 0 || r.Faults.MixedPercent > 0 {
 		return nil, &InputError{fmt.Errorf("reroute: cable failures only (a failed switch leaves the fabric renumbered)")}
 	}
@@ -99,23 +111,33 @@ func (r SMReroute) Run() (*SMRerouteReport, error) {
 
 	// The blocks that differ, per switch.
 	a, b := old.Tables, nw.Tables
-	blocks := make([]int, fnet.NumSwitches)
+	blocks := make([][]int, fnet.NumSwitches)
 	for s := range fnet.NumSwitches {
 		ra, rb := a.Row(s), b.Row(s)
-		for lo := 0; lo < len(ra); lo += 64 {
-			hi := min(lo+64, len(ra))
+		for lo := 0; lo < len(ra); lo += sim.LFTBlock {
+			hi := min(lo+sim.LFTBlock, len(ra))
 			for l := lo; l < hi; l++ {
 				if ra[l] != rb[l] {
-					blocks[s]++
+					blocks[s] = append(blocks[s], lo/sim.LFTBlock)
 					break
 				}
 			}
 		}
-		if blocks[s] > 0 {
-			rep.Blocks += blocks[s]
+		if len(blocks[s]) > 0 {
+			rep.Blocks += len(blocks[s])
 			rep.Switches++
 		}
 	}
+	return &reroutePlan{old: old, nw: nw, fnet: fnet, rep: rep, blocks: blocks}, nil
+}
+
+// Run plays the reroute.
+func (r SMReroute) Run() (*SMRerouteReport, error) {
+	pl, err := r.plan()
+	if err != nil {
+		return nil, err
+	}
+	fnet, rep, a, b := pl.fnet, pl.rep, pl.old.Tables, pl.nw.Tables
 	done := make([]bool, fnet.NumSwitches)
 	written := func(sw int, _ uint16) bool { return done[sw] }
 	step := func(at float64, event string, switches, nblocks int) {
@@ -132,13 +154,14 @@ func (r SMReroute) Run() (*SMRerouteReport, error) {
 	step(t, "routed", 0, 0)
 	switches, nblocks := 0, 0
 	for s := range fnet.NumSwitches {
-		if blocks[s] == 0 {
+		n := len(pl.blocks[s])
+		if n == 0 {
 			continue
 		}
-		t += float64(blocks[s]) / r.MADRate
+		t += float64(n) / r.MADRate
 		done[s] = true
 		switches++
-		nblocks += blocks[s]
+		nblocks += n
 		step(t, fnet.Nodes[s].Name, switches, nblocks)
 	}
 	// Reachable from the step after the last one that lost pairs on.

@@ -349,7 +349,7 @@ func (s *simulator) deliver(h *hca, p *packet) {
 	}
 	if s.p.Record {
 		s.deliveries = append(s.deliveries, sim.Delivery{Src: int32(p.srcNode), Dst: int32(p.dstNode),
-			Seq: p.seq, InjectedPs: p.injected, DonePs: s.now})
+			Seq: p.seq, Bytes: int32(p.payload), InjectedPs: p.injected, DonePs: s.now})
 	}
 	if s.finite && s.countedDone == s.totalMessages {
 		// The run ends after this instant: what else happens in it

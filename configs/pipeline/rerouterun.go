@@ -1,0 +1,212 @@
+package pipeline
+
+import (
+	"fmt"
+	"math"
+
+	"flitsim/fabric"
+	"flitsim/routing"
+	"flitsim/sim"
+)
+
+// Timeline is the reroute as a simulation plays it (sim.Timeline, the
+// package doc of sim: "Timed events"), on the fabric before the failures
+// routed by the old tables: the failed cables go down at failAt; from
+// DetectS + RouteS after it the subnet manager writes the blocks that
+// differ, switch after switch in node order, each block 1/MADRate after
+// the one before (its instant is the end of its write), and a switch's
+// SL→VL table with its first block; lost packets are sent again retry
+// after their injection (0: never). It returns the timeline, the static
+// report of the reroute (its steps counted from the failure) and the old
+// tables.
+func (r SMReroute) Timeline(failAt, retry int64) (*sim.Timeline, *SMRerouteReport, *routing.Tables, error) {
+	pl, err := r.plan()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	tl := &sim.Timeline{Next: pl.nw.Tables, RetryPs: retry}
+	byName := r.Net.ByName()
+	for _, f := range pl.rep.Failed.Links {
+		a, ok := byName[f.A]
+		l := -1
+		if ok {
+			l = r.Net.LinkAt(a, f.PortA)
+		}
+		if l < 0 {
+			return nil, nil, nil, fmt.Errorf("reroute: failed cable %s/%d-%s/%d is not in %s", f.A, f.PortA, f.B, f.PortB, r.Net.Name)
+		}
+		tl.Links = append(tl.Links, sim.LinkEvent{AtPs: failAt, Link: l})
+	}
+	ps := func(s float64) int64 { return int64(math.Round(s * 1e6 * float64(fabric.Microsecond))) }
+	start := failAt + ps(pl.rep.DetectS+pl.rep.RouteS)
+	k := 0
+	for s, bs := range pl.blocks {
+		for i, b := range bs {
+			k++
+			at := start + ps(float64(k)/r.MADRate)
+			if i == 0 {
+				tl.Writes = append(tl.Writes, sim.TableWrite{AtPs: at, Switch: s, Block: sim.SL2VLBlock})
+			}
+			tl.Writes = append(tl.Writes, sim.TableWrite{AtPs: at, Switch: s, Block: b})
+		}
+	}
+	return tl, pl.rep, pl.old.Tables, nil
+}
+
+// RerouteRun is a simulation through a reroute: traffic (Params) runs on
+// the fabric, the cables of Reroute fail at FailAtPs, the subnet manager
+// rewrites the tables as SMReroute.Timeline says, lost packets are resent
+// after RetryPs; WindowPs cuts the run into windows for the throughput
+// over time. Infinite traffic without a time limit runs until the last
+// table write plus the time before the failure (at least ten windows).
+type RerouteRun struct {
+	Reroute  SMReroute
+	Params   sim.Params
+	FailAtPs int64
+	RetryPs  int64
+	WindowPs int64
+	Sim      Simulator
+}
+
+// RerouteWindow is the traffic of one window of a run through a reroute.
+type RerouteWindow struct {
+	StartNs       float64 `json:"start_ns"`
+	ThroughputGBs float64 `json:"throughput_gbs"`
+	Packets       int     `json:"packets"`
+}
+
+// RerouteRunReport is a run through a reroute beside the same run
+// without the failures.
+type RerouteRunReport struct {
+	Reroute *SMRerouteReport `json:"reroute"`
+	// FailNs and TablesNs: when the cables failed and when the last
+	// block was written (every switch holds the new tables).
+	FailNs   float64 `json:"fail_ns"`
+	TablesNs float64 `json:"tables_ns"`
+	// RecoveredNs is the start of the first window after TablesNs from
+	// which every window delivers at least RecoverShare of the mean
+	// before the failure (-1: never within the run).
+	RecoveredNs float64 `json:"recovered_ns"`
+	// Result is the run through the reroute, Baseline the same traffic on
+	// the intact fabric (its jobs are Result's jobs' Alone).
+	Result   *sim.Result `json:"result"`
+	Baseline *sim.Result `json:"baseline"`
+	// Windows and Base are their throughput over time.
+	Windows []RerouteWindow `json:"windows"`
+	Base    []RerouteWindow `json:"baseline_windows"`
+	// Deadlock: the mixed tables deadlocked the run (Result names the
+	// cycle).
+	Deadlock bool `json:"transient_deadlock"`
+	Writes   int  `json:"table_writes"`
+	// Timeline and Tables are what the run played.
+	Timeline *sim.Timeline   `json:"-"`
+	Tables   *routing.Tables `json:"-"`
+}
+
+// RecoverShare is the share of the throughput before a failure a run must
+// deliver again, in every window from some instant on, to have recovered.
+const RecoverShare = 0.9
+
+// Run simulates the reroute and the same traffic on the intact fabric.
+func (rr RerouteRun) Run() (*RerouteRunReport, error) {
+	if rr.WindowPs <= 0 {
+		return nil, &InputError{fmt.Errorf("reroute: want a positive window")}
+	}
+	tl, rep, old, err := rr.Reroute.Timeline(rr.FailAtPs, rr.RetryPs)
+	if err != nil {
+		return nil, err
+	}
+	run := rr.Sim
+	if run == nil {
+		run = sim.Run
+	}
+	net := rr.Reroute.Net
+	last := rr.FailAtPs
+	for _, w := range tl.Writes {
+		last = max(last, w.AtPs)
+	}
+	base := rr.Params
+	base.Record = true
+	if base.MaxTime == 0 && !base.Finite() {
+		base.MaxTime = last + max(rr.FailAtPs, 10*rr.WindowPs)
+	}
+	b, err := run(net, old, base)
+	if err != nil {
+		return nil, err
+	}
+	p := base
+	p.Timeline = tl
+	res, err := run(net, old, p)
+	if err != nil {
+		return nil, err
+	}
+	out := &RerouteRunReport{Reroute: rep, FailNs: float64(rr.FailAtPs) / 1000, Result: res, Baseline: b,
+		Writes: len(tl.Writes), Timeline: tl, Tables: old, Deadlock: res.Verdict == sim.Deadlock}
+	out.TablesNs = float64(last) / 1000
+	end := max(int64(res.SimTimeNs*1000), int64(b.SimTimeNs*1000))
+	out.Windows = windows(res.Deliveries, rr.WindowPs, end)
+	out.Base = windows(b.Deliveries, rr.WindowPs, end)
+	out.RecoveredNs = recovered(out.Windows, rr.WindowPs, rr.FailAtPs, last)
+	if res.Jobs != nil {
+		alone := make([]*sim.JobResult, len(b.Jobs))
+		for j := range b.Jobs {
+			alone[j] = &b.Jobs[j]
+		}
+		sim.SetSlowdowns(res.Jobs, alone)
+	}
+	return out, nil
+}
+
+// windows cuts deliveries into windows of w ps up to end: payload per
+// second and packets.
+func windows(ds []sim.Delivery, w, end int64) []RerouteWindow {
+	n := int(end/w) + 1
+	out := make([]RerouteWindow, n)
+	bytes := make([]int64, n)
+	for i := range out {
+		out[i].StartNs = float64(int64(i)*w) / 1000
+	}
+	for _, d := range ds {
+		i := int(d.DonePs / w)
+		if i >= n {
+			continue
+		}
+		out[i].Packets++
+		bytes[i] += int64(d.Bytes)
+	}
+	for i := range out {
+		out[i].ThroughputGBs = float64(bytes[i]) * 1e3 / float64(w) // bytes/ps → GB/s
+	}
+	return out
+}
+
+// recovered returns the start (ns) of the first whole window from the
+// last write on from which every whole window delivers at least
+// RecoverShare of the mean of the whole windows before the failure; -1
+// when none does or no window precedes the failure.
+func recovered(ws []RerouteWindow, w, failAt, last int64) float64 {
+	before := int(failAt / w) // windows [0, before) end by the failure
+	if before == 0 || len(ws) < 2 {
+		return -1
+	}
+	var mean float64
+	for _, x := range ws[:before] {
+		mean += x.ThroughputGBs
+	}
+	mean /= float64(before)
+	whole := len(ws) - 1 // the last window is cut by the run's end
+	from := -1
+	for i := int((last + w - 1) / w); i < whole; i++ {
+		if ws[i].ThroughputGBs < RecoverShare*mean {
+			from = -1
+			continue
+		}
+		if from < 0 {
+			from = i
+		}
+	}
+	if from < 0 {
+		return -1
+	}
+	return ws[from].StartNs
+}
