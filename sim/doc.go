@@ -291,8 +291,9 @@
 // Resending. With Timeline.RetryPs = R > 0 (the transport's timeout, as
 // InfiniBand's local ACK timeout) the HCA that sent a lost packet sends it
 // again: at max(its injection + R, its loss + 1 ps) the packet, the same
-// one (its kind, numbers, message, SL, adaptive candidates and mode;
-// routed afresh, as if never sent), is queued among its source's
+// one (its kind, numbers, message, adaptive candidates and mode; routed
+// afresh, as if never sent, its SL that of any packet injected then), is
+// queued among its source's
 // responses (sent before its messages, outside its window: its place in
 // the window is the one it held; of what an HCA queues at one instant,
 // the packets sent again go first, in the order of their last
@@ -314,6 +315,16 @@
 // the VL it is injected on: HCAs keep the path records they started with.
 // Writes need forwarding tables on both sides (no source routes, no
 // adaptive engine); the cables' events work with any routing.
+//
+// Migration (the five-phase update of §5.2.3, Fig. 5.7). With
+// Timeline.Escape, every packet injected at an instant t with MigrateAtPs
+// ≤ t < ReturnAtPs is migrated: its SL is Escape.SL at its source's
+// switch, it is injected on Escape.InjectVL(SL), and every switch forwards
+// it by Escape (port and SL→VL) whatever it holds: the high LIDs of
+// LMC = 1, whose entries the subnet manager wrote before the migration (no
+// packet uses them earlier, so those writes are not simulated). Every HCA
+// decides at both instants. A packet's SL and injection VL are set at
+// each injection.
 //
 // A timeline keeps a run in one domain.
 //

@@ -154,6 +154,9 @@ func (s *simulator) tryInject(h int32) {
 		s.scheduleHCA(h, hc.msgT)
 		return
 	}
+	if s.tm != nil && (s.tm.esc != nil || s.info[pi].again) {
+		s.injectAt(pi, hc)
+	}
 	pk := &s.pkts[pi]
 	l := s.lane(hc.ch, pk.vl)
 	if s.voq {

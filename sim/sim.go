@@ -57,6 +57,9 @@ type packetInfo struct {
 	// or a packet sent again: again), for the order of one instant's.
 	queued int64
 	again  bool
+	// esc: injected while the sources were migrated, routed by
+	// Timeline.Escape.
+	esc bool
 	// msg is its message's number at its source and msgPkts the
 	// message's packets (0 for an acknowledgement).
 	msg     int64
@@ -311,6 +314,9 @@ func newSimulator(net *fabric.Network, t *routing.Tables, p Params) (*simulator,
 	}
 	if tl := p.Timeline; !tl.Empty() && tl.Next != nil && tl.Next.NumSwitches() == net.NumSwitches {
 		m = max(m, tl.Next.MaxVLOf(net, t.SLsUsed())) // the tables written while it runs carry the run's SLs
+	}
+	if tl := p.Timeline; !tl.Empty() && tl.Escape != nil && tl.Escape.NumSwitches() == net.NumSwitches {
+		m = max(m, tl.Escape.MaxVL(net)) // migrated packets' VLs (checked below)
 	}
 	// Lanes exist for VLs 0..m only (at least VL 0, on which HCAs inject
 	// adaptively routed packets; an adaptive engine on one switch reports

@@ -81,6 +81,8 @@ func (s *simulator) route(sw int32, pi int32) {
 		var p uint8
 		vt := s.t // the SL→VL tables
 		switch {
+		case s.tm != nil && s.tm.esc != nil && s.info[pi].esc:
+			p, vt = s.tm.esc.Port(int(sw), pk.dstLID), s.tm.esc
 		case s.tm != nil && s.tm.next != nil:
 			p, vt = s.timedPort(sw, pk.dstLID, s.k.now)
 		case s.t.Source == nil:

@@ -32,6 +32,9 @@ type timed struct {
 	lostFlits int64
 	// resends counts the resend events queued.
 	resends int
+	// esc routes the packets injected in [migrate, ret) (nil: none).
+	esc          *routing.Tables
+	migrate, ret int64
 }
 
 // newTimed compiles a timeline that Check accepted.
@@ -67,7 +70,29 @@ func (s *simulator) newTimed(tl *Timeline, chs *fabric.Channels) *timed {
 	if s.jobs != nil {
 		tm.lost = make([]int64, len(s.jobs))
 	}
+	if tl.Escape != nil {
+		tm.esc, tm.migrate, tm.ret = tl.Escape, tl.MigrateAtPs, tl.ReturnAtPs
+		tm.last = max(tm.last, tm.ret)
+	}
 	return tm
+}
+
+// migrated reports whether a packet injected at t is routed by the
+// escape tables.
+func (tm *timed) migrated(t int64) bool { return tm.esc != nil && t >= tm.migrate && t < tm.ret }
+
+// injectAt gives packet pi, about to be injected by HCA hc now, the SL
+// and VL of the tables that route it: the escape tables while the
+// sources are migrated, the run's otherwise.
+func (s *simulator) injectAt(pi int32, hc *hcaDev) {
+	pk, in := &s.pkts[pi], &s.info[pi]
+	in.esc = s.tm.migrated(s.k.now)
+	tab := s.t
+	if in.esc {
+		tab = s.tm.esc
+	}
+	pk.sl = tab.SL(int(s.chans[hc.ch].to), pk.dstLID)
+	pk.vl = tab.InjectVL(pk.sl)
 }
 
 // down reports whether channel ch's cable is down at t.
@@ -94,11 +119,18 @@ func (s *simulator) timedPort(sw int32, lid uint16, t int64) (uint8, *routing.Ta
 
 // startTimed queues the cables' state changes: at each, the channel's
 // output arbitrates, so that packets waiting for it are discarded from a
-// failure on and wait for credits again from a repair.
+// failure on and wait for credits again from a repair. At a migration's
+// start and end every HCA decides: its next packet's lane changes.
 func (s *simulator) startTimed() {
 	for ch, ts := range s.tm.toggles {
 		for _, t := range ts {
 			s.k.schedule(event{at: t, phase: phaseArb, kind: evLink, ref: int32(ch), node: s.chans[ch].from})
+		}
+	}
+	if s.tm.esc != nil {
+		for h := range s.hcas {
+			s.scheduleHCA(int32(h), s.tm.migrate)
+			s.scheduleHCA(int32(h), s.tm.ret)
 		}
 	}
 }
@@ -160,8 +192,8 @@ func (s *simulator) resend(h int32, pi int32) {
 	s.res.PacketsResent++
 	in := &s.info[pi]
 	in.queued, in.again = s.k.now, true
-	s.pkts[pi].ch, s.pkts[pi].vl, s.pkts[pi].next = hc.ch, s.t.InjectVL(s.pkts[pi].sl), -1
-	s.info[pi].hop = 0 // routed afresh
+	s.pkts[pi].ch, s.pkts[pi].next = hc.ch, -1 // its SL and VL: injectAt
+	s.info[pi].hop = 0                         // routed afresh
 	if s.ad != nil {
 		s.apk[pi].route = routing.Route{}
 	}

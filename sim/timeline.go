@@ -22,6 +22,12 @@ type Timeline struct {
 	// Writes install Next's entries switch by switch (an SM's LFT blocks
 	// of 64 LIDs, and its SL→VL tables).
 	Writes []TableWrite
+	// Escape routes the packets injected in [MigrateAtPs, ReturnAtPs)
+	// (the five-phase update's high LIDs, seeds/001 §5.2.3: Up*/Down* on
+	// a VL of their own): their SLs are Escape's and every switch forwards
+	// them by Escape. Nil: no migration.
+	Escape                  *routing.Tables
+	MigrateAtPs, ReturnAtPs int64
 	// RetryPs is the transport's timeout: a lost packet is sent again by
 	// the HCA that sent it RetryPs after its injection (or at its loss, if
 	// later); 0: lost packets stay lost.
@@ -55,7 +61,7 @@ const SL2VLBlock = -1
 
 // Empty reports whether the timeline changes nothing.
 func (tl *Timeline) Empty() bool {
-	return tl == nil || len(tl.Links) == 0 && len(tl.Writes) == 0
+	return tl == nil || len(tl.Links) == 0 && len(tl.Writes) == 0 && tl.Escape == nil
 }
 
 // Check reports a timeline that does not belong to net and t or that no
@@ -93,6 +99,19 @@ func (tl *Timeline) Check(net *fabric.Network, t *routing.Tables, hw fabric.Hard
 			return fmt.Errorf("timeline: link event %d: cable %d's events are not in increasing time (%d after %d ps)", i, e.Link, e.AtPs, prev.AtPs)
 		}
 		last[e.Link] = e
+	}
+	if e := tl.Escape; e != nil {
+		switch {
+		case e.NumSwitches() != net.NumSwitches || e.NumLIDs != t.NumLIDs:
+			return fmt.Errorf("timeline: the escape tables do not belong to this network")
+		case e.Adaptive != nil || e.Source != nil || t.Adaptive != nil || t.Source != nil:
+			return fmt.Errorf("timeline: a migration needs forwarding tables on both sides (not adaptive or source routes)")
+		case tl.MigrateAtPs < 0 || tl.ReturnAtPs < tl.MigrateAtPs:
+			return fmt.Errorf("timeline: migration from %d ps back at %d ps: want 0 ≤ from ≤ back", tl.MigrateAtPs, tl.ReturnAtPs)
+		}
+		if m := e.MaxVL(net); m >= hw.VLs {
+			return fmt.Errorf("timeline: the escape tables (%s) use VL %d but the hardware has %d VLs", e.Engine, m, hw.VLs)
+		}
 	}
 	if len(tl.Writes) == 0 {
 		return nil
@@ -151,6 +170,10 @@ func (tl *Timeline) Instants() []int64 {
 	}
 	for _, w := range tl.Writes {
 		add(w.AtPs)
+	}
+	if tl.Escape != nil {
+		add(tl.MigrateAtPs)
+		add(tl.ReturnAtPs)
 	}
 	sort.Slice(ts, func(i, j int) bool { return ts[i] < ts[j] })
 	return ts

@@ -43,6 +43,8 @@ func rerouteCmd(args []string, stdout, stderr io.Writer) error {
 	simFlag := fs.String("sim", "", "with --traffic: [sim] overrides key=value,... (as sim --sim)")
 	seed := fs.Uint64("traffic-seed", 1, "with --traffic: seed of the traffic streams")
 	useRef := fs.Bool("reference", false, "with --traffic: simulate with the per-flit reference simulator")
+	update := fs.String("update", "plain", "with --traffic: plain (the changed blocks written while traffic runs) or five-phase (§5.2.3: Up*/Down* for high LIDs on the last VL first, the sources migrated there, --drain, the new base tables, the sources back; the base must leave the last VL free)")
+	drain := fs.Duration("drain", 20*time.Microsecond, "with --traffic --update five-phase: from the migration to the high LIDs until the base tables are written")
 	var ff faultFlags
 	ff.register(fs)
 	var rf routeFlags
@@ -55,7 +57,7 @@ func rerouteCmd(args []string, stdout, stderr io.Writer) error {
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	simulate := set["traffic"]
 	if !simulate {
-		for _, f := range append([]string{"fail-at", "retry", "window", "max-time", "hw", "sim", "traffic-seed", "reference"}, pf.names()...) {
+		for _, f := range append([]string{"fail-at", "retry", "window", "max-time", "hw", "sim", "traffic-seed", "reference", "update", "drain"}, pf.names()...) {
 			if set[f] {
 				return badInput("--%s needs --traffic: the reroute under traffic", f)
 			}
@@ -70,6 +72,10 @@ func rerouteCmd(args []string, stdout, stderr io.Writer) error {
 		return badInput("--window %v: want a positive duration", *window)
 	case *maxTime < 0:
 		return badInput("--max-time %v: want a duration ≥ 0", *maxTime)
+	case *update != "plain" && *update != "five-phase":
+		return badInput("--update %q: want plain or five-phase", *update)
+	case *drain < 0:
+		return badInput("--drain %v: want a duration ≥ 0", *drain)
 	}
 	switch {
 	case *detect < 0:
@@ -91,7 +97,8 @@ func rerouteCmd(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	r := pipeline.SMReroute{Net: net, Engine: *engine, Options: opts, Faults: fspec, DetectS: detect.Seconds(), RouteS: -1, MADRate: *madRate}
+	r := pipeline.SMReroute{Net: net, Engine: *engine, Options: opts, Faults: fspec, DetectS: detect.Seconds(), RouteS: -1, MADRate: *madRate,
+		FivePhase: *update == "five-phase", DrainS: drain.Seconds()}
 	if *routeTime >= 0 {
 		r.RouteS = routeTime.Seconds()
 	}
@@ -193,6 +200,10 @@ func rerouteRun(stdout io.Writer, rr pipeline.RerouteRun, plotFile string, asJSO
 		rr.Reroute.Net.Describe(), rep.Engine, len(rep.Failed.Links), out.FailNs/1000, out.Writes, rep.Blocks, rep.Switches, out.TablesNs/1000)
 	fmt.Fprintf(stdout, "verdict %s at %.3f µs (intact: %s); packets lost %d, resent %d; throughput %.2f GB/s (intact %.2f)\n",
 		res.Verdict, res.SimTimeNs/1000, out.Baseline.Verdict, res.PacketsLost, res.PacketsResent, res.ThroughputGBs, out.Baseline.ThroughputGBs)
+	if out.MigrateNs > 0 {
+		fmt.Fprintf(stdout, "five-phase update: sources on the high LIDs (Up*/Down*, VL %d) from %.3f µs to %.3f µs\n",
+			rr.Params.HW.VLs-1, out.MigrateNs/1000, out.ReturnNs/1000)
+	}
 	if out.Deadlock {
 		fmt.Fprintf(stdout, "transient deadlock of the mixed tables: %v\n", res.DeadlockCycle)
 	}

@@ -54,7 +54,8 @@ func TestRerouteUnderTraffic(t *testing.T) {
 	require.Equal(t, 0, code, errs)
 	assert.Contains(t, text, "packets lost")
 	for _, bad := range [][]string{{"--links", "10", "--retry", "1us"}, {"--links", "10", "--traffic", "uniform", "--window", "0s"},
-		{"--links", "10", "--traffic", "uniform", "--fail-at", "-1us"}, {"--links", "10", "--traffic", "nosuch"}} {
+		{"--links", "10", "--traffic", "uniform", "--fail-at", "-1us"}, {"--links", "10", "--traffic", "nosuch"},
+		{"--links", "10", "--traffic", "uniform", "--update", "nosuch"}, {"--links", "10", "--drain", "1us"}} {
 		code, _, errs := run(append([]string{"reroute", "kary-ntree:k=4,n=2"}, bad...)...)
 		assert.Equal(t, 2, code, "%v: %s", bad, errs)
 	}

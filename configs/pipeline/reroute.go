@@ -27,6 +27,13 @@ type SMReroute struct {
 	DetectS float64
 	RouteS  float64 // < 0: measured
 	MADRate float64 // LFT blocks written per second
+	// FivePhase updates by the thesis' protocol (§5.2.3) in a simulation
+	// (Timeline): the high LIDs' Up*/Down* tables on VL EscapeVL first,
+	// the sources migrated to them, DrainS to drain, the new base tables,
+	// the sources back.
+	FivePhase bool
+	DrainS    float64
+	EscapeVL  int
 }
 
 // RerouteStep is the fabric at one instant of a reroute.

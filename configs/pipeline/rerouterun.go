@@ -39,6 +39,20 @@ func (r SMReroute) Timeline(failAt, retry int64) (*sim.Timeline, *SMRerouteRepor
 	}
 	ps := func(s float64) int64 { return int64(math.Round(s * 1e6 * float64(fabric.Microsecond))) }
 	start := failAt + ps(pl.rep.DetectS+pl.rep.RouteS)
+	if r.FivePhase {
+		esc, err := r.escape(pl)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		// Phase 1 writes every block of the high LIDs (as many as the
+		// base LIDs'), phase 2 migrates the sources, which drain for
+		// DrainS; phase 3 writes the base blocks that differ (below), phase
+		// 4 migrates back after the last.
+		all := r.Net.NumSwitches * ((pl.old.Tables.NumLIDs + sim.LFTBlock - 1) / sim.LFTBlock)
+		tl.Escape, tl.MigrateAtPs = esc, start+ps(float64(all)/r.MADRate)
+		start = tl.MigrateAtPs + ps(r.DrainS)
+		tl.ReturnAtPs = start
+	}
 	k := 0
 	for s, bs := range pl.blocks {
 		for i, b := range bs {
@@ -48,9 +62,36 @@ func (r SMReroute) Timeline(failAt, retry int64) (*sim.Timeline, *SMRerouteRepor
 				tl.Writes = append(tl.Writes, sim.TableWrite{AtPs: at, Switch: s, Block: sim.SL2VLBlock})
 			}
 			tl.Writes = append(tl.Writes, sim.TableWrite{AtPs: at, Switch: s, Block: b})
+			tl.ReturnAtPs = max(tl.ReturnAtPs, at)
 		}
 	}
+	if tl.Escape == nil {
+		tl.ReturnAtPs = 0
+	}
 	return tl, pl.rep, pl.old.Tables, nil
+}
+
+// escape routes the rest of the fabric by Up*/Down* on VL EscapeVL, the
+// five-phase update's high LIDs, which the base tables must leave free.
+func (r SMReroute) escape(pl *reroutePlan) (*routing.Tables, error) {
+	v := r.EscapeVL
+	if m := max(pl.old.Tables.MaxVL(r.Net), pl.nw.Tables.MaxVLOf(r.Net, pl.old.Tables.SLsUsed())); m >= v {
+		return nil, &InputError{fmt.Errorf("five-phase update: the base tables use VL %d, the high LIDs' is VL %d: route the base on fewer VLs (--vls %d)", m, v, v)}
+	}
+	up, err := Route(pl.fnet, "updn", routing.Options{VLs: 1})
+	if err != nil {
+		return nil, err
+	}
+	if !up.OK() {
+		return nil, &InputError{fmt.Errorf("five-phase update: Up*/Down* for the high LIDs: %s", up.Problem())}
+	}
+	esc := up.Tables
+	for s := range r.Net.NumSwitches {
+		for lid := range esc.NumLIDs {
+			esc.SetSL(s, uint16(lid), uint8(v))
+		}
+	}
+	return esc, nil
 }
 
 // RerouteRun is a simulation through a reroute: traffic (Params) runs on
@@ -97,7 +138,11 @@ type RerouteRunReport struct {
 	// Deadlock: the mixed tables deadlocked the run (Result names the
 	// cycle).
 	Deadlock bool `json:"transient_deadlock"`
-	Writes   int  `json:"table_writes"`
+	// MigrateNs and ReturnNs: with the five-phase update, when the
+	// sources went to the high LIDs and came back.
+	MigrateNs float64 `json:"migrate_ns,omitempty"`
+	ReturnNs  float64 `json:"return_ns,omitempty"`
+	Writes    int     `json:"table_writes"`
 	// Timeline and Tables are what the run played.
 	Timeline *sim.Timeline   `json:"-"`
 	Tables   *routing.Tables `json:"-"`
@@ -111,6 +156,9 @@ const RecoverShare = 0.9
 func (rr RerouteRun) Run() (*RerouteRunReport, error) {
 	if rr.WindowPs <= 0 {
 		return nil, &InputError{fmt.Errorf("reroute: want a positive window")}
+	}
+	if rr.Reroute.FivePhase && rr.Reroute.EscapeVL == 0 {
+		rr.Reroute.EscapeVL = rr.Params.HW.VLs - 1 // the last data VL
 	}
 	tl, rep, old, err := rr.Reroute.Timeline(rr.FailAtPs, rr.RetryPs)
 	if err != nil {
@@ -143,6 +191,9 @@ func (rr RerouteRun) Run() (*RerouteRunReport, error) {
 	out := &RerouteRunReport{Reroute: rep, FailNs: float64(rr.FailAtPs) / 1000, Result: res, Baseline: b,
 		Writes: len(tl.Writes), Timeline: tl, Tables: old, Deadlock: res.Verdict == sim.Deadlock}
 	out.TablesNs = float64(last) / 1000
+	if tl.Escape != nil {
+		out.MigrateNs, out.ReturnNs = float64(tl.MigrateAtPs)/1000, float64(tl.ReturnAtPs)/1000
+	}
 	end := max(int64(res.SimTimeNs*1000), int64(b.SimTimeNs*1000))
 	out.Windows = windows(res.Deliveries, rr.WindowPs, end)
 	out.Base = windows(b.Deliveries, rr.WindowPs, end)

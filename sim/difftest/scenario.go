@@ -66,6 +66,10 @@ type Scenario struct {
 	WriteAtNs  int64
 	WriteGapNs int64
 	RetryNs    int64
+	// Migrate: while the tables are written the sources are migrated to
+	// Up*/Down* tables of the rest on a VL of their own (the five-phase
+	// update), from halfway to the first write until 1 µs after the last.
+	Migrate bool
 }
 
 // cableRates are the rates a generated cable may get: 1xQDR, 4xDDR, 4xQDR,
@@ -178,6 +182,9 @@ func (s Scenario) String() string {
 		}
 		if s.RetryNs > 0 {
 			fmt.Fprintf(&b, " retry %dns", s.RetryNs)
+		}
+		if s.Migrate {
+			b.WriteString(" migrate")
 		}
 		b.WriteString("]")
 	}
@@ -333,6 +340,22 @@ func (s Scenario) timeline(net *fabric.Network, tb *routing.Tables) *sim.Timelin
 			tl.Writes = append(tl.Writes, sim.TableWrite{AtPs: at, Switch: sw, Block: b})
 			at += s.WriteGapNs * fabric.Nanosecond
 		}
+	}
+	if s.Migrate {
+		esc, err := route(rest, "updn", routing.Options{VLs: 1})
+		if err != nil {
+			return tl
+		}
+		v := uint8(max(tb.MaxVL(net), next.MaxVLOf(net, tb.SLsUsed())) + 1)
+		if v > 14 { // the hardware's last data VL
+			return tl
+		}
+		for sw := range net.NumSwitches {
+			for lid := range esc.NumLIDs {
+				esc.SetSL(sw, uint16(lid), v)
+			}
+		}
+		tl.Escape, tl.MigrateAtPs, tl.ReturnAtPs = esc, first+s.WriteAtNs*fabric.Nanosecond/2, at+fabric.Microsecond
 	}
 	return tl
 }
@@ -867,6 +890,11 @@ func drawLate(c chooser, s *Scenario, topo string) {
 			s.RetryNs = int64(pick(c, 100, 1000, 5000, 20000))
 		}
 	}
+	// Migrations to Up*/Down* on a VL of its own (after the timed
+	// events): half the reroutes.
+	if s.Reroute != "" && chance(c, 50) {
+		s.Migrate = true
+	}
 }
 
 // placeJobs lays the job plans on the network's n HCAs: a seeded shuffle
@@ -912,6 +940,11 @@ func (b *Built) Fit(budget int64) {
 	}
 	if tl := p.Timeline; tl != nil && tl.Next != nil {
 		if m := tl.Next.MaxVLOf(b.Net, b.Tables.SLsUsed()); m >= p.HW.VLs {
+			p.HW.VLs = m + 1
+		}
+	}
+	if tl := p.Timeline; tl != nil && tl.Escape != nil {
+		if m := tl.Escape.MaxVL(b.Net); m >= p.HW.VLs {
 			p.HW.VLs = m + 1
 		}
 	}

@@ -98,7 +98,22 @@ func (s *simulator) drawRoute(h *hca, p *packet, dstSw int, rng *rand.Rand) {
 }
 
 // injectVL is the VL a packet leaves its HCA on.
-func (s *simulator) injectVL(p *packet) int { return int(s.tab.InjectVL(p.sl)) }
+func (s *simulator) injectVL(p *packet) int {
+	if p.escape {
+		return int(s.tl.escape.InjectVL(p.sl))
+	}
+	return int(s.tab.InjectVL(p.sl))
+}
+
+// injectVLAt is the VL packet p leaves its HCA on if injected at t: with
+// a timeline its SL is that of the tables routing it then.
+func (s *simulator) injectVLAt(p *packet, t int64) int {
+	if s.tl == nil {
+		return s.injectVL(p)
+	}
+	tab := s.source(t)
+	return int(tab.InjectVL(tab.SL(s.hcaAt(p.srcNode).sw, p.dstLID)))
+}
 
 // next returns the packet h sends next: its oldest response if it has one,
 // else its next packet of a message while the NIC window has room (nil if
@@ -142,7 +157,7 @@ func (s *simulator) postDecideHCA(h *hca, t int64) {
 // HCA holds credits for the whole packet. It changes nothing.
 func (s *simulator) canInject(h *hca, t int64) bool {
 	p := s.next(h)
-	return p != nil && p.createdAt() <= t && t >= h.linkFree && h.port.credits[s.injectVL(p)] >= p.flits
+	return p != nil && p.createdAt() <= t && t >= h.linkFree && h.port.credits[s.injectVLAt(p, t)] >= p.flits
 }
 
 // decideHCA: h decides whether to inject its next packet now.
@@ -157,6 +172,10 @@ func (s *simulator) decideHCA(h *hca) {
 		return
 	}
 	p := s.next(h)
+	if s.tl != nil {
+		tab := s.source(s.now)
+		p.escape, p.sl = tab == s.tl.escape, tab.SL(h.sw, p.dstLID)
+	}
 	vl := s.injectVL(p)
 	if vl >= s.vls {
 		s.failf("SL %d is injected on VL %d, beyond the %d VLs", p.sl, vl, s.vls)

@@ -53,6 +53,9 @@ type packet struct {
 	// again: it was lost and waits, or went, among its source's
 	// responses to be sent again (Timeline).
 	again bool
+	// escape: injected while the sources were migrated: its SL is the
+	// escape tables', which route it at every switch (Timeline).
+	escape bool
 }
 
 // kind says what a packet is (sim/doc.go: NIC window, Rendezvous).

@@ -36,6 +36,7 @@ const (
 	evSample                 // the steady-state controller closes a window
 	evLink                   // a cable changes state (Timeline): its sending port decides
 	evResend                 // a lost packet is queued again at its source (Timeline)
+	evMigrate                // the sources migrate to the escape tables or back (Timeline): every HCA decides
 )
 
 // phaseOf gives every kind of event its step of an instant.
@@ -50,11 +51,12 @@ var phaseOf = [...]phase{
 	evSample:     phaseSample,
 	evLink:       phaseArrive,
 	evResend:     phaseArrive,
+	evMigrate:    phaseArrive,
 }
 
 // network reports whether events of kind k move flits or credits (as
 // opposed to decisions and the controller).
-func (k kind) network() bool { return k <= evCableStart || k == evLink || k == evResend }
+func (k kind) network() bool { return k <= evCableStart || k >= evLink }
 
 // event is one thing that happens at an instant. Which fields are used
 // depends on the kind.

@@ -404,6 +404,10 @@ func (s *simulator) handle(e *event) {
 		s.postDecide(e.port, s.now)
 	case evResend:
 		s.resend(e.h.p)
+	case evMigrate:
+		for _, h := range s.hcas {
+			s.postDecideHCA(h, s.now)
+		}
 	}
 }
 

@@ -101,7 +101,11 @@ func (s *simulator) routeAdaptive(h *hop) {
 // port) keeps out == nil and never moves on.
 func (s *simulator) route(h *hop) {
 	sw, in := h.buf.at.node, h.buf.at.num
-	o := s.lft(sw, h.p.dstLID).Port(sw, h.p.dstLID)
+	ft, vt := s.lft(sw, h.p.dstLID), s.sl2vlTab(sw)
+	if h.p.escape {
+		ft, vt = s.tl.escape, s.tl.escape
+	}
+	o := ft.Port(sw, h.p.dstLID)
 	if s.tab.Source != nil {
 		// The header's route while it lasts, then the forwarding entry
 		// of the destination's switch.
@@ -117,7 +121,7 @@ func (s *simulator) route(h *hop) {
 	if o == routing.NoPath || o == 0 || int(o) >= len(s.ports[sw]) || s.ports[sw][o] == nil {
 		return
 	}
-	w := int(s.sl2vlTab(sw).VL(sw, in, int(o), h.p.sl))
+	w := int(vt.VL(sw, in, int(o), h.p.sl))
 	if w >= s.vls {
 		s.failf("switch %s maps SL %d from port %d to port %d onto VL %d, beyond the %d VLs",
 			s.net.Nodes[sw].Name, h.p.sl, in, o, w, s.vls)

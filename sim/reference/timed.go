@@ -22,6 +22,9 @@ type timeline struct {
 	// lostPackets, resent and lostFlits count losses; lostByJob per job.
 	lostPackets, resent, lostFlits int64
 	lostByJob                      []int64
+	// escape routes the packets injected in [migrate, back) (nil: none).
+	escape        *routing.Tables
+	migrate, back int64
 }
 
 // setTimeline reads p.Timeline (checked by sim.Timeline.Check) and queues
@@ -58,7 +61,23 @@ func (s *simulator) setTimeline() error {
 	if s.jobs != nil {
 		s.tl.lostByJob = make([]int64, len(s.jobs))
 	}
+	if tl.Escape != nil {
+		s.tl.escape, s.tl.migrate, s.tl.back = tl.Escape, tl.MigrateAtPs, tl.ReturnAtPs
+		for _, t := range []int64{tl.MigrateAtPs, tl.ReturnAtPs} {
+			s.post(event{t: t, kind: evMigrate})
+		}
+	}
 	return nil
+}
+
+// source is the tables that give a packet injected at t its SL and its
+// routes: the escape tables while the sources are migrated, else the
+// run's.
+func (s *simulator) source(t int64) *routing.Tables {
+	if s.tl != nil && s.tl.escape != nil && s.tl.migrate <= t && t < s.tl.back {
+		return s.tl.escape
+	}
+	return s.tab
 }
 
 // dead reports whether the cable of sending port o is down at t: it has
