@@ -323,8 +323,10 @@
 // it by Escape (port and SL→VL) whatever it holds: the high LIDs of
 // LMC = 1, whose entries the subnet manager wrote before the migration (no
 // packet uses them earlier, so those writes are not simulated). Every HCA
-// decides at both instants. A packet's SL and injection VL are set at
-// each injection.
+// decides at both instants. From ReturnAtPs on, with Next, a packet's SL
+// and injection VL are Next's (the migration back loads the new path
+// records; the switches forward it by whatever entries they hold). A
+// packet's SL and injection VL are set at each injection.
 //
 // A timeline keeps a run in one domain.
 //

@@ -317,6 +317,9 @@ func newSimulator(net *fabric.Network, t *routing.Tables, p Params) (*simulator,
 	}
 	if tl := p.Timeline; !tl.Empty() && tl.Escape != nil && tl.Escape.NumSwitches() == net.NumSwitches {
 		m = max(m, tl.Escape.MaxVL(net)) // migrated packets' VLs (checked below)
+		if n := tl.Next; n != nil && n.NumSwitches() == net.NumSwitches {
+			m = max(m, n.MaxVL(net), t.MaxVLOf(net, n.SLsUsed())) // back with the new SLs
+		}
 	}
 	// Lanes exist for VLs 0..m only (at least VL 0, on which HCAs inject
 	// adaptively routed packets; an adaptive engine on one switch reports

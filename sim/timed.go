@@ -83,13 +83,17 @@ func (tm *timed) migrated(t int64) bool { return tm.esc != nil && t >= tm.migrat
 
 // injectAt gives packet pi, about to be injected by HCA hc now, the SL
 // and VL of the tables that route it: the escape tables while the
-// sources are migrated, the run's otherwise.
+// sources are migrated, the new ones once they are back, the run's
+// otherwise.
 func (s *simulator) injectAt(pi int32, hc *hcaDev) {
 	pk, in := &s.pkts[pi], &s.info[pi]
 	in.esc = s.tm.migrated(s.k.now)
 	tab := s.t
-	if in.esc {
+	switch {
+	case in.esc:
 		tab = s.tm.esc
+	case s.tm.esc != nil && s.tm.next != nil && s.k.now >= s.tm.ret:
+		tab = s.tm.next // migrated back: the new path records
 	}
 	pk.sl = tab.SL(int(s.chans[hc.ch].to), pk.dstLID)
 	pk.vl = tab.InjectVL(pk.sl)

@@ -112,6 +112,11 @@ func (tl *Timeline) Check(net *fabric.Network, t *routing.Tables, hw fabric.Hard
 		if m := e.MaxVL(net); m >= hw.VLs {
 			return fmt.Errorf("timeline: the escape tables (%s) use VL %d but the hardware has %d VLs", e.Engine, m, hw.VLs)
 		}
+		if n := tl.Next; n != nil && n.NumSwitches() == net.NumSwitches && n.NumLIDs == t.NumLIDs {
+			if m := max(n.MaxVL(net), t.MaxVLOf(net, n.SLsUsed())); m >= hw.VLs {
+				return fmt.Errorf("timeline: back from the escape tables, packets with the new tables' SLs use VL %d but the hardware has %d VLs", m, hw.VLs)
+			}
+		}
 	}
 	if len(tl.Writes) == 0 {
 		return nil

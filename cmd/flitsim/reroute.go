@@ -188,7 +188,7 @@ func rerouteRun(stdout io.Writer, rr pipeline.RerouteRun, plotFile string, asJSO
 		rep := out.Reroute
 		title := fmt.Sprintf("%s, %s: %d cables fail at %.1f µs", rep.Network, rep.Engine, len(rep.Failed.Links), out.FailNs/1000)
 		if err := results.LinePlot(plotFile, title, "time [µs]", "throughput [GB/s]",
-			[]results.Series{series("intact", out.Base), series("through the reroute", out.Windows)}); err != nil {
+			[]results.Series{series("intact", out.Base), series("failed, rerouted from the start", out.Rerouted), series("through the reroute", out.Windows)}); err != nil {
 			return err
 		}
 	}
@@ -198,8 +198,8 @@ func rerouteRun(stdout io.Writer, rr pipeline.RerouteRun, plotFile string, asJSO
 	rep, res := out.Reroute, out.Result
 	fmt.Fprintf(stdout, "%s, %s: %d cables fail at %.3f µs; %d table writes (%d LFT blocks on %d switches), the last at %.3f µs\n",
 		rr.Reroute.Net.Describe(), rep.Engine, len(rep.Failed.Links), out.FailNs/1000, out.Writes, rep.Blocks, rep.Switches, out.TablesNs/1000)
-	fmt.Fprintf(stdout, "verdict %s at %.3f µs (intact: %s); packets lost %d, resent %d; throughput %.2f GB/s (intact %.2f)\n",
-		res.Verdict, res.SimTimeNs/1000, out.Baseline.Verdict, res.PacketsLost, res.PacketsResent, res.ThroughputGBs, out.Baseline.ThroughputGBs)
+	fmt.Fprintf(stdout, "verdict %s at %.3f µs (intact: %s); packets lost %d, resent %d; throughput %.2f GB/s (intact %.2f, failed and rerouted from the start %.2f)\n",
+		res.Verdict, res.SimTimeNs/1000, out.Baseline.Verdict, res.PacketsLost, res.PacketsResent, res.ThroughputGBs, out.Baseline.ThroughputGBs, out.Failed.ThroughputGBs)
 	if out.MigrateNs > 0 {
 		fmt.Fprintf(stdout, "five-phase update: sources on the high LIDs (Up*/Down*, VL %d) from %.3f µs to %.3f µs\n",
 			rr.Params.HW.VLs-1, out.MigrateNs/1000, out.ReturnNs/1000)
@@ -213,13 +213,15 @@ func rerouteRun(stdout io.Writer, rr pipeline.RerouteRun, plotFile string, asJSO
 		fmt.Fprintln(stdout, "throughput not recovered within the run")
 	}
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "from µs\tGB/s\tintact GB/s\tpackets\t")
-	for i, w := range out.Windows {
-		b := 0.0
-		if i < len(out.Base) {
-			b = out.Base[i].ThroughputGBs
+	fmt.Fprintln(tw, "from µs\tGB/s\tintact GB/s\tfailed GB/s\tpackets\t")
+	at := func(ws []pipeline.RerouteWindow, i int) float64 {
+		if i < len(ws) {
+			return ws[i].ThroughputGBs
 		}
-		fmt.Fprintf(tw, "%.1f\t%.2f\t%.2f\t%d\t\n", w.StartNs/1000, w.ThroughputGBs, b, w.Packets)
+		return 0
+	}
+	for i, w := range out.Windows {
+		fmt.Fprintf(tw, "%.1f\t%.2f\t%.2f\t%.2f\t%d\t\n", w.StartNs/1000, w.ThroughputGBs, at(out.Base, i), at(out.Rerouted, i), w.Packets)
 	}
 	if err := tw.Flush(); err != nil {
 		return err

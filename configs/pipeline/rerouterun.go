@@ -24,6 +24,15 @@ func (r SMReroute) Timeline(failAt, retry int64) (*sim.Timeline, *SMRerouteRepor
 	if err != nil {
 		return nil, nil, nil, err
 	}
+	tl, err := r.timeline(pl, failAt, retry)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return tl, pl.rep, pl.old.Tables, nil
+}
+
+// timeline is Timeline on a plan made.
+func (r SMReroute) timeline(pl *reroutePlan, failAt, retry int64) (*sim.Timeline, error) {
 	tl := &sim.Timeline{Next: pl.nw.Tables, RetryPs: retry}
 	byName := r.Net.ByName()
 	for _, f := range pl.rep.Failed.Links {
@@ -33,7 +42,7 @@ func (r SMReroute) Timeline(failAt, retry int64) (*sim.Timeline, *SMRerouteRepor
 			l = r.Net.LinkAt(a, f.PortA)
 		}
 		if l < 0 {
-			return nil, nil, nil, fmt.Errorf("reroute: failed cable %s/%d-%s/%d is not in %s", f.A, f.PortA, f.B, f.PortB, r.Net.Name)
+			return nil, fmt.Errorf("reroute: failed cable %s/%d-%s/%d is not in %s", f.A, f.PortA, f.B, f.PortB, r.Net.Name)
 		}
 		tl.Links = append(tl.Links, sim.LinkEvent{AtPs: failAt, Link: l})
 	}
@@ -42,7 +51,7 @@ func (r SMReroute) Timeline(failAt, retry int64) (*sim.Timeline, *SMRerouteRepor
 	if r.FivePhase {
 		esc, err := r.escape(pl)
 		if err != nil {
-			return nil, nil, nil, err
+			return nil, err
 		}
 		// Phase 1 writes every block of the high LIDs (as many as the
 		// base LIDs'), phase 2 migrates the sources, which drain for
@@ -68,7 +77,7 @@ func (r SMReroute) Timeline(failAt, retry int64) (*sim.Timeline, *SMRerouteRepor
 	if tl.Escape == nil {
 		tl.ReturnAtPs = 0
 	}
-	return tl, pl.rep, pl.old.Tables, nil
+	return tl, nil
 }
 
 // escape routes the rest of the fabric by Up*/Down* on VL EscapeVL, the
@@ -125,16 +134,20 @@ type RerouteRunReport struct {
 	FailNs   float64 `json:"fail_ns"`
 	TablesNs float64 `json:"tables_ns"`
 	// RecoveredNs is the start of the first window after TablesNs from
-	// which every window delivers at least RecoverShare of the mean
-	// before the failure (-1: never within the run).
+	// which every window delivers at least RecoverShare of what the
+	// fabric sustained before the failure or sustains after it, whichever
+	// is less (-1: never within the run).
 	RecoveredNs float64 `json:"recovered_ns"`
 	// Result is the run through the reroute, Baseline the same traffic on
-	// the intact fabric (its jobs are Result's jobs' Alone).
+	// the intact fabric (its jobs are Result's jobs' Alone), Failed on the
+	// failed fabric routed by the new tables from the start.
 	Result   *sim.Result `json:"result"`
 	Baseline *sim.Result `json:"baseline"`
-	// Windows and Base are their throughput over time.
-	Windows []RerouteWindow `json:"windows"`
-	Base    []RerouteWindow `json:"baseline_windows"`
+	Failed   *sim.Result `json:"failed"`
+	// Windows, Base and Rerouted are their throughput over time.
+	Windows  []RerouteWindow `json:"windows"`
+	Base     []RerouteWindow `json:"baseline_windows"`
+	Rerouted []RerouteWindow `json:"failed_windows"`
 	// Deadlock: the mixed tables deadlocked the run (Result names the
 	// cycle).
 	Deadlock bool `json:"transient_deadlock"`
@@ -148,8 +161,10 @@ type RerouteRunReport struct {
 	Tables   *routing.Tables `json:"-"`
 }
 
-// RecoverShare is the share of the throughput before a failure a run must
-// deliver again, in every window from some instant on, to have recovered.
+// RecoverShare is the share of the throughput a run must deliver again, in
+// every window from some instant on, to have recovered: of the intact
+// fabric's before the failure or of the failed fabric's, whichever is
+// less.
 const RecoverShare = 0.9
 
 // Run simulates the reroute and the same traffic on the intact fabric.
@@ -160,10 +175,15 @@ func (rr RerouteRun) Run() (*RerouteRunReport, error) {
 	if rr.Reroute.FivePhase && rr.Reroute.EscapeVL == 0 {
 		rr.Reroute.EscapeVL = rr.Params.HW.VLs - 1 // the last data VL
 	}
-	tl, rep, old, err := rr.Reroute.Timeline(rr.FailAtPs, rr.RetryPs)
+	pl, err := rr.Reroute.plan()
 	if err != nil {
 		return nil, err
 	}
+	tl, err := rr.Reroute.timeline(pl, rr.FailAtPs, rr.RetryPs)
+	if err != nil {
+		return nil, err
+	}
+	rep, old := pl.rep, pl.old.Tables
 	run := rr.Sim
 	if run == nil {
 		run = sim.Run
@@ -188,7 +208,15 @@ func (rr RerouteRun) Run() (*RerouteRunReport, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := &RerouteRunReport{Reroute: rep, FailNs: float64(rr.FailAtPs) / 1000, Result: res, Baseline: b,
+	// The failed fabric routed by the new tables from the start: what it
+	// sustains once the reroute is over.
+	fp := base
+	fp.Record = true
+	f, err := run(pl.fnet, pl.nw.Tables, fp)
+	if err != nil {
+		return nil, err
+	}
+	out := &RerouteRunReport{Reroute: rep, FailNs: float64(rr.FailAtPs) / 1000, Result: res, Baseline: b, Failed: f,
 		Writes: len(tl.Writes), Timeline: tl, Tables: old, Deadlock: res.Verdict == sim.Deadlock}
 	out.TablesNs = float64(last) / 1000
 	if tl.Escape != nil {
@@ -197,7 +225,8 @@ func (rr RerouteRun) Run() (*RerouteRunReport, error) {
 	end := max(int64(res.SimTimeNs*1000), int64(b.SimTimeNs*1000))
 	out.Windows = windows(res.Deliveries, rr.WindowPs, end)
 	out.Base = windows(b.Deliveries, rr.WindowPs, end)
-	out.RecoveredNs = recovered(out.Windows, rr.WindowPs, rr.FailAtPs, last)
+	out.Rerouted = windows(f.Deliveries, rr.WindowPs, end)
+	out.RecoveredNs = recovered(out.Windows, out.Rerouted, rr.WindowPs, rr.FailAtPs, last)
 	if res.Jobs != nil {
 		alone := make([]*sim.JobResult, len(b.Jobs))
 		for j := range b.Jobs {
@@ -233,22 +262,27 @@ func windows(ds []sim.Delivery, w, end int64) []RerouteWindow {
 
 // recovered returns the start (ns) of the first whole window from the
 // last write on from which every whole window delivers at least
-// RecoverShare of the mean of the whole windows before the failure; -1
-// when none does or no window precedes the failure.
-func recovered(ws []RerouteWindow, w, failAt, last int64) float64 {
-	before := int(failAt / w) // windows [0, before) end by the failure
-	if before == 0 || len(ws) < 2 {
+// RecoverShare of the lesser of two means: of the whole windows before
+// the failure, and of the failed fabric's run (failed) over the same
+// windows from the failure's on; -1 when none does or no window precedes
+// the failure.
+func recovered(ws, failed []RerouteWindow, w, failAt, last int64) float64 {
+	before := int(failAt / w)              // windows [0, before) end by the failure
+	whole := min(len(ws), len(failed)) - 1 // the last window is cut by the run's end
+	if before == 0 || whole <= before {
 		return -1
 	}
-	var mean float64
-	for _, x := range ws[:before] {
-		mean += x.ThroughputGBs
+	mean := func(xs []RerouteWindow) float64 {
+		var m float64
+		for _, x := range xs {
+			m += x.ThroughputGBs
+		}
+		return m / float64(len(xs))
 	}
-	mean /= float64(before)
-	whole := len(ws) - 1 // the last window is cut by the run's end
+	target := RecoverShare * min(mean(ws[:before]), mean(failed[before:whole]))
 	from := -1
 	for i := int((last + w - 1) / w); i < whole; i++ {
-		if ws[i].ThroughputGBs < RecoverShare*mean {
+		if ws[i].ThroughputGBs < target {
 			from = -1
 			continue
 		}

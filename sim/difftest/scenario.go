@@ -944,7 +944,11 @@ func (b *Built) Fit(budget int64) {
 		}
 	}
 	if tl := p.Timeline; tl != nil && tl.Escape != nil {
-		if m := tl.Escape.MaxVL(b.Net); m >= p.HW.VLs {
+		m := tl.Escape.MaxVL(b.Net)
+		if tl.Next != nil {
+			m = max(m, tl.Next.MaxVL(b.Net), b.Tables.MaxVLOf(b.Net, tl.Next.SLsUsed()))
+		}
+		if m >= p.HW.VLs {
 			p.HW.VLs = m + 1
 		}
 	}

@@ -98,12 +98,7 @@ func (s *simulator) drawRoute(h *hca, p *packet, dstSw int, rng *rand.Rand) {
 }
 
 // injectVL is the VL a packet leaves its HCA on.
-func (s *simulator) injectVL(p *packet) int {
-	if p.escape {
-		return int(s.tl.escape.InjectVL(p.sl))
-	}
-	return int(s.tab.InjectVL(p.sl))
-}
+func (s *simulator) injectVL(p *packet) int { return int(s.tab.InjectVL(p.sl)) }
 
 // injectVLAt is the VL packet p leaves its HCA on if injected at t: with
 // a timeline its SL is that of the tables routing it then.
@@ -172,11 +167,12 @@ func (s *simulator) decideHCA(h *hca) {
 		return
 	}
 	p := s.next(h)
+	vl := s.injectVL(p)
 	if s.tl != nil {
 		tab := s.source(s.now)
 		p.escape, p.sl = tab == s.tl.escape, tab.SL(h.sw, p.dstLID)
+		vl = int(tab.InjectVL(p.sl))
 	}
-	vl := s.injectVL(p)
 	if vl >= s.vls {
 		s.failf("SL %d is injected on VL %d, beyond the %d VLs", p.sl, vl, s.vls)
 		return

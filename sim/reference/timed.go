@@ -70,12 +70,18 @@ func (s *simulator) setTimeline() error {
 	return nil
 }
 
-// source is the tables that give a packet injected at t its SL and its
-// routes: the escape tables while the sources are migrated, else the
-// run's.
+// source is the tables that give a packet injected at t its SL: the
+// escape tables (its routes too) while the sources are migrated, the new
+// tables after, the run's before.
 func (s *simulator) source(t int64) *routing.Tables {
-	if s.tl != nil && s.tl.escape != nil && s.tl.migrate <= t && t < s.tl.back {
+	if s.tl == nil || s.tl.escape == nil || t < s.tl.migrate {
+		return s.tab
+	}
+	if t < s.tl.back {
 		return s.tl.escape
+	}
+	if s.tl.next != nil { // back from the escape tables with new path records
+		return s.tl.next
 	}
 	return s.tab
 }
