@@ -105,6 +105,11 @@ type FaultsEntry struct {
 	TakeHCAs bool `toml:"take_hcas" json:"take_hcas,omitempty" help:"switches with HCAs may fail; their HCAs leave the workload"`
 	// Fixed is a failure list file applied before the random failures.
 	Fixed string `toml:"fixed" json:"fixed,omitempty" help:"a failure list file applied before the random failures"`
+	// Timed, a [faults.timed] table, makes the cables fail while traffic
+	// runs, rerouted by the subnet manager (the keys of Timed); decoded
+	// into timed.
+	Timed map[string]any `toml:"timed" json:"timed,omitempty" help:"the cables fail while traffic runs and the subnet manager reroutes (keys: flitsim params)"`
+	timed *Timed
 }
 
 // JobsKind is the traffic kind that runs the campaign's [[job]] tables.
@@ -189,7 +194,7 @@ func Parse(data []byte, file, dir string) (*Campaign, error) {
 	for _, k := range md.Undecoded() {
 		key := k.String()
 		if strings.HasPrefix(key, "hardware.") || strings.HasPrefix(key, "sim.") || strings.HasPrefix(key, "routing.") ||
-			strings.HasPrefix(key, "traffic.") || workloadKey(key) {
+			strings.HasPrefix(key, "traffic.") || strings.HasPrefix(key, "faults.timed.") || workloadKey(key) {
 			continue // tables decoded through their declarations, which refuse unknown keys themselves; the workload's
 		}
 		return nil, &Error{File: file, Line: c.lines.find(key), Key: key, Msg: "unknown key" + suggest(key)}
@@ -555,6 +560,11 @@ func (c *Campaign) validateFaults(i int, labels map[string]bool) error {
 		return c.errAtKey("faults.label", i, "failures %q listed twice (give each [[faults]] a label)", f.Label)
 	}
 	labels[f.Label] = true
+	t, err := c.timed(i)
+	if err != nil {
+		return err
+	}
+	f.timed = t
 	return nil
 }
 

@@ -134,5 +134,7 @@ type Table struct {
 func Tables() []Table {
 	hw := fabric.DefaultHardware()
 	p := sim.DefaultParams()
-	return []Table{{"hardware", fabric.HardwareParams(), &hw}, {"sim", sim.ParamDecls(), &p}}
+	var t Timed
+	param.Defaults(&t)
+	return []Table{{"hardware", fabric.HardwareParams(), &hw}, {"sim", sim.ParamDecls(), &p}, {"faults.timed", TimedDecls(), &t}}
 }

@@ -39,6 +39,9 @@ type Point struct {
 	// gives Params.Jobs (a traffic entry of kind "jobs").
 	Workload *Workload
 	JobsSeed int64
+	// Timed, when set, makes Faults happen while traffic runs on the
+	// intact fabric, rerouted by the subnet manager ([faults.timed]).
+	Timed *Timed
 }
 
 // Points expands the campaign in a fixed order: topology, traffic, failures
@@ -97,7 +100,7 @@ func (c *Campaign) point(index int, topo TopologyEntry, ti int, f FaultsEntry, p
 	opts.Seed = seedOf(opts.Seed)
 	pt := Point{
 		Index:        index,
-		Key:          fmt.Sprintf("%s|%s#%d|%s=%g%%|fault_seed=%d|traffic_seed=%d|%s", topo.Spec, tr.Kind, ti, f.Label, pct, fs.Seed, tseed, r.Label),
+		Key:          fmt.Sprintf("%s|%s#%d|%s=%g%%%s|fault_seed=%d|traffic_seed=%d|%s", topo.Spec, tr.Kind, ti, f.Label, pct, f.timed, fs.Seed, tseed, r.Label),
 		Topology:     topo,
 		Traffic:      tr,
 		TrafficIndex: ti,
@@ -109,6 +112,7 @@ func (c *Campaign) point(index int, topo TopologyEntry, ti int, f FaultsEntry, p
 		Routing:      r,
 		Options:      opts,
 		Params:       params,
+		Timed:        f.timed,
 	}
 	if tr.Kind == JobsKind {
 		pt.Workload, pt.JobsSeed = c.Workload, c.jobsSeed(int64(tseed))

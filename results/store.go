@@ -97,8 +97,28 @@ type Record struct {
 	// (routing.JobMetrics).
 	Jobs       []JobRecord     `json:"jobs,omitempty"`
 	JobRouting *JobRoutingInfo `json:"job_routing,omitempty"`
+	// Timed is set when the failures happened while traffic ran
+	// ([faults.timed]): the reroute's outcome beside the run's.
+	Timed *TimedRecord `json:"timed,omitempty"`
 	// Error is set when the point could not be evaluated at all.
 	Error string `json:"error,omitempty"`
+}
+
+// TimedRecord is a run through a reroute (pipeline.RerouteRun): when the
+// cables failed, when every switch held its new tables, when the
+// throughput recovered (-1: not within the run), the packets lost and
+// resent, whether the mixed tables deadlocked, and the throughput of the
+// same traffic on the intact fabric and on the failed fabric routed by the
+// new tables from the start.
+type TimedRecord struct {
+	FailNs            float64 `json:"fail_ns"`
+	TablesNs          float64 `json:"tables_ns"`
+	RecoveredNs       float64 `json:"recovered_ns"`
+	PacketsLost       int64   `json:"packets_lost"`
+	PacketsResent     int64   `json:"packets_resent"`
+	TransientDeadlock bool    `json:"transient_deadlock,omitempty"`
+	IntactGBs         float64 `json:"intact_gbs"`
+	FailedGBs         float64 `json:"failed_gbs"`
 }
 
 // JobRecord is one job's result in a record.

@@ -17,12 +17,14 @@ type Report struct {
 	// Jobs are the per-job rows of workloads (traffic kind "jobs").
 	Jobs       []JobLevel        `json:"jobs,omitempty"`
 	JobRouting []JobRoutingLevel `json:"job_routing,omitempty"`
+	// Timed are the runs through a reroute ([faults.timed]).
+	Timed []TimedLevel `json:"timed,omitempty"`
 }
 
 // Summarize aggregates records into a report.
 func Summarize(recs []Record) Report {
 	return Report{Regressions: Regressions(recs), Usability: UsabilityMatrix(recs), Levels: Levels(recs), Jobs: JobLevels(recs),
-		JobRouting: JobRoutingLevels(recs)}
+		JobRouting: JobRoutingLevels(recs), Timed: TimedLevels(recs)}
 }
 
 // WriteTable prints the report as md (Markdown), csv (the regression rows)
@@ -76,6 +78,7 @@ func writeMarkdown(w io.Writer, rep Report) error {
 			f2(l.Mean), f2(l.CILow), f2(l.CIHigh), l.N)
 	}
 	writeJobsMarkdown(&b, rep.Jobs, rep.JobRouting)
+	writeTimedMarkdown(&b, rep.Timed)
 	_, err := io.WriteString(w, b.String())
 	return err
 }

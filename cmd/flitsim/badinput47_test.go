@@ -175,9 +175,9 @@ func TestParamsListsEveryKey(t *testing.T) {
 	var rows []struct{ Table, Key string }
 	require.NoError(t, json.Unmarshal([]byte(out), &rows))
 	require.Greater(t, len(rows), 60)
-	base := strings.Replace(regressionBase, "name = \"bad\"\n", "name = \"bad\"\n@top\n", 1) + "[faults]\nkind = \"links\"\n@faults\n[hardware]\n@hardware\n[sim]\n@sim\n"
+	base := strings.Replace(regressionBase, "name = \"bad\"\n", "name = \"bad\"\n@top\n", 1) + "[faults]\nkind = \"links\"\n@faults\n[faults.timed]\n@timed\n[hardware]\n@hardware\n[sim]\n@sim\n"
 	jobs := "name = \"bad\"\n[[topology]]\nspec = \"kary-ntree:k=2,n=2\"\n[[routing]]\nengine = \"minhop\"\n[[job]]\nsize = 2\n@job\n[fragmentation]\nutilization = 0.5\n@fragmentation\n"
-	place := map[string]string{"": "@top", "[faults]": "@faults", "[hardware]": "@hardware", "[sim]": "@sim", "[[job]]": "@job", "[fragmentation]": "@fragmentation"}
+	place := map[string]string{"": "@top", "[faults]": "@faults", "[faults.timed]": "@timed", "[hardware]": "@hardware", "[sim]": "@sim", "[[job]]": "@job", "[fragmentation]": "@fragmentation"}
 	dir := t.TempDir()
 	tables := map[string]bool{}
 	for i, r := range rows {

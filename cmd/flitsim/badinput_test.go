@@ -55,10 +55,21 @@ func baseCampaign() *campaignText {
 }
 
 // with sets key = value in the table with header h (replacing the key if
-// present) and returns the text and the line of that key.
+// present; a table not in the campaign is added at its end) and returns
+// the text and the line of that key.
 func (c *campaignText) with(h, key, value string) (string, int) {
 	var b strings.Builder
 	line, at := 0, 0
+	found := false
+	for _, t := range c.tables {
+		found = found || t.header == h
+	}
+	if !found {
+		c.tables = append(c.tables, struct {
+			header string
+			lines  []string
+		}{h, nil})
+	}
 	for _, t := range c.tables {
 		if t.header != "" {
 			line++

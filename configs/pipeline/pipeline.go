@@ -240,6 +240,9 @@ func Run(p configs.Point, hash string, nets *Networks, simulate Simulator) *Outc
 		}
 		r.Finite = p.Params.Finite()
 	}
+	if p.Timed != nil && p.Percent > 0 {
+		return o.runTimed(p, base, simulate)
+	}
 	if o.Net, o.Faults, err = nets.Failed(p.Topology.Spec, p.Faults); err != nil {
 		return o.fail(err)
 	}
@@ -268,7 +271,12 @@ func Run(p configs.Point, hash string, nets *Networks, simulate Simulator) *Outc
 			return o.fail(err)
 		}
 	}
-	res := o.Result
+	return o.recordResult(p)
+}
+
+// recordResult copies the simulation's result into the record.
+func (o *Outcome) recordResult(p configs.Point) *Outcome {
+	r, res := &o.Record, o.Result
 	r.Verdict, r.ThroughputGBs, r.HCABandwidth = results.Verdict(res.Verdict), res.ThroughputGBs, res.HCABandwidthGBs
 	r.HCACompletion = res.HCACompletionNs
 	r.SimTimeNs, r.RuntimeNs, r.Events, r.FlitHops = res.SimTimeNs, res.RuntimeNs, res.Events, res.FlitHops

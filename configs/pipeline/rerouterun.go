@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"math"
 
+	"flitsim/configs"
 	"flitsim/fabric"
+	"flitsim/results"
 	"flitsim/routing"
 	"flitsim/sim"
 )
@@ -156,9 +158,11 @@ type RerouteRunReport struct {
 	MigrateNs float64 `json:"migrate_ns,omitempty"`
 	ReturnNs  float64 `json:"return_ns,omitempty"`
 	Writes    int     `json:"table_writes"`
-	// Timeline and Tables are what the run played.
+	// Timeline and Tables are what the run played, Routed the routing of
+	// the intact fabric (Tables).
 	Timeline *sim.Timeline   `json:"-"`
 	Tables   *routing.Tables `json:"-"`
+	Routed   *Routed         `json:"-"`
 }
 
 // RecoverShare is the share of the throughput a run must deliver again, in
@@ -217,7 +221,7 @@ func (rr RerouteRun) Run() (*RerouteRunReport, error) {
 		return nil, err
 	}
 	out := &RerouteRunReport{Reroute: rep, FailNs: float64(rr.FailAtPs) / 1000, Result: res, Baseline: b, Failed: f,
-		Writes: len(tl.Writes), Timeline: tl, Tables: old, Deadlock: res.Verdict == sim.Deadlock}
+		Writes: len(tl.Writes), Timeline: tl, Tables: old, Routed: pl.old, Deadlock: res.Verdict == sim.Deadlock}
 	out.TablesNs = float64(last) / 1000
 	if tl.Escape != nil {
 		out.MigrateNs, out.ReturnNs = float64(tl.MigrateAtPs)/1000, float64(tl.ReturnAtPs)/1000
@@ -294,4 +298,30 @@ func recovered(ws, failed []RerouteWindow, w, failAt, last int64) float64 {
 		return -1
 	}
 	return ws[from].StartNs
+}
+
+// runTimed evaluates a point whose failures happen while traffic runs
+// ([faults.timed]): on the intact fabric base, the point's engine before
+// and after, the subnet manager as the entry declares it.
+func (o *Outcome) runTimed(p configs.Point, base *fabric.Network, simulate Simulator) *Outcome {
+	t := p.Timed
+	s := func(ps int64) float64 { return float64(ps) / 1e12 }
+	rr := RerouteRun{
+		Reroute: SMReroute{Net: base, Engine: p.Routing.Engine, Options: p.Options, Faults: p.Faults,
+			DetectS: s(t.Detect), RouteS: s(t.RouteTime), MADRate: t.MADRate, FivePhase: t.FivePhase, DrainS: s(t.Drain)},
+		Params: p.Params, FailAtPs: t.At, RetryPs: t.Retry, WindowPs: t.WindowSize, Sim: simulate,
+	}
+	out, err := rr.Run()
+	if err != nil {
+		return o.fail(err)
+	}
+	r := &o.Record
+	o.Net, o.Faults, o.Routed, o.Result = base, out.Reroute.Failed, out.Routed, out.Result
+	r.Switches, r.HCAs = base.NumSwitches, base.NumHCAs()
+	r.FailedLinks, r.Redrawn = len(o.Faults.Links), o.Faults.Redrawn
+	o.recordRouting(p.Params.HW.BubbleVLs)
+	r.Timed = &results.TimedRecord{FailNs: out.FailNs, TablesNs: out.TablesNs, RecoveredNs: out.RecoveredNs,
+		PacketsLost: out.Result.PacketsLost, PacketsResent: out.Result.PacketsResent, TransientDeadlock: out.Deadlock,
+		IntactGBs: out.Baseline.ThroughputGBs, FailedGBs: out.Failed.ThroughputGBs}
+	return o.recordResult(p)
 }

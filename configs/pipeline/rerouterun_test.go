@@ -1,13 +1,16 @@
 package pipeline
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"flitsim/configs"
 	"flitsim/fabric"
 	"flitsim/faults"
+	"flitsim/results"
 	"flitsim/routing"
 	"flitsim/sim"
 	"flitsim/sim/difftest"
@@ -99,4 +102,62 @@ func TestFivePhaseAvoidsTransientDeadlock(t *testing.T) {
 	assert.Equal(t, sim.NotConverged, five.Result.Verdict, "ran to its time limit")
 	assert.Greater(t, five.MigrateNs, five.FailNs)
 	assert.GreaterOrEqual(t, five.RecoveredNs, five.ReturnNs)
+}
+
+const timedCampaign = `name = "timed"
+[[topology]]
+spec = "kary-ntree:k=4,n=2"
+[faults]
+percent = [0, 10]
+[faults.timed]
+at = "30us"
+detect = "5us"
+route_time = "5us"
+mad_rate = 1e6
+retry = "20us"
+window = "5us"
+[[routing]]
+engine = "dfsssp"
+[[traffic]]
+kind = "uniform"
+load = 0.7
+max_time = "100us"
+`
+
+// A [faults.timed] campaign: the level 0 runs as always, the 10 % level
+// (one cable) through the reroute, its record the same as
+// TestRerouteRun's run (the same declared times), and the report's table
+// of failures while traffic runs has its row. Bad [faults.timed] tables
+// are refused at their key.
+func TestTimedCampaign(t *testing.T) {
+	c, err := configs.Parse([]byte(timedCampaign), "t.toml", ".")
+	require.NoError(t, err)
+	require.NoError(t, c.Check())
+	pts, err := c.Points()
+	require.NoError(t, err)
+	require.Len(t, pts, 2)
+	nets := NewNetworks()
+	r0 := Evaluate(pts[0], c.Hash(), nets)
+	assert.Nil(t, r0.Timed)
+	r := Evaluate(pts[1], c.Hash(), nets)
+	require.NotNil(t, r.Timed, r.Error)
+	assert.Equal(t, 1, r.FailedLinks)
+	assert.InDelta(t, 45_000.0, r.Timed.TablesNs, 1e-9)
+	assert.Greater(t, r.Timed.PacketsLost, int64(0))
+	assert.Equal(t, r.Timed.PacketsLost, r.Timed.PacketsResent)
+	assert.InDelta(t, r0.ThroughputGBs, r.Timed.IntactGBs, 1e-9, "the intact run is the level 0 point's")
+	assert.Equal(t, r, Evaluate(pts[1], c.Hash(), NewNetworks()), "deterministic")
+	rep := results.Summarize([]results.Record{r0, r})
+	require.Len(t, rep.Timed, 1)
+	assert.Equal(t, 1, rep.Timed[0].Recovered)
+
+	for _, bad := range []struct{ text, key string }{
+		{strings.Replace(timedCampaign, "mad_rate = 1e6", "mad_rate = 0", 1), "faults.timed.mad_rate"},
+		{strings.Replace(timedCampaign, "mad_rate = 1e6", "madrate = 1", 1), "faults.timed.madrate"},
+		{strings.Replace(timedCampaign, "percent = [0, 10]", "percent = [0, 10]\nkind = \"switches\"", 1), "faults.timed"},
+	} {
+		_, err := configs.Parse([]byte(bad.text), "t.toml", ".")
+		require.Error(t, err)
+		assert.Contains(t, err.Error(), bad.key)
+	}
 }
