@@ -323,7 +323,11 @@
 // it by Escape (port and SL→VL) whatever it holds: the high LIDs of
 // LMC = 1, whose entries the subnet manager wrote before the migration (no
 // packet uses them earlier, so those writes are not simulated). Every HCA
-// decides at both instants. From ReturnAtPs on, with Next, a packet's SL
+// decides at both instants, and drains first, as InfiniBand's send-queue
+// drain before a path migration does: an HCA whose next injection would
+// be in another state (before, migrated, back) than its last one injects
+// it only once every packet it has injected is delivered or lost (it
+// decides again at the instant the last one is). From ReturnAtPs on, with Next, a packet's SL
 // and injection VL are Next's (the migration back loads the new path
 // records; the switches forward it by whatever entries they hold). A
 // packet's SL and injection VL are set at each injection.

@@ -46,6 +46,11 @@ type hcaDev struct {
 	sent     int64 // payload bytes of the messages created
 	// doneAt is when its last counted message was delivered (0: none).
 	doneAt int64
+	// With a migration (Timeline.Escape): the packets it injected that
+	// are neither delivered nor lost, and the tables state (0 base, 1
+	// escape, 2 back) of its last injection.
+	inflight int32
+	state    int8
 	// sink
 	sinkFree int64      // the host bus finishes its last flit
 	phase    int64      // hiccup phase offset
@@ -154,6 +159,14 @@ func (s *simulator) tryInject(h int32) {
 		s.scheduleHCA(h, hc.msgT)
 		return
 	}
+	if s.tm != nil && s.tm.esc != nil {
+		if st := s.tm.state(now); st != hc.state {
+			if hc.inflight > 0 {
+				return // draining: the last delivery or loss wakes it
+			}
+			hc.state = st
+		}
+	}
 	if s.tm != nil && (s.tm.esc != nil || s.info[pi].again) {
 		s.injectAt(pi, hc)
 	}
@@ -211,6 +224,9 @@ func (s *simulator) tryInject(h int32) {
 		}
 	}
 	s.info[pi].injected = now
+	if s.tm != nil {
+		hc.inflight++
+	}
 	if s.firstInject < 0 {
 		s.firstInject = now
 	}
@@ -437,6 +453,9 @@ func (s *simulator) delivered(hc *hcaDev, pi int32) {
 	pk, in := &s.pkts[pi], &s.info[pi]
 	now := s.k.now
 	s.inNetwork--
+	if s.tm != nil {
+		s.drained(s.hcaOf[in.src])
+	}
 	switch in.kind {
 	case kindAck:
 		// An acknowledgement frees a place in the window; it is no message.

@@ -81,6 +81,26 @@ func (s *simulator) newTimed(tl *Timeline, chs *fabric.Channels) *timed {
 // escape tables.
 func (tm *timed) migrated(t int64) bool { return tm.esc != nil && t >= tm.migrate && t < tm.ret }
 
+// state is the migration's state at t: 0 before, 1 migrated, 2 back.
+func (tm *timed) state(t int64) int8 {
+	switch {
+	case t < tm.migrate:
+		return 0
+	case t < tm.ret:
+		return 1
+	}
+	return 2
+}
+
+// drained books one packet of HCA h delivered or lost; with a migration,
+// the HCA's last one lets it decide again (it may be draining).
+func (s *simulator) drained(h int32) {
+	hc := &s.hcas[h]
+	if hc.inflight--; hc.inflight == 0 && s.tm.esc != nil && s.tm.state(s.k.now) != hc.state {
+		s.scheduleHCA(h, s.k.now)
+	}
+}
+
 // injectAt gives packet pi, about to be injected by HCA hc now, the SL
 // and VL of the tables that route it: the escape tables while the
 // sources are migrated, the new ones once they are back, the run's
@@ -170,6 +190,7 @@ func (s *simulator) lose(pi int32) {
 	tm := s.tm
 	in := &s.info[pi]
 	s.inNetwork--
+	s.drained(s.hcaOf[in.src])
 	s.res.PacketsLost++
 	tm.lostFlits += int64(s.pkts[pi].flits)
 	src := s.hcaOf[in.src]

@@ -152,7 +152,7 @@ func (s *simulator) postDecideHCA(h *hca, t int64) {
 // HCA holds credits for the whole packet. It changes nothing.
 func (s *simulator) canInject(h *hca, t int64) bool {
 	p := s.next(h)
-	return p != nil && p.createdAt() <= t && t >= h.linkFree && h.port.credits[s.injectVLAt(p, t)] >= p.flits
+	return p != nil && p.createdAt() <= t && t >= h.linkFree && !s.draining(h, t) && h.port.credits[s.injectVLAt(p, t)] >= p.flits
 }
 
 // decideHCA: h decides whether to inject its next packet now.
@@ -161,7 +161,7 @@ func (s *simulator) decideHCA(h *hca) {
 		h.decideAt = -1
 	}
 	if !s.canInject(h, s.now) {
-		if p := s.next(h); (s.p.Counters || h.aa != nil) && p != nil && p.createdAt() <= s.now && s.now >= h.linkFree {
+		if p := s.next(h); (s.p.Counters || h.aa != nil) && p != nil && p.createdAt() <= s.now && s.now >= h.linkFree && !s.draining(h, s.now) {
 			h.port.stallAt(s.now) // ready, its link idle, short of credits
 		}
 		return
@@ -216,6 +216,10 @@ func (s *simulator) decideHCA(h *hca) {
 	s.flitsInjected += int64(p.flits)
 	s.flitHops += int64(p.flits)
 	s.inFlight++
+	if s.tl != nil {
+		h.inflight++
+		h.state = s.stateAt(s.now)
+	}
 	s.lastActive = max(s.lastActive, s.now)
 	h.linkFree = s.now + int64(p.flits)*o.ft
 
@@ -310,6 +314,7 @@ func (s *simulator) consumed(h *hca) {
 func (s *simulator) deliver(h *hca, p *packet) {
 	s.flitsDelivered += int64(p.flits)
 	s.inFlight--
+	s.settled(p)
 	switch p.kind {
 	case ack:
 		h.outstanding--

@@ -234,6 +234,10 @@ type hca struct {
 	latency sim.LatencyHist
 	// aa is its application-aware routing state (nil: off).
 	aa *sim.AppAware
+	// With a timeline: its packets injected and neither delivered nor
+	// lost, and the migration state of its last injection.
+	inflight int
+	state    int
 }
 
 // welford keeps a running mean and variance.

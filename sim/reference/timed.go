@@ -126,6 +126,7 @@ func (s *simulator) sl2vlTab(sw int) *routing.Tables {
 // that is the timeout after its injection.
 func (s *simulator) lose(p *packet) {
 	s.inFlight--
+	s.settled(p)
 	s.tl.lostPackets++
 	if s.tl.lostByJob != nil {
 		if j := traffic.JobOf(s.src, p.srcNode-s.net.NumSwitches); j >= 0 {
@@ -155,4 +156,36 @@ func (s *simulator) resend(p *packet) {
 	p.hops, p.route = 0, routing.Route{} // routed afresh
 	h.resp = append(h.resp[:at], append([]*packet{p}, h.resp[at:]...)...)
 	s.postDecideHCA(h, s.now)
+}
+
+// stateAt is the migration's state at t: 0 before it (or without one), 1
+// migrated, 2 back.
+func (s *simulator) stateAt(t int64) int {
+	switch {
+	case s.tl == nil || s.tl.escape == nil || t < s.tl.migrate:
+		return 0
+	case t < s.tl.back:
+		return 1
+	}
+	return 2
+}
+
+// draining reports whether h, about to inject at t in another migration
+// state than its last injection's, still has packets in flight (it
+// drains its send queue first).
+func (s *simulator) draining(h *hca, t int64) bool {
+	return s.tl != nil && s.tl.escape != nil && h.inflight > 0 && s.stateAt(t) != h.state
+}
+
+// settled books packet p delivered or lost at its source; a source that
+// was draining decides again.
+func (s *simulator) settled(p *packet) {
+	if s.tl == nil {
+		return
+	}
+	h := s.hcaAt(p.srcNode)
+	h.inflight--
+	if h.inflight == 0 && s.stateAt(s.now) != h.state {
+		s.postDecideHCA(h, s.now)
+	}
 }
