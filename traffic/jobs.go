@@ -17,6 +17,9 @@ type JobTraffic struct {
 	MessageBytes int `json:"msg_bytes" param:"msg_bytes" kind:"size" range:"[1,1073741824]" unset:"1MTU" help:"payload of a message (allreduce: of the whole vector): bytes, or with a unit (4KiB, 10MTU)"`
 	// Start is when the job's ranks create their first messages.
 	Start int64 `json:"start_ps,omitempty" param:"start" unit:"ps" range:"[0,1000s]" default:"0" help:"instant the job starts sending"`
+	// End, when set, is when an infinite job's ranks stop: they create
+	// no message at or after it.
+	End int64 `json:"end_ps,omitempty" param:"end" unit:"ps" range:"[0,1000s]" default:"0" help:"instant an infinite job stops: its ranks create no message at or after it (0: never)"`
 	// Iterations repeats the pattern; 0 is infinite.
 	Iterations int `json:"iterations" param:"iterations" range:"[0,1073741824]" help:"repetitions of the pattern (0: infinite; default 1 for exchange, halo, pingpong, allreduce, barrier and broadcast, infinite for the streams)"`
 	// Load is the offered load per rank of the open-loop patterns.
@@ -108,6 +111,7 @@ type rankState struct {
 	nextT     int64 // the earliest creation instant of the next message
 	onUntil   int64 // bursty noise: the current on period ends; -1 not started
 	waiting   bool
+	ended     bool              // its job's end has come
 	recv      map[int64]recvTag // deliveries by tag, dependent patterns only
 }
 
@@ -247,6 +251,12 @@ func (j Job) Check() error {
 	}
 	if t.BurstOff > 0 && t.BurstOn == 0 {
 		return bad("burst_off", "burst_off needs burst_on")
+	}
+	if t.End > 0 && j.Finite() {
+		return bad("end", "a job of %d iterations ends by itself; end applies to infinite jobs (iterations = 0)", t.Iterations)
+	}
+	if t.End > 0 && t.End <= t.Start {
+		return bad("end", "the job ends (%d ps) before it starts (%d ps)", t.End, t.Start)
 	}
 	switch t.Kind {
 	case Shift:
@@ -558,7 +568,7 @@ func (w *workload) Next(src int, rng *rand.Rand) (Msg, Status) {
 	j, r := int(st.job), int(st.rank)
 	job := &w.jobs[j]
 	per := int64(w.stepsPerIteration(j, r))
-	if per == 0 || (job.Finite() && st.step >= per*int64(job.Traffic.Iterations)) {
+	if per == 0 || st.ended || (job.Finite() && st.step >= per*int64(job.Traffic.Iterations)) {
 		return Msg{}, Done
 	}
 	// Check the dependency before drawing: a waiting rank draws nothing.
@@ -597,6 +607,10 @@ func (w *workload) Next(src int, rng *rand.Rand) (Msg, Status) {
 			at = st.onUntil + int64(rng.ExpFloat64()*float64(off))
 			st.onUntil = at + int64(rng.ExpFloat64()*float64(t.BurstOn))
 		}
+	}
+	if e := job.Traffic.End; e > 0 && at >= e {
+		st.ended = true
+		return Msg{}, Done
 	}
 	m := Msg{Dst: job.Ranks[p.dst], Bytes: p.bytes, At: at, Tag: w.tag(j, r, st.step)}
 	m.Get = job.Traffic.Rendezvous > 0 && p.bytes >= job.Traffic.Rendezvous

@@ -7,6 +7,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"flitsim/fabric/param"
 )
 
 // ideal drives a workload through an ideal network: every message arrives
@@ -407,5 +409,41 @@ func TestShapedPatterns(t *testing.T) {
 		} else {
 			assert.NotEqual(t, r, m.Dst, "rank %d sends uniformly, not to itself", r)
 		}
+	}
+}
+
+// An infinite job with an end: its ranks create messages, back to back
+// at full load, until the first one that would be created at or after the
+// end, and then nothing (Done) for good; a finite job or an end before the
+// start is refused at the key.
+func TestJobEnd(t *testing.T) {
+	wire := func(b int) int64 { return int64(b) * 100 }
+	job := Job{ID: "s", Ranks: []int{0, 1}, Traffic: JobTraffic{Kind: Shift, MessageBytes: 1000, Load: 1, Distance: 1, Start: 5000, End: 1_000_000}}
+	require.NoError(t, job.Check())
+	src, err := NewWorkload([]Job{job}, 2, func(string) *rand.Rand { return rand.New(rand.NewPCG(1, 2)) }, wire)
+	require.NoError(t, err)
+	rng := rand.New(rand.NewPCG(3, 4))
+	var n int
+	for {
+		m, st := src.Next(0, rng)
+		if st == Done {
+			break
+		}
+		require.Equal(t, Ready, st)
+		require.Equal(t, int64(5000)+int64(n)*100_000, m.At, "message %d", n)
+		require.Less(t, m.At, job.Traffic.End)
+		n++
+	}
+	assert.Equal(t, 10, n, "5 ns + 10 · 100 ns reaches 1 µs")
+	_, st := src.Next(0, rng)
+	assert.Equal(t, Done, st)
+	for _, bad := range []JobTraffic{
+		{Kind: Exchange, MessageBytes: 1000, Load: 1, Iterations: 1, End: 1000},
+		{Kind: Uniform, MessageBytes: 1000, Load: 1, Start: 2000, End: 1000},
+	} {
+		err := Job{ID: "x", Ranks: []int{0, 1}, Traffic: bad}.Check()
+		var pe *param.Error
+		require.ErrorAs(t, err, &pe)
+		assert.Equal(t, "end", pe.Key)
 	}
 }

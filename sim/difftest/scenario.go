@@ -131,6 +131,9 @@ func (s Scenario) String() string {
 	if t.Rendezvous > 0 && s.Jobs == nil {
 		fmt.Fprintf(&b, " rendezvous>=%dB", t.Rendezvous)
 	}
+	if t.End > 0 && s.Jobs == nil {
+		fmt.Fprintf(&b, " end %dns", t.End/1000)
+	}
 	fmt.Fprintf(&b, " seed %d max %dns", s.Params.Seed, s.Params.MaxTime/1000)
 	if !t.Finite() {
 		p := s.Params
@@ -150,6 +153,9 @@ func (s Scenario) String() string {
 		}
 		if t.Rendezvous > 0 {
 			fmt.Fprintf(&b, " rendezvous>=%dB", t.Rendezvous)
+		}
+		if t.End > 0 {
+			fmt.Fprintf(&b, " end %dns", t.End/1000)
 		}
 		if t.Kind == traffic.Shift {
 			fmt.Fprintf(&b, " d=%d", t.Distance)
@@ -894,6 +900,21 @@ func drawLate(c chooser, s *Scenario, topo string) {
 	// events): half the reroutes.
 	if s.Reroute != "" && chance(c, 50) {
 		s.Migrate = true
+	}
+	// Jobs that end (after the migrations): a fifth of the infinite
+	// patterns and jobs stop 1-20 µs after they start.
+	end := func(t *traffic.JobTraffic) {
+		if chance(c, 20) {
+			t.End = t.Start + int64(between(c, 1, 20))*fabric.Microsecond
+		}
+	}
+	if len(s.Jobs) == 0 && !p.Traffic.Finite() {
+		end(&p.Traffic.JobTraffic)
+	}
+	for i := range s.Jobs {
+		if s.Jobs[i].Traffic.Iterations == 0 {
+			end(&s.Jobs[i].Traffic)
+		}
 	}
 }
 
