@@ -126,9 +126,10 @@
 // (uniform, hot spot and palindromes of the bit reversal) and then gap_m.
 // A dependent pattern creates a message no earlier than the last
 // delivery it waits for (traffic.Source.Delivered). An infinite job with
-// an end (traffic.JobTraffic.End) creates no message at or after it. A terminal whose pattern says it is done
-// creates nothing more. Messages wait at the source until sent; their
-// creation never depends on the network.
+// an end (traffic.JobTraffic.End) creates no message at or after it. A
+// terminal whose pattern says it is done creates nothing more. Messages
+// wait at the source until sent; their creation never depends on the
+// network.
 //
 // An HCA sends its packets strictly in order (message by message, packet by
 // packet). It starts its next packet at the earliest instant t at which
