@@ -428,6 +428,7 @@ func TestTrafficKeysEnterIdentity(t *testing.T) {
 		"compute_noise": {"sweep3d", "", `compute_noise = "1us"`},
 		"algorithm":     {"allreduce", "", `algorithm = "mpich"`},
 		"rendezvous":    {"exchange", "", `rendezvous = "8KiB"`},
+		"end":           {"uniform", "", `end = "50us"`},
 	}
 	campaign := func(kind string, lines ...string) *Campaign {
 		text := "name = \"id\"\n[[topology]]\nspec = \"kary-ntree:k=4,n=2\"\n[[routing]]\nengine = \"ftree\"\n[[traffic]]\nkind = \"" + kind + "\"\n"

@@ -7,8 +7,9 @@ import (
 )
 
 // Timed are the keys of a failures entry's [faults.timed] table (issue
-// 51): the entry's cable failures happen while traffic runs, and the
-// subnet manager reroutes them (pipeline.RerouteRun; sim/doc.go, "Timed
+// 51): the entry's failures (cables, or switches without HCAs: all their
+// cables at once) happen while traffic runs, and the subnet manager
+// reroutes them (pipeline.RerouteRun; sim/doc.go, "Timed
 // events"). Each key is declared here once.
 type Timed struct {
 	At         int64   `param:"at" unit:"ps" range:"(0,1000s]" default:"20us" help:"the cables fail this long into each run (the traffic runs on the intact fabric before)"`
@@ -36,8 +37,8 @@ func (c *Campaign) timed(i int) (*Timed, error) {
 	if err := c.decodeTable("faults.timed", f.Timed, TimedDecls(), t); err != nil {
 		return nil, err
 	}
-	if f.Kind != "links" {
-		return nil, c.errAtKey("faults.timed", i, "failures while traffic runs are cable failures (kind = \"links\"), not %s", f.Kind)
+	if f.TakeHCAs {
+		return nil, c.errAtKey("faults.timed", i, "switches with HCAs cannot fail while traffic runs (take_hcas)")
 	}
 	if f.Fixed != "" {
 		return nil, c.errAtKey("faults.timed", i, "failures while traffic runs are drawn; a failure list (fixed) is not supported yet")

@@ -329,3 +329,45 @@ func (t *Tables) Bytes() int {
 	}
 	return b
 }
+
+// Renumbered returns tables of net with t's entries, t being tables of
+// sub, a copy of net without some switches (fabric.Network.Without keeps
+// names, LIDs and port numbers): each switch of sub's rows, SLs and SL→VL
+// maps land on the switch of net with its name; net's other switches
+// keep no route (NoPath) but to themselves. Source routes and adaptive
+// routing are not renumbered (an error).
+func (t *Tables) Renumbered(sub, net *fabric.Network) (*Tables, error) {
+	if t.Source != nil || t.Adaptive != nil {
+		return nil, fmt.Errorf("routing %s: source routes and adaptive routing cannot be renumbered", t.Engine)
+	}
+	out := NewTables(net, t.Engine)
+	out.VLsNeeded, out.VLsUsed = t.VLsNeeded, t.VLsUsed
+	byName := net.ByName()
+	n := min(t.NumLIDs, out.NumLIDs)
+	for sf := range sub.NumSwitches {
+		si, ok := byName[sub.Nodes[sf].Name]
+		if !ok || si >= net.NumSwitches {
+			return nil, fmt.Errorf("switch %s of %s is not a switch of %s", sub.Nodes[sf].Name, sub.Name, net.Name)
+		}
+		for lid := range n {
+			out.SetPort(si, uint16(lid), int(t.Port(sf, uint16(lid))))
+			out.SetSL(si, uint16(lid), t.SL(sf, uint16(lid)))
+		}
+		if t.sl2vl != nil && t.sl2vl[sf] != nil {
+			r := t.radix[sf] + 1
+			for in := range r {
+				for o := 1; o < r; o++ {
+					for sl := range MaxVLs {
+						out.SetVL(si, in, o, uint8(sl), t.VL(sf, in, o, uint8(sl)))
+					}
+				}
+			}
+		}
+	}
+	if t.injectVL != nil {
+		for sl := range MaxVLs {
+			out.SetInjectVL(uint8(sl), t.InjectVL(uint8(sl)))
+		}
+	}
+	return out, nil
+}

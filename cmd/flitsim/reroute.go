@@ -19,9 +19,10 @@ func rerouteCmd(args []string, stdout, stderr io.Writer) error {
 			"the engine's time measured here); then it writes the LFT blocks (64 LIDs each) that differ, switch\n"+
 			"after switch in node order, --mad-rate blocks a second, and until a switch has its new blocks it\n"+
 			"forwards by the old ones. Prints the HCA pairs broken or looping at each step, when every pair is\n"+
-			"delivered again, and the pair-seconds lost. Cable failures only.\n"+
+			"delivered again, and the pair-seconds lost. Cable failures only (without --traffic).\n"+
 			"With --traffic the reroute happens under traffic, simulated at flit level (sim/doc.go, \"Timed\n"+
-			"events\"): the cables fail --fail-at into the run, packets granted a dead cable are lost and sent\n"+
+			"events\"): the cables (or switches: all their cables) fail --fail-at into the run, packets granted\n"+
+			"a dead cable are lost and sent\n"+
 			"again --retry after their injection, switches forward by whatever blocks they hold when a packet's\n"+
 			"head arrives; the same traffic also runs on the intact fabric. Prints the packets lost and resent,\n"+
 			"the verdict (a transient deadlock names its cycle), when every switch has its tables, when the\n"+

@@ -74,20 +74,31 @@ type reroutePlan struct {
 	old, nw *Routed
 	fnet    *fabric.Network
 	rep     *SMRerouteReport
-	// blocks[s] lists the blocks of switch s that differ.
+	// next are nw's tables in the numbering of the fabric before the
+	// failures (nw's own when only cables failed), and dead marks that
+	// fabric's switches that failed or were cut off.
+	next *routing.Tables
+	dead []bool
+	// blocks[s] lists the blocks of switch s that differ (none on a dead
+	// one: the subnet manager cannot write it).
 	blocks [][]int
 }
 
 // plan routes the fabric before and after the failures and finds the
-// blocks to write.
-func (r SMReroute) plan() (*reroutePlan, error) {
-	if r.Faults.SwitchPercent > 0 || r.Faults.MixedPercent > 0 {
+// blocks to write; switches lets switches fail (their fabric is
+// renumbered: the simulation's Timeline takes them, the static steps of
+// Run do not).
+func (r SMReroute) plan(switches bool) (*reroutePlan, error) {
+	if !switches && (r.Faults.SwitchPercent > 0 || r.Faults.MixedPercent > 0) {
 		return nil, &InputError{fmt.Errorf("reroute: cable failures only (a failed switch leaves the fabric renumbered)")}
 	}
 	for _, f := range r.Faults.Fixed {
-		if f.Switch {
+		if f.Switch && !switches {
 			return nil, &InputError{fmt.Errorf("%s: reroute: cable failures only, not switch %s", f.Where, f.Node)}
 		}
+	}
+	if r.Faults.TakeHCAs {
+		return nil, &InputError{fmt.Errorf("reroute: switches with HCAs cannot fail while traffic runs (take_hcas)")}
 	}
 	if r.MADRate <= 0 || r.DetectS < 0 {
 		return nil, &InputError{fmt.Errorf("reroute: want a positive MAD rate and a detection delay ≥ 0")}
@@ -116,10 +127,24 @@ func (r SMReroute) plan() (*reroutePlan, error) {
 		rep.RouteS, rep.RouteMeasured = time.Since(began).Seconds(), true
 	}
 
+	next, dead := nw.Tables, make([]bool, r.Net.NumSwitches)
+	if fnet.NumSwitches != r.Net.NumSwitches {
+		if next, err = nw.Tables.Renumbered(fnet, r.Net); err != nil {
+			return nil, err
+		}
+		alive := fnet.ByName()
+		for s := range r.Net.NumSwitches {
+			_, ok := alive[r.Net.Nodes[s].Name]
+			dead[s] = !ok
+		}
+	}
 	// The blocks that differ, per switch.
-	a, b := old.Tables, nw.Tables
-	blocks := make([][]int, fnet.NumSwitches)
-	for s := range fnet.NumSwitches {
+	a, b := old.Tables, next
+	blocks := make([][]int, r.Net.NumSwitches)
+	for s := range r.Net.NumSwitches {
+		if dead[s] {
+			continue
+		}
 		ra, rb := a.Row(s), b.Row(s)
 		for lo := 0; lo < len(ra); lo += sim.LFTBlock {
 			hi := min(lo+sim.LFTBlock, len(ra))
@@ -135,12 +160,12 @@ func (r SMReroute) plan() (*reroutePlan, error) {
 			rep.Switches++
 		}
 	}
-	return &reroutePlan{old: old, nw: nw, fnet: fnet, rep: rep, blocks: blocks}, nil
+	return &reroutePlan{old: old, nw: nw, fnet: fnet, rep: rep, next: next, dead: dead, blocks: blocks}, nil
 }
 
 // Run plays the reroute.
 func (r SMReroute) Run() (*SMRerouteReport, error) {
-	pl, err := r.plan()
+	pl, err := r.plan(false)
 	if err != nil {
 		return nil, err
 	}

@@ -22,7 +22,7 @@ import (
 // report of the reroute (its steps counted from the failure) and the old
 // tables.
 func (r SMReroute) Timeline(failAt, retry int64) (*sim.Timeline, *SMRerouteReport, *routing.Tables, error) {
-	pl, err := r.plan()
+	pl, err := r.plan(true)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -35,8 +35,9 @@ func (r SMReroute) Timeline(failAt, retry int64) (*sim.Timeline, *SMRerouteRepor
 
 // timeline is Timeline on a plan made.
 func (r SMReroute) timeline(pl *reroutePlan, failAt, retry int64) (*sim.Timeline, error) {
-	tl := &sim.Timeline{Next: pl.nw.Tables, RetryPs: retry}
+	tl := &sim.Timeline{Next: pl.next, RetryPs: retry}
 	byName := r.Net.ByName()
+	down := map[int]bool{}
 	for _, f := range pl.rep.Failed.Links {
 		a, ok := byName[f.A]
 		l := -1
@@ -46,7 +47,18 @@ func (r SMReroute) timeline(pl *reroutePlan, failAt, retry int64) (*sim.Timeline
 		if l < 0 {
 			return nil, fmt.Errorf("reroute: failed cable %s/%d-%s/%d is not in %s", f.A, f.PortA, f.B, f.PortB, r.Net.Name)
 		}
-		tl.Links = append(tl.Links, sim.LinkEvent{AtPs: failAt, Link: l})
+		down[l] = true
+	}
+	// A failed (or cut off) switch: every cable of it.
+	for l, lk := range r.Net.Links {
+		if a, b := int(lk.A.Node), int(lk.B.Node); a < r.Net.NumSwitches && pl.dead[a] || b < r.Net.NumSwitches && pl.dead[b] {
+			down[l] = true
+		}
+	}
+	for l := range r.Net.Links {
+		if down[l] {
+			tl.Links = append(tl.Links, sim.LinkEvent{AtPs: failAt, Link: l})
+		}
 	}
 	ps := func(s float64) int64 { return int64(math.Round(s * 1e6 * float64(fabric.Microsecond))) }
 	start := failAt + ps(pl.rep.DetectS+pl.rep.RouteS)
@@ -86,7 +98,7 @@ func (r SMReroute) timeline(pl *reroutePlan, failAt, retry int64) (*sim.Timeline
 // five-phase update's high LIDs, which the base tables must leave free.
 func (r SMReroute) escape(pl *reroutePlan) (*routing.Tables, error) {
 	v := r.EscapeVL
-	if m := max(pl.old.Tables.MaxVL(r.Net), pl.nw.Tables.MaxVLOf(r.Net, pl.old.Tables.SLsUsed())); m >= v {
+	if m := max(pl.old.Tables.MaxVL(r.Net), pl.next.MaxVLOf(r.Net, pl.old.Tables.SLsUsed())); m >= v {
 		return nil, &InputError{fmt.Errorf("five-phase update: the base tables use VL %d, the high LIDs' is VL %d: route the base on fewer VLs (--vls %d)", m, v, v)}
 	}
 	up, err := Route(pl.fnet, "updn", routing.Options{VLs: 1})
@@ -97,6 +109,11 @@ func (r SMReroute) escape(pl *reroutePlan) (*routing.Tables, error) {
 		return nil, &InputError{fmt.Errorf("five-phase update: Up*/Down* for the high LIDs: %s", up.Problem())}
 	}
 	esc := up.Tables
+	if pl.fnet.NumSwitches != r.Net.NumSwitches {
+		if esc, err = esc.Renumbered(pl.fnet, r.Net); err != nil {
+			return nil, err
+		}
+	}
 	for s := range r.Net.NumSwitches {
 		for lid := range esc.NumLIDs {
 			esc.SetSL(s, uint16(lid), uint8(v))
@@ -179,7 +196,7 @@ func (rr RerouteRun) Run() (*RerouteRunReport, error) {
 	if rr.Reroute.FivePhase && rr.Reroute.EscapeVL == 0 {
 		rr.Reroute.EscapeVL = rr.Params.HW.VLs - 1 // the last data VL
 	}
-	pl, err := rr.Reroute.plan()
+	pl, err := rr.Reroute.plan(true)
 	if err != nil {
 		return nil, err
 	}
