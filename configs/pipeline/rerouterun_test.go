@@ -18,6 +18,21 @@ import (
 	"flitsim/traffic"
 )
 
+// fatTreeReroute is a reroute of a 4-ary 2-tree routed by DFSSSP under
+// uniform traffic at load 0.7: the failures f at 30 µs, the subnet
+// manager writing from 10 µs later a block a microsecond, lost packets
+// resent after 20 µs, windows of 5 µs.
+func fatTreeReroute(t *testing.T, f faults.Spec) RerouteRun {
+	net, err := fabric.Build("kary-ntree:k=4,n=2")
+	require.NoError(t, err)
+	p := sim.DefaultParams()
+	p.Traffic = traffic.Spec{Kind: traffic.Uniform, JobTraffic: traffic.JobTraffic{MessageBytes: p.HW.MTU, Load: 0.7}}
+	return RerouteRun{
+		Reroute: SMReroute{Net: net, Engine: "dfsssp", Options: routing.DefaultOptions(), Faults: f, DetectS: 5e-6, RouteS: 5e-6, MADRate: 1e6},
+		Params:  p, FailAtPs: 30 * fabric.Microsecond, RetryPs: 20 * fabric.Microsecond, WindowPs: 5 * fabric.Microsecond,
+	}
+}
+
 // A reroute under traffic: one cable of a 4-ary 2-tree (routed by
 // DFSSSP) fails 30 µs into uniform traffic at load 0.7; the subnet
 // manager starts writing 10 µs later, one block a microsecond (five
@@ -26,15 +41,7 @@ import (
 // every one is sent again; the throughput recovers after the last write;
 // and the reference simulator agrees packet for packet.
 func TestRerouteRun(t *testing.T) {
-	net, err := fabric.Build("kary-ntree:k=4,n=2")
-	require.NoError(t, err)
-	p := sim.DefaultParams()
-	p.Traffic = traffic.Spec{Kind: traffic.Uniform, JobTraffic: traffic.JobTraffic{MessageBytes: p.HW.MTU, Load: 0.7}}
-	rr := RerouteRun{
-		Reroute: SMReroute{Net: net, Engine: "dfsssp", Options: routing.DefaultOptions(), Faults: faults.Spec{LinkPercent: 10, Seed: 1},
-			DetectS: 5e-6, RouteS: 5e-6, MADRate: 1e6},
-		Params: p, FailAtPs: 30 * fabric.Microsecond, RetryPs: 20 * fabric.Microsecond, WindowPs: 5 * fabric.Microsecond,
-	}
+	rr := fatTreeReroute(t, faults.Spec{LinkPercent: 10, Seed: 1})
 	out, err := rr.Run()
 	require.NoError(t, err)
 	assert.Equal(t, 5, out.Reroute.Blocks)
@@ -170,15 +177,8 @@ func TestTimedCampaign(t *testing.T) {
 // throughput recovers to what two spines carry, and the reference agrees
 // packet for packet.
 func TestRerouteRunSwitchFailure(t *testing.T) {
-	net, err := fabric.Build("kary-ntree:k=4,n=2")
-	require.NoError(t, err)
-	p := sim.DefaultParams()
-	p.Traffic = traffic.Spec{Kind: traffic.Uniform, JobTraffic: traffic.JobTraffic{MessageBytes: p.HW.MTU, Load: 0.7}}
-	rr := RerouteRun{
-		Reroute: SMReroute{Net: net, Engine: "dfsssp", Options: routing.DefaultOptions(), Faults: faults.Spec{SwitchPercent: 25, Seed: 1},
-			DetectS: 5e-6, RouteS: 5e-6, MADRate: 1e6},
-		Params: p, FailAtPs: 30 * fabric.Microsecond, RetryPs: 20 * fabric.Microsecond, WindowPs: 5 * fabric.Microsecond,
-	}
+	rr := fatTreeReroute(t, faults.Spec{SwitchPercent: 25, Seed: 1})
+	net := rr.Reroute.Net
 	out, err := rr.Run()
 	require.NoError(t, err)
 	require.Len(t, out.Reroute.Failed.Switches, 2)
