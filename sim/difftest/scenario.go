@@ -297,9 +297,9 @@ func (s Scenario) Build() (*Built, error) {
 // failing cables among those between switches, each down at an instant
 // from 200 ns to 8 µs and half of them up again 0.5-5 µs later, and with
 // Reroute the tables of the network without them written from WriteAtNs
-// after the first failure, switch by switch, its SL→VL table and then
-// its blocks in order, one every WriteGapNs. Nil when the network has no
-// cable between switches.
+// after the first failure, switch by switch in a drawn order, its SL→VL
+// table and then its blocks in order, one every WriteGapNs. Nil when the
+// network has no cable between switches.
 func (s Scenario) timeline(net *fabric.Network, tb *routing.Tables) *sim.Timeline {
 	var links []int
 	for l := range net.Links {
@@ -341,7 +341,10 @@ func (s Scenario) timeline(net *fabric.Network, tb *routing.Tables) *sim.Timelin
 	tl.Next = next
 	at := first + s.WriteAtNs*fabric.Nanosecond
 	blocks := (tb.NumLIDs + sim.LFTBlock - 1) / sim.LFTBlock
-	for sw := range net.NumSwitches {
+	// The switches in a drawn order (a stream of its own, so that the
+	// other draws stay what they were).
+	order := rand.New(rand.NewPCG(s.TimedSeed, 0x0de)).Perm(net.NumSwitches)
+	for _, sw := range order {
 		for b := sim.SL2VLBlock; b < blocks; b++ {
 			tl.Writes = append(tl.Writes, sim.TableWrite{AtPs: at, Switch: sw, Block: b})
 			at += s.WriteGapNs * fabric.Nanosecond
