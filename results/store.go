@@ -105,7 +105,8 @@ type Record struct {
 }
 
 // TimedRecord is a run through a reroute (pipeline.RerouteRun): when the
-// cables failed, when every switch held its new tables, when the
+// cables failed, when every switch held its new tables, when every pair
+// was delivered again (-1 never, -2 not followed), when the
 // throughput recovered (-1: not within the run), the packets lost and
 // resent, whether the mixed tables deadlocked, and the throughput of the
 // same traffic on the intact fabric and on the failed fabric routed by the
@@ -113,6 +114,7 @@ type Record struct {
 type TimedRecord struct {
 	FailNs            float64 `json:"fail_ns"`
 	TablesNs          float64 `json:"tables_ns"`
+	ReachableNs       float64 `json:"reachable_ns"`
 	RecoveredNs       float64 `json:"recovered_ns"`
 	PacketsLost       int64   `json:"packets_lost"`
 	PacketsResent     int64   `json:"packets_resent"`

@@ -208,6 +208,12 @@ func rerouteRun(stdout io.Writer, rr pipeline.RerouteRun, plotFile string, asJSO
 	if out.Deadlock {
 		fmt.Fprintf(stdout, "transient deadlock of the mixed tables: %v\n", res.DeadlockCycle)
 	}
+	switch {
+	case out.ReachableNs >= 0:
+		fmt.Fprintf(stdout, "every pair delivered again by the tables the switches hold from %.3f µs (%.3f µs after the failure)\n", out.ReachableNs/1000, (out.ReachableNs-out.FailNs)/1000)
+	case out.ReachableNs == -1:
+		fmt.Fprintln(stdout, "some pairs stay lost")
+	}
 	if out.RecoveredNs >= 0 {
 		fmt.Fprintf(stdout, "throughput recovered at %.3f µs (%.3f µs after the failure)\n", out.RecoveredNs/1000, (out.RecoveredNs-out.FailNs)/1000)
 	} else {

@@ -3,6 +3,7 @@ package pipeline
 import (
 	"fmt"
 	"math"
+	"sort"
 
 	"flitsim/configs"
 	"flitsim/fabric"
@@ -157,6 +158,12 @@ type RerouteRunReport struct {
 	// fabric sustained before the failure or sustains after it, whichever
 	// is less (-1: never within the run).
 	RecoveredNs float64 `json:"recovered_ns"`
+	// ReachableNs is when every HCA pair is delivered again for good by
+	// the tables the switches hold (routing.MixedReach after each
+	// switch's writes; with the five-phase update, the migration to the
+	// high LIDs); -1: never, -2: not followed (failed switches renumber
+	// the fabric the walk needs).
+	ReachableNs float64 `json:"reachable_ns"`
 	// Result is the run through the reroute, Baseline the same traffic on
 	// the intact fabric (its jobs are Result's jobs' Alone), Failed on the
 	// failed fabric routed by the new tables from the start.
@@ -248,6 +255,7 @@ func (rr RerouteRun) Run() (*RerouteRunReport, error) {
 	out.Base = windows(b.Deliveries, rr.WindowPs, end)
 	out.Rerouted = windows(f.Deliveries, rr.WindowPs, end)
 	out.RecoveredNs = recovered(out.Windows, out.Rerouted, rr.WindowPs, rr.FailAtPs, last)
+	out.ReachableNs = reachable(pl, tl, rr.FailAtPs)
 	if res.Jobs != nil {
 		alone := make([]*sim.JobResult, len(b.Jobs))
 		for j := range b.Jobs {
@@ -337,8 +345,59 @@ func (o *Outcome) runTimed(p configs.Point, base *fabric.Network, simulate Simul
 	r.Switches, r.HCAs = base.NumSwitches, base.NumHCAs()
 	r.FailedLinks, r.Redrawn = len(o.Faults.Links), o.Faults.Redrawn
 	o.recordRouting(p.Params.HW.BubbleVLs)
-	r.Timed = &results.TimedRecord{FailNs: out.FailNs, TablesNs: out.TablesNs, RecoveredNs: out.RecoveredNs,
+	r.Timed = &results.TimedRecord{FailNs: out.FailNs, TablesNs: out.TablesNs, ReachableNs: out.ReachableNs, RecoveredNs: out.RecoveredNs,
 		PacketsLost: out.Result.PacketsLost, PacketsResent: out.Result.PacketsResent, TransientDeadlock: out.Deadlock,
 		IntactGBs: out.Baseline.ThroughputGBs, FailedGBs: out.Failed.ThroughputGBs}
 	return o.recordResult(p)
+}
+
+// reachable is RerouteRunReport.ReachableNs: the pairs that the tables
+// the switches hold lose, from the failure on, after each switch's last
+// write (MixedReach on the failed fabric), until none is lost again.
+func reachable(pl *reroutePlan, tl *sim.Timeline, failAt int64) float64 {
+	if pl.fnet.NumSwitches != len(pl.dead) {
+		return -2
+	}
+	lost := func(written func(sw int, lid uint16) bool) bool {
+		broken, looping, _ := routing.MixedReach(pl.fnet, pl.old.Tables, pl.nw.Tables, written)
+		return broken+looping > 0
+	}
+	none := func(int, uint16) bool { return false }
+	if !lost(none) {
+		return float64(failAt) / 1000 // the failure broke no pair
+	}
+	if tl.Escape != nil {
+		return float64(tl.MigrateAtPs) / 1000 // every source on the high LIDs, Up*/Down* of the failed fabric
+	}
+	at := map[[2]int]int64{} // (switch, block) → its write
+	done := make([]int64, pl.fnet.NumSwitches)
+	for _, w := range tl.Writes {
+		if w.Block != sim.SL2VLBlock {
+			at[[2]int{w.Switch, w.Block}] = w.AtPs
+			done[w.Switch] = max(done[w.Switch], w.AtPs)
+		}
+	}
+	var steps []int64
+	for _, t := range done {
+		if t > 0 {
+			steps = append(steps, t)
+		}
+	}
+	sort.Slice(steps, func(i, j int) bool { return steps[i] < steps[j] })
+	out := int64(-1)
+	for _, t := range steps {
+		written := func(sw int, lid uint16) bool {
+			w, ok := at[[2]int{sw, int(lid) / sim.LFTBlock}]
+			return ok && w <= t
+		}
+		if lost(written) {
+			out = -1
+		} else if out < 0 {
+			out = t
+		}
+	}
+	if out < 0 {
+		return -1
+	}
+	return float64(out) / 1000
 }

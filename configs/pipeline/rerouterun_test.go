@@ -47,6 +47,8 @@ func TestRerouteRun(t *testing.T) {
 	assert.Equal(t, 5, out.Reroute.Blocks)
 	assert.Equal(t, 10, out.Writes, "a block and an SL→VL table per switch")
 	assert.InDelta(t, 45_000.0, out.TablesNs, 1e-9)
+	assert.Greater(t, out.ReachableNs, out.FailNs, "the cable carried routes")
+	assert.LessOrEqual(t, out.ReachableNs, out.TablesNs)
 	res := out.Result
 	assert.False(t, out.Deadlock)
 	assert.Greater(t, res.PacketsLost, int64(0))
@@ -108,6 +110,7 @@ func TestFivePhaseAvoidsTransientDeadlock(t *testing.T) {
 	assert.False(t, five.Deadlock)
 	assert.Equal(t, sim.NotConverged, five.Result.Verdict, "ran to its time limit")
 	assert.Greater(t, five.MigrateNs, five.FailNs)
+	assert.Equal(t, five.MigrateNs, five.ReachableNs, "every source on Up*/Down* of the failed fabric")
 	assert.GreaterOrEqual(t, five.RecoveredNs, five.ReturnNs)
 }
 
