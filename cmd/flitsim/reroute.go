@@ -13,7 +13,7 @@ import (
 )
 
 func rerouteCmd(args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("reroute", "reroute SPEC|FILE --routing NAME (--links P | --fixed FILE) [--fault-seed S] [--detect D] [--route-time D] [--mad-rate R] [--traffic KIND [--load F] [--msg-bytes N] --fail-at D --retry D --window D --max-time D --hw ... --sim ... [--reference]] [--plot FILE] [--json]",
+	fs := newFlags("reroute", "reroute SPEC|FILE --routing NAME (--links P | --fixed FILE) [--fault-seed S] [--detect D] [--route-time D] [--mad-rate R] [(--traffic KIND [--load F] [--msg-bytes N] | --jobs FILE) --fail-at D --retry D --window D --max-time D --hw ... --sim ... [--reference]] [--plot FILE] [--json]",
 		"Plays the subnet manager's answer to failed cables (seeds/001 §4.2.3.1, §5.2.3): the cables fail;\n"+
 			"the subnet manager notices them --detect later and routes the fabric anew (--route-time, default\n"+
 			"the engine's time measured here); then it writes the LFT blocks (64 LIDs each) that differ, switch\n"+
@@ -44,6 +44,8 @@ func rerouteCmd(args []string, stdout, stderr io.Writer) error {
 	simFlag := fs.String("sim", "", "with --traffic: [sim] overrides key=value,... (as sim --sim)")
 	seed := fs.Uint64("traffic-seed", 1, "with --traffic: seed of the traffic streams")
 	useRef := fs.Bool("reference", false, "with --traffic: simulate with the per-flit reference simulator")
+	jobsFile := fs.String("jobs", "", "a jobs file (docs/jobs/) to run instead of one pattern (as sim --jobs; use it with --traffic jobs): each job's slowdown is against the same run on the intact fabric")
+	jobsSeed := fs.Int64("jobs-seed", -1, "with --jobs: seed of the jobs file's random placements (default: the file's seed)")
 	update := fs.String("update", "plain", "with --traffic: plain (the changed blocks written while traffic runs) or five-phase (§5.2.3: Up*/Down* for high LIDs on the last VL first, the sources migrated there, --drain, the new base tables, the sources back; the base must leave the last VL free)")
 	drain := fs.Duration("drain", 20*time.Microsecond, "with --traffic --update five-phase: from the migration to the high LIDs until the base tables are written")
 	var ff faultFlags
@@ -56,9 +58,9 @@ func rerouteCmd(args []string, stdout, stderr io.Writer) error {
 	}
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-	simulate := set["traffic"]
+	simulate := set["traffic"] || set["jobs"]
 	if !simulate {
-		for _, f := range append([]string{"fail-at", "retry", "window", "max-time", "hw", "sim", "traffic-seed", "reference", "update", "drain"}, pf.names()...) {
+		for _, f := range append([]string{"fail-at", "retry", "window", "max-time", "hw", "sim", "traffic-seed", "reference", "update", "drain", "jobs-seed"}, pf.names()...) {
 			if set[f] {
 				return badInput("--%s needs --traffic: the reroute under traffic", f)
 			}
@@ -108,11 +110,24 @@ func rerouteCmd(args []string, stdout, stderr io.Writer) error {
 		if err != nil {
 			return err
 		}
-		if p.Traffic, err = pf.spec(p.HW.MTU); err != nil {
+		if err := simJobFlags(set, *jobsFile != "", pf.names(), *jobsSeed, ff.takeHCAs); err != nil {
 			return err
 		}
-		if err := p.Traffic.Check(net.NumHCAs()); err != nil {
-			return pf.flagError(err, spec)
+		if *jobsFile != "" {
+			wl, err := loadJobsFile(*jobsFile)
+			if err != nil {
+				return err
+			}
+			if p.Jobs, err = wl.Place(net, *jobsSeed, p.HW.MTU); err != nil {
+				return asInput(err)
+			}
+		} else {
+			if p.Traffic, err = pf.spec(p.HW.MTU); err != nil {
+				return err
+			}
+			if err := p.Traffic.Check(net.NumHCAs()); err != nil {
+				return pf.flagError(err, spec)
+			}
 		}
 		if err := p.HW.CheckNetwork(net); err != nil {
 			return badInput("--hw on %s: %v", spec, err)
@@ -232,6 +247,10 @@ func rerouteRun(stdout io.Writer, rr pipeline.RerouteRun, plotFile string, asJSO
 	}
 	if err := tw.Flush(); err != nil {
 		return err
+	}
+	if len(res.Jobs) > 0 {
+		fmt.Fprintln(stdout, "jobs (slowdown: against the same run on the intact fabric):")
+		printJobs(stdout, res.Jobs)
 	}
 	if plotFile != "" {
 		fmt.Fprintf(stdout, "plot: %s\n", plotFile)

@@ -53,6 +53,13 @@ func TestRerouteUnderTraffic(t *testing.T) {
 	code, text, errs := run(args...)
 	require.Equal(t, 0, code, errs)
 	assert.Contains(t, text, "packets lost")
+	// A jobs file: each job's slowdown against the intact fabric.
+	code, text, errs = run("reroute", "kary-ntree:k=4,n=3", "--routing", "dfsssp", "--links", "2", "--detect", "5us", "--route-time", "5us",
+		"--mad-rate", "1e6", "--jobs", "../../docs/jobs/noise.toml", "--fail-at", "20us", "--json")
+	require.Equal(t, 0, code, errs)
+	require.NoError(t, json.Unmarshal([]byte(text), &rep))
+	require.Len(t, rep.Result.Jobs, 2)
+	assert.Greater(t, rep.Result.Jobs[0].Slowdown, 1.0, "the all-to-all through the reroute")
 	for _, bad := range [][]string{{"--links", "10", "--retry", "1us"}, {"--links", "10", "--traffic", "uniform", "--window", "0s"},
 		{"--links", "10", "--traffic", "uniform", "--fail-at", "-1us"}, {"--links", "10", "--traffic", "nosuch"},
 		{"--links", "10", "--traffic", "uniform", "--update", "nosuch"}, {"--links", "10", "--drain", "1us"}} {
