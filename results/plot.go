@@ -127,6 +127,8 @@ func figureSet(recs []Record, faults string) ([]Figure, error) {
 				func() (*plot.Plot, error) { return whiskerPlot(k.topo, k.traffic, title, recs, hcaBandwidth) }},
 			{"hca-completion-" + base, what + ": per-HCA completion time, from the first injection to the delivery of the HCA's last message (minimum, quartiles, maximum), averaged over the failure draws",
 				func() (*plot.Plot, error) { return whiskerPlot(k.topo, k.traffic, title, recs, hcaCompletion) }},
+			{"timed-" + base, what + ": throughput over time of the runs through a reroute ([faults.timed]), per routing and failure level, the mean over the failure draws",
+				func() (*plot.Plot, error) { return timedPlot(k.topo, k.traffic, title, recs) }},
 		} {
 			p, err := mk.fn()
 			if err != nil {

@@ -121,6 +121,10 @@ type TimedRecord struct {
 	TransientDeadlock bool    `json:"transient_deadlock,omitempty"`
 	IntactGBs         float64 `json:"intact_gbs"`
 	FailedGBs         float64 `json:"failed_gbs"`
+	// Windows is the run's throughput (GB/s) per whole window of WindowNs
+	// from 0, the report's throughput over time.
+	WindowNs float64   `json:"window_ns"`
+	Windows  []float64 `json:"windows_gbs"`
 }
 
 // JobRecord is one job's result in a record.

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"gonum.org/v1/plot"
 )
 
 // TimedLevel summarizes the runs through a reroute ([faults.timed]) of one
@@ -87,4 +89,46 @@ func writeTimedMarkdown(b *strings.Builder, levels []TimedLevel) {
 		fmt.Fprintf(b, "| %s | %s | %s | %s | %g | %d | %.1f | %.1f | %.1f | %d of %d | %s | %d | %.2f | %.2f | %.2f |\n", l.Topology, l.Routing, l.Traffic, l.Faults,
 			l.Percent, l.N, l.PacketsLost, l.PacketsResent, l.TablesUs, l.Recovered, l.N, after, l.Deadlocks, l.ThroughputGBs, l.IntactGBs, l.FailedGBs)
 	}
+}
+
+// timedPlot draws the throughput over time of topology topo's timed runs
+// of traffic, a line per routing and failure level (the mean over the
+// draws, window by window); nil when there are none.
+func timedPlot(topo, traffic, title string, recs []Record) (*plot.Plot, error) {
+	type key struct {
+		routing string
+		pct     float64
+	}
+	var order firstSeen[key]
+	sums := map[key][]float64{}
+	counts := map[key][]int{}
+	step := 0.0
+	for i := range recs {
+		r := &recs[i]
+		if r.Timed == nil || r.Topology != topo || trafficLabel(r) != traffic {
+			continue
+		}
+		k := key{r.Routing, r.FaultPercent}
+		order.add(k)
+		step = r.Timed.WindowNs
+		for len(sums[k]) < len(r.Timed.Windows) {
+			sums[k], counts[k] = append(sums[k], 0), append(counts[k], 0)
+		}
+		for w, x := range r.Timed.Windows {
+			sums[k][w] += x
+			counts[k][w]++
+		}
+	}
+	if len(order.list) == 0 {
+		return nil, nil
+	}
+	var series []Series
+	for _, k := range order.list {
+		s := Series{Name: fmt.Sprintf("%s, %g %%", k.routing, k.pct)}
+		for w := range sums[k] {
+			s.X, s.Y = append(s.X, float64(w)*step/1000), append(s.Y, sums[k][w]/float64(counts[k][w]))
+		}
+		series = append(series, s)
+	}
+	return linePlot(topo+", "+title+": through the reroute", "time [µs]", "throughput [GB/s]", series)
 }

@@ -347,7 +347,10 @@ func (o *Outcome) runTimed(p configs.Point, base *fabric.Network, simulate Simul
 	o.recordRouting(p.Params.HW.BubbleVLs)
 	r.Timed = &results.TimedRecord{FailNs: out.FailNs, TablesNs: out.TablesNs, ReachableNs: out.ReachableNs, RecoveredNs: out.RecoveredNs,
 		PacketsLost: out.Result.PacketsLost, PacketsResent: out.Result.PacketsResent, TransientDeadlock: out.Deadlock,
-		IntactGBs: out.Baseline.ThroughputGBs, FailedGBs: out.Failed.ThroughputGBs}
+		IntactGBs: out.Baseline.ThroughputGBs, FailedGBs: out.Failed.ThroughputGBs, WindowNs: float64(t.WindowSize) / 1000}
+	for _, w := range out.Windows[:len(out.Windows)-1] { // the last is cut by the run's end
+		r.Timed.Windows = append(r.Timed.Windows, w.ThroughputGBs)
+	}
 	return o.recordResult(p)
 }
 

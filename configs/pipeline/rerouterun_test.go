@@ -160,6 +160,14 @@ func TestTimedCampaign(t *testing.T) {
 	rep := results.Summarize([]results.Record{r0, r})
 	require.Len(t, rep.Timed, 1)
 	assert.Equal(t, 1, rep.Timed[0].Recovered)
+	assert.Len(t, r.Timed.Windows, 20, "100 µs in whole windows of 5 µs")
+	figs, err := results.Figures([]results.Record{r0, r})
+	require.NoError(t, err)
+	var names []string
+	for _, f := range figs {
+		names = append(names, f.Name)
+	}
+	assert.Contains(t, names, "timed-kary-ntree-k-4-n-2-uniform", "the throughput over time")
 
 	for _, bad := range []struct{ text, key string }{
 		{strings.Replace(timedCampaign, "mad_rate = 1e6", "mad_rate = 0", 1), "faults.timed.mad_rate"},
