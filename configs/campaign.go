@@ -109,6 +109,8 @@ type FaultsEntry struct {
 	// runs, rerouted by the subnet manager (the keys of Timed); decoded
 	// into timed.
 	Timed map[string]any `toml:"timed" json:"timed,omitempty" help:"the cables fail while traffic runs and the subnet manager reroutes (keys: flitsim params)"`
+	// Level confines the failures to one level of a fat tree (§4.3.1).
+	Level *int `toml:"level" json:"level,omitempty" help:"fail only cables between tree levels L and L+1 and switches of level L (0 = leaves; fat trees); the percentages count those"`
 	timed *Timed
 }
 
@@ -542,6 +544,9 @@ func (c *Campaign) validateFaults(i int, labels map[string]bool) error {
 		}
 	} else if f.Ratio != "" {
 		return c.errAtKey("faults.ratio", i, "a ratio only applies to mixed failures, not %s", f.Kind)
+	}
+	if f.Level != nil && *f.Level < 0 {
+		return c.errAtKey("faults.level", i, "%d: want a tree level ≥ 0 (0 = leaves)", *f.Level)
 	}
 	if f.TakeHCAs && f.Kind == "links" {
 		return c.errAtKey("faults.take_hcas", i, "take_hcas only applies to switch and mixed failures")

@@ -197,7 +197,7 @@ func (c *Campaign) seedsOfFaults() []int64 {
 
 // faultSpec is the failure draw of one level and seed of entry f.
 func (c *Campaign) faultSpec(f FaultsEntry, pct float64, seed uint64, fixed []faults.Fixed) faults.Spec {
-	fs := faults.Spec{Seed: seed, TakeHCAs: f.TakeHCAs, Fixed: fixed}
+	fs := faults.Spec{Seed: seed, TakeHCAs: f.TakeHCAs, Fixed: fixed, Level: f.Level}
 	switch f.Kind {
 	case "links":
 		fs.LinkPercent = pct

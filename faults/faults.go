@@ -34,24 +34,62 @@ type Spec struct {
 	// TakeHCAs lets switches with HCAs fail; their HCAs leave the workload.
 	// Without it only switches without HCAs are candidates.
 	TakeHCAs bool `json:"take_hcas,omitempty"`
+	// Level, when set, confines the drawn failures to one level of a
+	// tree (seeds/001 §4.3.1): cables between switches of levels L and
+	// L+1 (fabric.Node.Level, 0 = leaves) and switches of level L; the
+	// percentages count those.
+	Level *int `json:"level,omitempty"`
+}
+
+// levelCable and levelSwitch report whether cable l and switch s may fail
+// under the spec's level.
+func (s Spec) levelCable(net *fabric.Network, l int) bool {
+	if s.Level == nil {
+		return true
+	}
+	a, b := net.Nodes[net.Links[l].A.Node].Level, net.Nodes[net.Links[l].B.Node].Level
+	return min(a, b) == *s.Level && max(a, b) == *s.Level+1
+}
+
+func (s Spec) levelSwitch(net *fabric.Network, sw int) bool {
+	return s.Level == nil || net.Nodes[sw].Level == *s.Level
 }
 
 // Counts returns how many cables and switches spec fails on net (fixed
 // failures not included).
 func (s Spec) Counts(net *fabric.Network) (links, switches int, err error) {
-	cables := net.SwitchLinks()
+	cables, nsw := net.SwitchLinks(), net.NumSwitches
+	if s.Level != nil {
+		if *s.Level < 0 {
+			return 0, 0, fmt.Errorf("level %d: want a tree level ≥ 0 (0 = leaves)", *s.Level)
+		}
+		cables, nsw = 0, 0
+		for l := range net.Links {
+			if net.IsSwitchLink(l) && s.levelCable(net, l) {
+				cables++
+			}
+		}
+		for sw := range net.NumSwitches {
+			if s.levelSwitch(net, sw) {
+				nsw++
+			}
+		}
+		if cables == 0 && nsw == 0 {
+			return 0, 0, fmt.Errorf("level %d: %s has no switches of that tree level (levels are a fat tree's)", *s.Level, net.Name)
+		}
+	}
 	for _, p := range []float64{s.LinkPercent, s.SwitchPercent, s.MixedPercent} {
 		if p < 0 || p > 100 || math.IsNaN(p) {
 			return 0, 0, fmt.Errorf("failure percentage %g outside 0..100", p)
 		}
 	}
 	links = floorPercent(s.LinkPercent, cables)
-	switches = floorPercent(s.SwitchPercent, net.NumSwitches)
+	switches = floorPercent(s.SwitchPercent, nsw)
 	if s.MixedPercent > 0 {
 		if s.RatioSwitches < 0 || s.RatioLinks < 0 || s.RatioSwitches+s.RatioLinks == 0 {
 			return 0, 0, fmt.Errorf("mixed failures need a switch:link ratio such as 1:13, not %d:%d", s.RatioSwitches, s.RatioLinks)
 		}
-		total := floorPercent(s.MixedPercent, cables+net.NumSwitches)
+		total := floorPercent(s.MixedPercent, cables+nsw)
 		ns := int(math.Round(float64(total) * float64(s.RatioSwitches) / float64(s.RatioSwitches+s.RatioLinks)))
 		switches += ns
 		links += total - ns
@@ -105,7 +143,7 @@ func Inject(net *fabric.Network, spec Spec) (*fabric.Network, Record, error) {
 	// Switches first, then cables among what is left.
 	var cands []int
 	for s := 0; s < net.NumSwitches; s++ {
-		if !st.deadNode[s] && (spec.TakeHCAs || len(net.HCAsOf(s)) == 0) {
+		if !st.deadNode[s] && (spec.TakeHCAs || len(net.HCAsOf(s)) == 0) && spec.levelSwitch(net, s) {
 			cands = append(cands, s)
 		}
 	}
@@ -124,7 +162,7 @@ func Inject(net *fabric.Network, spec Spec) (*fabric.Network, Record, error) {
 	}
 	cands = cands[:0]
 	for l := range net.Links {
-		if net.IsSwitchLink(l) && st.linkAlive(l) {
+		if net.IsSwitchLink(l) && st.linkAlive(l) && spec.levelCable(net, l) {
 			cands = append(cands, l)
 		}
 	}

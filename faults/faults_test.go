@@ -262,3 +262,29 @@ func FuzzParseFixed(f *testing.F) {
 		}
 	})
 }
+
+// Failures confined to one level of a tree (seeds/001 §4.3.1): on a
+// 4-ary 3-tree (16 switches a level, 64 cables between levels 0-1 and
+// 64 between 1-2), 25 % at level 1 fails 16 of the 64 cables between
+// levels 1 and 2 and nothing else; 25 % of switches at level 2 fails 4
+// of its 16 spines. A fabric without tree levels refuses a level.
+func TestLevelFailures(t *testing.T) {
+	net := build(t, "kary-ntree:k=4,n=3")
+	one, two := 1, 2
+	_, rec, err := Inject(net, Spec{LinkPercent: 25, Seed: 3, Level: &one})
+	require.NoError(t, err)
+	require.Len(t, rec.Links, 16)
+	byName := net.ByName()
+	for _, l := range rec.Links {
+		a, b := net.Nodes[byName[l.A]].Level, net.Nodes[byName[l.B]].Level
+		assert.Equal(t, [2]int{1, 2}, [2]int{min(a, b), max(a, b)}, "%v", l)
+	}
+	_, rec, err = Inject(net, Spec{SwitchPercent: 25, Seed: 3, Level: &two})
+	require.NoError(t, err)
+	require.Len(t, rec.Switches, 4)
+	for _, s := range rec.Switches {
+		assert.Equal(t, 2, net.Nodes[byName[s]].Level, s)
+	}
+	_, _, err = Inject(build(t, "torus:dims=4x4"), Spec{LinkPercent: 10, Level: &one})
+	assert.ErrorContains(t, err, "no switches of that tree level")
+}

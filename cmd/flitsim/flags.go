@@ -31,6 +31,7 @@ type faultFlags struct {
 	seed                   uint64
 	fixed                  string
 	takeHCAs               bool
+	level                  int
 	fs                     *flag.FlagSet
 }
 
@@ -43,6 +44,7 @@ func (f *faultFlags) register(fs *flag.FlagSet) {
 	fs.Uint64Var(&f.seed, "fault-seed", 1, "seed of the failure draw (a campaign's fault_seeds)")
 	fs.StringVar(&f.fixed, "fixed", "", "`file` with a fixed failure list (switch NODE / link NODE PORT / link NODE NODE)")
 	fs.BoolVar(&f.takeHCAs, "take-hcas", false, "let switches with HCAs fail; their HCAs leave the workload")
+	fs.IntVar(&f.level, "level", -1, "fail only cables between tree levels L and L+1 and switches of level L (0 = leaves; fat trees); the percentages count those (-1: anywhere)")
 }
 
 func (f *faultFlags) spec() (faults.Spec, error) {
@@ -67,6 +69,14 @@ func (f *faultFlags) spec() (faults.Spec, error) {
 		return s, badInput("--fault-seed draws --links, --switches or --mixed failures; without them it changes nothing")
 	case given["take-hcas"] && !given["switches"] && !given["mixed"] && !given["fixed"]:
 		return s, badInput("--take-hcas lets --switches, --mixed or --fixed failures take switches with HCAs; without them it changes nothing")
+	case given["level"] && !given["links"] && !given["switches"] && !given["mixed"]:
+		return s, badInput("--level confines --links, --switches or --mixed failures; without them it changes nothing")
+	case given["level"] && f.level < 0:
+		return s, badInput("--level %d: want a tree level ≥ 0 (0 = leaves)", f.level)
+	}
+	if given["level"] {
+		l := f.level
+		s.Level = &l
 	}
 	if f.mixed > 0 {
 		a, b, ok := strings.Cut(f.ratio, ":")
