@@ -22,6 +22,10 @@ type Options struct {
 	// Roots names root switches (fabric.Resolver references) for engines that
 	// use them; empty lets the engine choose.
 	Roots []string `param:"roots" unset:"auto" help:"root switches, each a node name, 0x node or port GUID, or lid:N (auto: the switches nearest to every HCA)"`
+	// Storage names the storage HCAs (fabric.Resolver references), which
+	// scheduling-aware routing routes in a pass of their own (Alg. 5.1
+	// lines 11-13; the terminal role DFSSSP's OpenSM code calls storage).
+	Storage []string `param:"storage" unset:"none" help:"sar: the storage HCAs (node names, 0x GUIDs, lid:N), routed after the jobs' HCAs in a pass of their own with fresh channel weights (Alg. 5.1 lines 11-13)"`
 	// File is the LFT dump the "file" engine loads.
 	File string `param:"file" kind:"path" flag:"lfts" help:"the LFT dump the file engine loads (OpenSM's opensm-lfts.dump, or dump_lfts/ibroute output)"`
 	// PathVLs keeps a packet on VL = its SL over its whole path instead of
@@ -106,6 +110,7 @@ const (
 	paramFile    = "file"
 	paramSeed    = "seed"
 	paramSpread  = "spread"
+	paramStorage = "storage"
 )
 
 // Engines returns every routing engine, sorted by name: the registry, an
@@ -134,8 +139,8 @@ func Engines() []Engine {
 			Params: []string{paramVLs, paramPath}, DeadlockFree: true, route: routeTorus2QoS},
 		{Name: "nue", Help: "Nue (ch. 6): routing on the complete channel dependency graph with exactly vls layers; deadlock-free on any connected topology, falling back to spanning-tree escape paths where a destination cannot be routed otherwise; then relieve lowers the busiest channel",
 			Params: []string{paramVLs, paramRelieve}, DeadlockFree: true, route: routeNue},
-		{Name: "sar", Help: "scheduling-aware routing (Alg. 5.1): DFSSSP routing the HCAs of the running jobs first, the largest job first, with channel weights raised only by intra-job paths; then the HCAs without a job as DFSSSP; layered as DFSSSP (no jobs: DFSSSP)",
-			Params: []string{paramVLs}, JobAware: true, DeadlockFree: true, route: routeSAR},
+		{Name: "sar", Help: "scheduling-aware routing (Alg. 5.1): DFSSSP routing the HCAs of the running jobs first, the largest job first, with channel weights raised only by intra-job paths; then the storage HCAs (storage) with fresh weights; then the other HCAs as DFSSSP; layered as DFSSSP (no jobs: DFSSSP)",
+			Params: []string{paramVLs, paramStorage}, JobAware: true, DeadlockFree: true, route: routeSAR},
 		{Name: "lash", Help: "layered shortest paths (Alg. 3.5): one shortest path per switch pair, each put in the first virtual layer whose CDG stays acyclic",
 			Params: []string{paramVLs}, DeadlockFree: true, route: routeLASH},
 	}

@@ -3,6 +3,8 @@ package routing
 import (
 	"fmt"
 	"sort"
+
+	"flitsim/fabric"
 )
 
 // jobMap is the job-to-HCA mapping of Alg. 5.1 lines 1-4, checked: the
@@ -54,20 +56,35 @@ func (m *jobMap) largest(h int) int {
 // fabric, paths between jobs (which carry no traffic) pile up freely. The
 // weights are then reset and the HCAs without a job routed as DFSSSP routes
 // them (lines 14-16); cycle breaking over all paths keeps it deadlock-free
-// (line 17). Without jobs it is DFSSSP.
+// (line 17). Storage HCAs (Options.Storage) without a job are routed
+// between the two, each pass on fresh weights (lines 11-13). Without jobs
+// and storage it is DFSSSP.
 func routeSAR(g *graph, o Options) (*Tables, error) {
 	jm, err := g.newJobMap(o.Jobs)
 	if err != nil {
 		return nil, &Failure{Engine: "sar", Reason: err.Error()}
 	}
+	storage := make([]bool, len(g.hcaSwitch))
+	refs := fabric.NewResolver(g.net)
+	for _, r := range o.Storage {
+		h, err := refs.HCA(r)
+		if err != nil {
+			return nil, &Failure{Engine: "sar", Reason: "storage: " + err.Error()}
+		}
+		storage[h-g.S] = true
+	}
 	// Destinations (indices into dests, LID order) with their largest job.
-	var inJob, rest []int
+	var inJob, store, rest []int
 	size := make([]int, len(g.dests))
 	for i := range g.dests {
-		size[i] = jm.largest(int(g.destNode[i]) - g.S)
-		if size[i] > 0 {
+		h := int(g.destNode[i]) - g.S
+		size[i] = jm.largest(h)
+		switch {
+		case size[i] > 0:
 			inJob = append(inJob, i)
-		} else {
+		case h >= 0 && storage[h]:
+			store = append(store, i)
+		default:
 			rest = append(rest, i)
 		}
 	}
@@ -95,12 +112,14 @@ func routeSAR(g *graph, o Options) (*Tables, error) {
 		}
 		st.propagate()
 	}
-	clear(st.weight)
-	for _, i := range rest {
-		dst := int(g.destSwitch[i])
-		st.tree(dst)
-		g.setTree(t, st, g.dests[i])
-		st.addLoad(dst)
+	for _, pass := range [][]int{store, rest} {
+		clear(st.weight)
+		for _, i := range pass {
+			dst := int(g.destSwitch[i])
+			st.tree(dst)
+			g.setTree(t, st, g.dests[i])
+			st.addLoad(dst)
+		}
 	}
 	g.routeSwitchLIDs(t, g.hopDistances())
 	t, err = layerDFSSSP(g, t, o, "sar")

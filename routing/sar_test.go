@@ -173,3 +173,56 @@ func TestSARBeatsDFSSSPOnFragmentedJobs(t *testing.T) {
 	assert.Less(t, sarMax, dfMax)
 	assert.Less(t, sarDark, dfDark)
 }
+
+// The storage pass (Alg. 5.1 lines 11-13): with a job mix on a 4-ary
+// 3-tree and eight storage HCAs on two leaves, the paths from every HCA to
+// the storage HCAs are balanced among themselves on fresh channel
+// weights: the busiest channel carries fewer of them than when the storage
+// HCAs are routed among the others; the routing stays complete and
+// deadlock-free, and a reference that is no HCA is refused.
+func TestSARStoragePass(t *testing.T) {
+	net := build(t, "kary-ntree:k=4,n=3")
+	jobs := [][]int{{0, 5, 9, 13, 17, 21, 25, 29}, {2, 6, 10, 14, 18, 22}, {3, 7, 11, 15}}
+	var storage []string
+	stored := map[int]bool{}
+	for h := 48; h < 56; h++ { // HCA ordinals 48-55: leaves 12 and 13
+		storage = append(storage, net.Nodes[net.NumSwitches+h].Name)
+		stored[net.NumSwitches+h] = true
+	}
+	busiest := func(tb *Tables) int {
+		load := map[[2]int]int{}
+		top := 0
+		for src := net.NumSwitches; src < len(net.Nodes); src++ {
+			for dst := range stored {
+				if dst == src {
+					continue
+				}
+				sw, _ := net.HCASwitch(src)
+				dsw, _ := net.HCASwitch(dst)
+				for hops := 0; sw != dsw; hops++ {
+					require.Less(t, hops, 10, "a loop")
+					p := int(tb.Port(sw, net.Nodes[dst].LID))
+					k := [2]int{sw, p}
+					load[k]++
+					top = max(top, load[k])
+					peer, ok := net.Peer(sw, p)
+					require.True(t, ok)
+					sw = int(peer.Node)
+				}
+			}
+		}
+		return top
+	}
+	plain, err := Compute("sar", net, Options{VLs: 8, Jobs: jobs})
+	require.NoError(t, err)
+	pass, err := Compute("sar", net, Options{VLs: 8, Jobs: jobs, Storage: storage})
+	require.NoError(t, err)
+	v, err := Verify(net, pass)
+	require.NoError(t, err)
+	assert.True(t, v.OK() && v.DeadlockFree, v.Problem)
+	a, b := busiest(plain), busiest(pass)
+	t.Logf("busiest channel's paths to the storage HCAs: %d among the others, %d in a pass of their own", a, b)
+	assert.Less(t, b, a)
+	_, err = Compute("sar", net, Options{VLs: 8, Jobs: jobs, Storage: []string{net.Nodes[0].Name}})
+	assert.ErrorContains(t, err, "storage")
+}
