@@ -6,9 +6,12 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"flitsim/configs/pipeline"
 	"flitsim/fabric"
+	"flitsim/faults"
 	"flitsim/routing"
 	"flitsim/sim"
+	"flitsim/sim/reference"
 	"flitsim/traffic"
 )
 
@@ -98,4 +101,38 @@ func TestTimedCableFailure(t *testing.T) {
 			assert.InDelta(t, float64(end)/1000, r.Jobs[0].CompletionNs, 1e-9)
 		})
 	}
+}
+
+// A migration after a deadlock: a plain DFSSSP reroute deadlocks a 4x4
+// torus at 176 µs (seed 6, as TestFivePhaseAvoidsTransientDeadlock); the
+// sources then migrate to Up*/Down* on VL 7 at 300-320 µs. Every HCA has
+// packets stuck in the cycle and drains forever, so nothing can move
+// again: both simulators end Deadlock at the same instant, the pending
+// migration notwithstanding (a draining HCA waits for its packets, not
+// for credits, in both frozen-network checks).
+func TestDeadlockWhileDraining(t *testing.T) {
+	net, err := fabric.Build("torus:dims=4x4,hcas=32")
+	require.NoError(t, err)
+	opts := routing.DefaultOptions()
+	opts.VLs = 7
+	r := pipeline.SMReroute{Net: net, Engine: "dfsssp", Options: opts, Faults: faults.Spec{LinkPercent: 5, Seed: 6}, DetectS: 2e-6, RouteS: 2e-6, MADRate: 1e5}
+	tl, _, old, err := r.Timeline(10*fabric.Microsecond, 0)
+	require.NoError(t, err)
+	esc, err := routing.Compute("updn", net, routing.Options{VLs: 1})
+	require.NoError(t, err)
+	for s := range net.NumSwitches {
+		for lid := range esc.NumLIDs {
+			esc.SetSL(s, uint16(lid), 7)
+		}
+	}
+	tl.Escape, tl.MigrateAtPs, tl.ReturnAtPs = esc, 300*fabric.Microsecond, 320*fabric.Microsecond
+	p := sim.DefaultParams()
+	p.Traffic = traffic.Spec{Kind: traffic.Uniform, JobTraffic: traffic.JobTraffic{MessageBytes: p.HW.MTU, Load: 1}}
+	p.MaxTime, p.Timeline, p.Record = 500*fabric.Microsecond, tl, true
+	fast, err := sim.Run(net, old, p)
+	require.NoError(t, err)
+	ref, err := reference.Run(net, old, p)
+	require.NoError(t, err)
+	assert.Equal(t, sim.Deadlock, ref.Verdict)
+	assert.Empty(t, Compare(fast, ref))
 }
