@@ -239,6 +239,9 @@ func (s *simulator) finish() {
 		r.FlitsStuck = r.FlitsInjected - r.FlitsConsumed
 		r.DeadlockCycle = s.waitCycle()
 	}
+	if s.tm != nil {
+		r.Timed = true
+	}
 	s.checkConservation()
 }
 

@@ -334,6 +334,11 @@
 // records; the switches forward it by whatever entries they hold). A
 // packet's SL and injection VL are set at each injection.
 //
+// A packet that reaches a switch whose entry for it was written to no
+// port (a switch the failures cut off, say, reached by a packet granted
+// before the cut) never moves on, as any packet without a port; a run
+// that deadlocks on such packets alone names no cycle.
+//
 // A timeline keeps a run in one domain.
 //
 // # Controllers

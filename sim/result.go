@@ -72,8 +72,12 @@ type Result struct {
 	PacketsResent int64 `json:"packets_resent,omitempty"`
 	SteadySinks   int   `json:"steady_sinks,omitempty"`
 	// DeadlockCycle lists the VL buffers that wait on each other, each full
-	// and waiting for credits from the next.
+	// and waiting for credits from the next. With a timeline a deadlocked
+	// run may name none: its stuck packets wait for no buffer (a switch
+	// whose entry was written to no port while they travelled to it).
 	DeadlockCycle []Buffer `json:"deadlock_cycle,omitempty"`
+	// Timed: the run had a timeline (Params.Timeline not empty).
+	Timed bool `json:"timed,omitempty"`
 	TraceHash     string   `json:"trace_hash,omitempty"`
 	// Domains is the number of domains the run was cut into (Params.Domains;
 	// 0: not cut).

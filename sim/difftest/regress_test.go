@@ -99,6 +99,8 @@ var regressions = []regression{
 		generated(159)},
 	{"timed: a message whose first packet was lost", "with forwarding tables the fast simulator counted a message delivered with its last packet, though an earlier one had been lost (fast 30 messages, reference 29); with a timeline every message counts its packets",
 		generated(166)},
+	{"timed: a deadlock on packets without a route", "two more cables of a 2-ary 2-tree fail mid-run and cut a spine off; packets granted to it before the cut reach it after its new tables (no ports) are written and stay there: both simulators deadlock at 29,878.2 ns with 552 flits stuck and no cycle to name, which the comparison took for a broken cycle finder; a timed run's deadlock may name none (generated seed 24391)",
+		generated(24391)},
 	// The battery of the former TestFastMatchesReference.
 	{"contention fat tree", "", scenario("kary-ntree:k=4,n=2", "minhop", traffic.Exchange, 4096, 1, 0, nil)},
 	{"hiccups, short messages", "", scenario("kary-ntree:k=4,n=2", "sssp", traffic.Exchange, 700, 1, 0, nil)},

@@ -569,6 +569,9 @@ func (s *simulator) result() *sim.Result {
 		r.FlitsStuck = s.flitsInjected - s.flitsDelivered
 		r.DeadlockCycle = s.deadlockCycle()
 	}
+	if s.tl != nil {
+		r.Timed = true
+	}
 	bw := make([]float64, len(s.hcas))
 	switch {
 	case s.finite && s.verdict == sim.Completed:
