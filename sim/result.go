@@ -77,8 +77,8 @@ type Result struct {
 	// whose entry was written to no port while they travelled to it).
 	DeadlockCycle []Buffer `json:"deadlock_cycle,omitempty"`
 	// Timed: the run had a timeline (Params.Timeline not empty).
-	Timed bool `json:"timed,omitempty"`
-	TraceHash     string   `json:"trace_hash,omitempty"`
+	Timed     bool   `json:"timed,omitempty"`
+	TraceHash string `json:"trace_hash,omitempty"`
 	// Domains is the number of domains the run was cut into (Params.Domains;
 	// 0: not cut).
 	Domains      int     `json:"domains,omitempty"`
