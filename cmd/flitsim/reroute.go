@@ -20,14 +20,16 @@ func rerouteCmd(args []string, stdout, stderr io.Writer) error {
 			"after switch in node order, --mad-rate blocks a second, and until a switch has its new blocks it\n"+
 			"forwards by the old ones. Prints the HCA pairs broken or looping at each step, when every pair is\n"+
 			"delivered again, and the pair-seconds lost. Cable failures only (without --traffic).\n"+
-			"With --traffic the reroute happens under traffic, simulated at flit level (sim/doc.go, \"Timed\n"+
-			"events\"): the cables (or switches: all their cables) fail --fail-at into the run, packets granted\n"+
-			"a dead cable are lost and sent\n"+
-			"again --retry after their injection, switches forward by whatever blocks they hold when a packet's\n"+
-			"head arrives; the same traffic also runs on the intact fabric. Prints the packets lost and resent,\n"+
-			"the verdict (a transient deadlock names its cycle), when every switch has its tables, when the\n"+
-			"throughput recovers (every window from then on at least 90 % of the mean before the failure) and\n"+
-			"the throughput per --window of both runs (--plot draws them).", stderr)
+			"With --traffic (or --jobs) the reroute happens under traffic, simulated at flit level (sim/doc.go,\n"+
+			"\"Timed events\"): the cables (or switches: all their cables) fail --fail-at into the run, packets\n"+
+			"granted a dead cable are lost and sent again --retry after their injection, switches forward by\n"+
+			"whatever blocks they hold when a packet's head arrives (--update five-phase: the sources migrate\n"+
+			"to Up*/Down* on the last VL while the base tables change); the same traffic also runs on the\n"+
+			"intact fabric and on the failed one routed anew from the start. Prints the packets lost and\n"+
+			"resent, the verdict (a transient deadlock names its cycle), when every switch has its tables and\n"+
+			"every pair is delivered again, when the throughput recovers (every window from then on at least\n"+
+			"90 % of the lesser of the intact fabric's before the failure and the failed fabric's), each job's\n"+
+			"slowdown against the intact fabric, and the throughput per --window of the three runs (--plot).", stderr)
 	engine := fs.String("routing", "dfsssp", "the engine, before and after the failures")
 	detect := fs.Duration("detect", 100*time.Millisecond, "from the failure until the subnet manager starts routing (trap and sweep)")
 	routeTime := fs.Duration("route-time", -1, "the routing's time (default: the engine's time measured here, which varies from run to run)")
