@@ -238,6 +238,3 @@ func (s *simulator) resend(h int32, pi int32) {
 	hc.resp[j] = pi
 	s.scheduleHCA(h, s.k.now)
 }
-
-// togglePending reports whether a cable changes state after now.
-func (s *simulator) togglePending() bool { return s.tm != nil && s.tm.last > s.k.now }

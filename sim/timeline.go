@@ -2,7 +2,6 @@ package sim
 
 import (
 	"fmt"
-	"sort"
 
 	"flitsim/fabric"
 	"flitsim/routing"
@@ -154,32 +153,4 @@ func upDown(up bool) string {
 		return "up"
 	}
 	return "down"
-}
-
-// Instants returns the distinct instants at which the timeline changes
-// something, in increasing order.
-func (tl *Timeline) Instants() []int64 {
-	if tl == nil {
-		return nil
-	}
-	seen := map[int64]bool{}
-	var ts []int64
-	add := func(t int64) {
-		if !seen[t] {
-			seen[t] = true
-			ts = append(ts, t)
-		}
-	}
-	for _, e := range tl.Links {
-		add(e.AtPs)
-	}
-	for _, w := range tl.Writes {
-		add(w.AtPs)
-	}
-	if tl.Escape != nil {
-		add(tl.MigrateAtPs)
-		add(tl.ReturnAtPs)
-	}
-	sort.Slice(ts, func(i, j int) bool { return ts[i] < ts[j] })
-	return ts
 }
