@@ -35,6 +35,9 @@ type simReport struct {
 	// Simulator is "fast" or "reference".
 	Simulator string          `json:"simulator"`
 	Hardware  fabric.Hardware `json:"hardware"`
+	// Timed is the reroute's outcome when the failures happened while
+	// traffic ran (--timed).
+	Timed *results.TimedRecord `json:"timed,omitempty"`
 }
 
 func simCmd(args []string, stdout, stderr io.Writer) error {
@@ -63,6 +66,7 @@ func simCmd(args []string, stdout, stderr io.Writer) error {
 	noSlow := fs.Bool("no-slowdown", false, "with --jobs: skip the runs of each job alone (no slowdowns)")
 	counters := fs.Bool("counters", false, "count per HCA and per link (seeds/004's NIC counters: request flits and packets, stalls per flit, packet latency mean/p99/max; per link flits, stalled time, utilization); --json lists every HCA and link")
 	seriesPlot := fs.String("series-plot", "", "with --counters: plot each job's counters over time (latency, stalls per flit, share sent with high bias; --sim counter_window) to this .svg or .png file")
+	timedFlag := fs.String("timed", "", "the --links, --switches or --mixed failures happen while traffic runs and the subnet manager reroutes them: key=value,... with the keys of a campaign's [faults.timed] table (at=20us,detect=2us,route_time=2us,mad_rate=1e5,five_phase=true,...; flitsim params); flitsim reroute --traffic reports more")
 	workers := fs.Int("workers", 0, "goroutines of a run cut into domains (--sim domains=N, by default 2 from 8192 HCAs on): 0 one per domain, at most the processors; results do not depend on it")
 	var ff faultFlags
 	ff.register(fs)
@@ -112,6 +116,20 @@ func simCmd(args []string, stdout, stderr io.Writer) error {
 	pt, nets, err := simPoint(spec, *engine, &ff, &rf, p)
 	if err != nil {
 		return err
+	}
+	if set["timed"] {
+		t := configs.Timed{}
+		param.Defaults(&t)
+		if err := param.SetText(*timedFlag, configs.TimedDecls(), &t); err != nil {
+			return badInput("--timed: %v", err)
+		}
+		if f := pt.Faults; f.LinkPercent == 0 && f.SwitchPercent == 0 && f.MixedPercent == 0 {
+			return badInput("--timed makes --links, --switches or --mixed failures happen while traffic runs; without them it changes nothing")
+		}
+		if *workers != 0 {
+			return badInput("--workers: a run with failures while traffic runs stays in one domain")
+		}
+		pt.Timed = &t
 	}
 	rep := simReport{Topology: spec, Routing: *engine, Traffic: string(p.Traffic.Kind), Simulator: "fast", Hardware: p.HW}
 	net, err := nets.Get(spec)
@@ -300,6 +318,7 @@ func printSim(stdout io.Writer, o *pipeline.Outcome, rep simReport, p sim.Params
 		return fmt.Errorf("routing %s failed: %s", rep.Routing, o.Routed.Problem())
 	}
 	rep.Topology, rep.DeadlockFreeTables, rep.Result = o.Net.Name, o.Routed.Verdict.DeadlockFreeWith(p.HW.BubbleVLs), o.Result
+	rep.Timed = o.Record.Timed
 	if asJSON {
 		return writeJSON(stdout, rep)
 	}
@@ -317,6 +336,14 @@ func printSim(stdout io.Writer, o *pipeline.Outcome, rep simReport, p sim.Params
 	}
 	fmt.Fprintf(stdout, "verdict       %s\n", res.Verdict)
 	fmt.Fprintf(stdout, "throughput    %s\n", throughputLine(res, p))
+	if t := rep.Timed; t != nil {
+		fmt.Fprintf(stdout, "failures      at %.3f µs, %d cables down: %d packets lost, %d resent; every switch's tables by %.3f µs",
+			t.FailNs/1000, o.Record.FailedLinks, t.PacketsLost, t.PacketsResent, t.TablesNs/1000)
+		if t.RecoveredNs >= 0 {
+			fmt.Fprintf(stdout, ", throughput recovered at %.3f µs", t.RecoveredNs/1000)
+		}
+		fmt.Fprintf(stdout, " (intact %.2f, failed fabric %.2f GB/s)\n", t.IntactGBs, t.FailedGBs)
+	}
 	if len(res.Jobs) > 0 {
 		printJobs(stdout, res.Jobs)
 	}

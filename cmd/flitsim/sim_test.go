@@ -124,3 +124,21 @@ func TestDisconnectedFabric(t *testing.T) {
 		assert.Contains(t, errs, "not all connected")
 	}
 }
+
+// sim --timed: the failures happen while traffic runs, rerouted by the
+// subnet manager with the [faults.timed] keys given; the same numbers as
+// the campaign's point (TestTimedCampaign's). Bad keys, values and a
+// timed run without failures are refused.
+func TestSimTimed(t *testing.T) {
+	got := simJSON(t, "kary-ntree:k=4,n=2", "--routing", "dfsssp", "--traffic", "uniform", "--load", "0.7", "--links", "10",
+		"--timed", "at=30us,detect=5us,route_time=5us,mad_rate=1e6,retry=20us,window=5us", "--max-time", "100us")
+	timed, ok := got["timed"].(map[string]any)
+	require.True(t, ok, "%v", got)
+	assert.Equal(t, 45000.0, timed["tables_ns"])
+	assert.Greater(t, timed["packets_lost"].(float64), 0.0)
+	assert.Equal(t, timed["packets_lost"], timed["packets_resent"])
+	for _, bad := range [][]string{{"--links", "10", "--timed", "at=0s"}, {"--links", "10", "--timed", "x=1"}, {"--timed", "at=1us"}} {
+		code, _, errs := run(append([]string{"sim", "kary-ntree:k=4,n=2", "--routing", "dfsssp", "--traffic", "uniform"}, bad...)...)
+		assert.Equal(t, 2, code, "%v: %s", bad, errs)
+	}
+}

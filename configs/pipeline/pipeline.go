@@ -240,7 +240,7 @@ func Run(p configs.Point, hash string, nets *Networks, simulate Simulator) *Outc
 		}
 		r.Finite = p.Params.Finite()
 	}
-	if p.Timed != nil && p.Percent > 0 {
+	if f := p.Faults; p.Timed != nil && (f.LinkPercent > 0 || f.SwitchPercent > 0 || f.MixedPercent > 0) {
 		return o.runTimed(p, base, simulate)
 	}
 	if o.Net, o.Faults, err = nets.Failed(p.Topology.Spec, p.Faults); err != nil {
