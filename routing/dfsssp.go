@@ -26,7 +26,11 @@ func layerDFSSSP(g *graph, t *Tables, o Options, engine string) (*Tables, error)
 	if err != nil {
 		return nil, &Failure{Engine: engine, Reason: err.Error()}
 	}
-	layer, n, err := breakCycles(ps, maxLayers)
+	rule, err := newBreakRule(o)
+	if err != nil {
+		return nil, &Failure{Engine: engine, Reason: err.Error()}
+	}
+	layer, n, err := breakCyclesBy(ps, maxLayers, rule)
 	if err != nil {
 		return nil, &Failure{Engine: engine, Reason: err.Error()}
 	}

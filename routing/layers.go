@@ -142,12 +142,36 @@ func (ps *pathSet) apply(t *Tables, layer []uint8) {
 // it to the next layer; the search resumes where it stopped. It returns each
 // path's layer and the number of layers needed.
 func breakCycles(ps *pathSet, limit int) ([]uint8, int, error) {
+	return breakCyclesBy(ps, limit, breakRule{})
+}
+
+// breakRule chooses the edge of a cycle to cut: the weakest (the zero
+// rule), the strongest, or the first the search found.
+type breakRule struct {
+	strongest, first bool
+}
+
+// newBreakRule reads Options.Break ("" is weakest).
+func newBreakRule(o Options) (breakRule, error) {
+	switch o.Break {
+	case "", "weakest":
+		return breakRule{}, nil
+	case "strongest":
+		return breakRule{strongest: true}, nil
+	case "first":
+		return breakRule{first: true}, nil
+	}
+	return breakRule{}, fmt.Errorf("break %q: want one of %v", o.Break, breakRules)
+}
+
+// breakCyclesBy is breakCycles cutting the edge rule chooses.
+func breakCyclesBy(ps *pathSet, limit int, rule breakRule) ([]uint8, int, error) {
 	layer := make([]uint8, ps.len())
 	cur := make([]int32, ps.len())
 	for i := range cur {
 		cur[i] = int32(i)
 	}
-	var b cycleBreaker
+	b := cycleBreaker{rule: rule}
 	for L := 0; ; L++ {
 		if len(cur) == 0 {
 			return layer, max(L, 1), nil
@@ -166,6 +190,7 @@ type cycleBreaker struct {
 	deps   cdg
 	weight []int64
 	paths  [][]int32
+	rule   breakRule
 }
 
 // breakLayer makes layer L acyclic and returns the paths moved to L+1.
@@ -173,15 +198,27 @@ func (b *cycleBreaker) breakLayer(ps *pathSet, cur []int32, layer []uint8, L uin
 	b.build(ps, cur)
 	var moved []int32
 	b.deps.searchCycles(func(cycle []int32) bool {
-		// Cut the weakest edge; among equals the closing one, then the
-		// first along the search path.
-		weakest := cycle[len(cycle)-1]
-		for _, f := range cycle[:len(cycle)-1] {
-			if b.weight[f] < b.weight[weakest] {
-				weakest = f
+		// Cut the weakest edge (or the strongest, or the first found);
+		// among equals the closing one, then the first along the search
+		// path.
+		cut := cycle[len(cycle)-1]
+		switch {
+		case b.rule.first:
+			cut = cycle[0]
+		case b.rule.strongest:
+			for _, f := range cycle[:len(cycle)-1] {
+				if b.weight[f] > b.weight[cut] {
+					cut = f
+				}
+			}
+		default:
+			for _, f := range cycle[:len(cycle)-1] {
+				if b.weight[f] < b.weight[cut] {
+					cut = f
+				}
 			}
 		}
-		moved = b.move(ps, weakest, layer, L, moved)
+		moved = b.move(ps, cut, layer, L, moved)
 		return true
 	})
 	return moved

@@ -40,7 +40,9 @@ type Options struct {
 	NoRelieve bool `param:"relieve" negate:"true" default:"true" label:"-no-relieve" help:"nue: after routing, move single switches off the busiest channel while that lowers it (flitsim's addition; false: the thesis' Nue)"`
 	// Spread lets the adaptive engines' packets take any shortest way inside
 	// a group, picked by a hash of the packet, instead of the lowest port.
-	Spread bool `param:"spread" default:"false" label:"-spread" help:"adaptive engines: a hop inside a group takes any port on a shortest way (parallel cables, both orders of a two-hop way), picked by a hash of the packet as on Aries; false: the lowest port"`
+	// Break is DFSSSP's cycle-breaking heuristic (seeds/000 §IV).
+	Break  string `param:"break" unset:"weakest" label:"-{}" help:"dfsssp: which edge of a channel dependency cycle moves its paths to the next layer (seeds/000 §IV): weakest (fewest HCA pairs, the paper's and OpenSM's choice), strongest (most), first (the first edge the search found: the paper's pseudo-random heuristic)"`
+	Spread bool   `param:"spread" default:"false" label:"-spread" help:"adaptive engines: a hop inside a group takes any port on a shortest way (parallel cables, both orders of a two-hop way), picked by a hash of the packet as on Aries; false: the lowest port"`
 	// Seed seeds the engines that draw random numbers (angara-genetic);
 	// 0 is read as 1.
 	Seed uint64 `param:"seed" range:"[0,9007199254740992]" default:"1" flag:"routing-seed" label:"-seed{}" help:"seed of an engine that draws random numbers (angara-genetic's population)"`
@@ -111,6 +113,7 @@ const (
 	paramSeed    = "seed"
 	paramSpread  = "spread"
 	paramStorage = "storage"
+	paramBreak   = "break"
 )
 
 // Engines returns every routing engine, sorted by name: the registry, an
@@ -124,7 +127,7 @@ func Engines() []Engine {
 		{Name: "sssp", Help: "single-source shortest paths with global balancing (Alg. 3.1): per destination a Dijkstra on channel weights, then every channel's weight grows by the paths it carries",
 			route: routeSSSP},
 		{Name: "dfsssp", Help: "deadlock-free SSSP: SSSP paths split into virtual layers by breaking the weakest edge of every CDG cycle (seeds/000 §IV), then balanced over the unused layers",
-			Params: []string{paramVLs}, DeadlockFree: true, route: routeDFSSSP},
+			Params: []string{paramVLs, paramBreak}, DeadlockFree: true, route: routeDFSSSP},
 		{Name: "updn", Help: "Up*/Down*: BFS ranks from the roots; a path never turns from a down channel to an up channel; min-hop among legal paths with port balancing",
 			Params: []string{paramRoots}, DeadlockFree: true, route: routeUpDn},
 		{Name: "dnup", Help: "Down*/Up*: as Up*/Down* with the directions swapped (never an up→down turn)",
@@ -185,4 +188,15 @@ func Names() []string {
 		n = append(n, e.Name)
 	}
 	return n
+}
+
+// breakRules are the values of Options.Break.
+var breakRules = []string{"weakest", "strongest", "first"}
+
+// ParamValues lists the values of an enumerated option (param.Valuer).
+func (*Options) ParamValues(key string) []string {
+	if key == paramBreak {
+		return breakRules
+	}
+	return nil
 }
