@@ -68,7 +68,7 @@ func algorithmNames() []string {
 
 // checkAlgorithm reports an algorithm a job's pattern has not.
 func checkAlgorithm(t JobTraffic) error {
-	if t.Algorithm == AlgDefault {
+	if t.Algorithm == AlgDefault || t.Kind == Trace { // a trace's: checkTrace
 		return nil
 	}
 	own, ok := algorithms[t.Kind]

@@ -54,6 +54,13 @@ type JobTraffic struct {
 	// requests. 0: every message is a PUT. Cray MPICH on Aries switches at
 	// 8 KiB (MPICH_GNI_MAX_EAGER_MSG_SIZE's default).
 	Rendezvous int `json:"rendezvous,omitempty" param:"rendezvous" kind:"size" range:"[0,1073741824]" default:"0" help:"messages of at least this many bytes go as MPI rendezvous over RDMA GET (request to send, one-flit GET requests, the data in the responses; Cray MPICH on Aries: 8KiB); 0: every message is a PUT"`
+	// Trace is a trace job's trace: a DUMPI trace's directory or .meta
+	// file (the caller loads it into Job.Program).
+	Trace string `json:"trace,omitempty" param:"trace" kind:"path" help:"pattern trace: the trace to replay, a DUMPI trace's directory or its .meta file"`
+	// ComputeScale scales the computation a trace times between calls;
+	// DropCompute drops it (the network alone).
+	ComputeScale float64 `json:"compute_scale,omitempty" param:"compute_scale" range:"(0,1000]" default:"1" help:"pattern trace: the traced computation between calls is scaled by this factor"`
+	DropCompute  bool    `json:"drop_compute,omitempty" param:"drop_compute" default:"false" help:"pattern trace: replay without the traced computation (the messages and their dependencies alone)"`
 }
 
 // ParamValues lists the patterns a job may run (param.Valuer).
@@ -86,6 +93,8 @@ type Job struct {
 	// name, e.g. "ugal-high"; "": the network's engine's), as an Aries job
 	// sets MPICH_GNI_ROUTING_MODE (seeds/004 §2.2).
 	Routing string `json:"routing,omitempty"`
+	// Program is a trace job's program (Traffic.Trace, loaded).
+	Program Program `json:"-"`
 }
 
 // Finite reports whether the job ends by itself.
@@ -137,6 +146,8 @@ type workload struct {
 	// whole marks the one job of a [[traffic]] pattern over every
 	// terminal: a run of it reports no jobs (Jobs, JobOf, JobMessages).
 	whole bool
+	// replay is a trace job's state, nil for the other patterns.
+	replay []*replay
 }
 
 // NewWorkload returns the source of jobs on n terminals. A terminal is in
@@ -152,7 +163,7 @@ func NewWorkload(jobs []Job, n int, stream func(id string) *rand.Rand, wire Wire
 }
 
 func newWorkload(jobs []Job, n int, stream func(id string) *rand.Rand, wire WireFunc) (*workload, error) {
-	w := &workload{jobs: jobs, state: make([]rankState, n), perm: make([][]int32, len(jobs)), nbrs: make([][][]int, len(jobs)), ups: make([][]int32, len(jobs)), wire: wire, wireOf: make([]int64, len(jobs)), sched: make([]*schedule, len(jobs))}
+	w := &workload{jobs: jobs, state: make([]rankState, n), perm: make([][]int32, len(jobs)), nbrs: make([][][]int, len(jobs)), ups: make([][]int32, len(jobs)), wire: wire, wireOf: make([]int64, len(jobs)), sched: make([]*schedule, len(jobs)), replay: make([]*replay, len(jobs))}
 	for t := range w.state {
 		w.state[t].job = -1
 	}
@@ -165,6 +176,13 @@ func newWorkload(jobs []Job, n int, stream func(id string) *rand.Rand, wire Wire
 			return nil, fmt.Errorf("job %s given twice", job.ID)
 		}
 		ids[job.ID] = true
+		if job.Traffic.Kind == Trace {
+			rp, err := newReplay(&jobs[j])
+			if err != nil {
+				return nil, err
+			}
+			w.replay[j] = rp
+		}
 		if alg := job.Traffic.algorithm(len(job.Ranks)); scheduled(alg) {
 			w.sched[j] = newSchedule(alg, len(job.Ranks), job.Traffic.MessageBytes)
 		}
@@ -185,10 +203,12 @@ func newWorkload(jobs []Job, n int, stream func(id string) *rand.Rand, wire Wire
 				return nil, fmt.Errorf("job %s: terminal %d is also in job %s", job.ID, t, jobs[w.state[t].job].ID)
 			}
 			st := rankState{job: int32(j), rank: int32(r), nextT: job.Traffic.Start, onUntil: -1}
-			// A rank that never sends waits for nothing (a broadcast's
-			// leaves, a sweep's last corner): it keeps no count of what
-			// it receives.
-			if job.Traffic.Kind.Dependent() && w.stepsPerIteration(j, r) > 0 {
+			if rp := w.replay[j]; rp != nil {
+				rp.start(r, job.Traffic.Start)
+			} else if job.Traffic.Kind.Dependent() && w.stepsPerIteration(j, r) > 0 {
+				// A rank that never sends waits for nothing (a broadcast's
+				// leaves, a sweep's last corner): it keeps no count of what
+				// it receives.
 				st.recv = map[int64]recvTag{}
 			}
 			w.state[t] = st
@@ -239,6 +259,17 @@ func (j Job) Check() error {
 	}
 	if len(t.Grid) > 0 && !t.Kind.Shaped() {
 		return bad("grid", "a grid shapes halo, halo3d, sweep3d, cg, milc, fft, tornado and transpose jobs, not %s", t.Kind)
+	}
+	if t.Kind == Trace {
+		if err := j.checkTrace(); err != nil {
+			return err
+		}
+	} else if t.Trace != "" || t.ComputeScale != 0 && t.ComputeScale != 1 || t.DropCompute {
+		key := map[bool]string{true: "trace", false: "compute_scale"}[t.Trace != ""]
+		if t.DropCompute && t.Trace == "" && (t.ComputeScale == 0 || t.ComputeScale == 1) {
+			key = "drop_compute"
+		}
+		return bad(key, "%s applies to trace jobs, not %s", key, t.Kind)
 	}
 	if (t.Compute > 0 || t.ComputeNoise > 0) && !t.Kind.Dependent() {
 		return bad("compute", "compute applies to the dependent patterns, whose iterations wait for messages, not %s", t.Kind)
@@ -292,7 +323,7 @@ func (j Job) Check() error {
 		if !(t.HotFraction > 0 && t.HotFraction <= 1) {
 			return bad("hot_fraction", "hot fraction %g outside (0, 1]", t.HotFraction)
 		}
-	case Exchange, Uniform, Permutation, PingPong, Allreduce, Barrier, Broadcast, Noise, Alltoall, BFS:
+	case Exchange, Uniform, Permutation, PingPong, Allreduce, Barrier, Broadcast, Noise, Alltoall, BFS, Trace:
 	default:
 		_, err := ParseKind(string(t.Kind))
 		return bad("pattern", "%v", err)
@@ -568,6 +599,15 @@ func (w *workload) Next(src int, rng *rand.Rand) (Msg, Status) {
 	j, r := int(st.job), int(st.rank)
 	job := &w.jobs[j]
 	per := int64(w.stepsPerIteration(j, r))
+	if rp := w.replay[j]; rp != nil {
+		dst, bytes, at, tag, s := rp.next(r)
+		if s != Ready {
+			return Msg{}, s
+		}
+		m := Msg{Dst: job.Ranks[dst], Bytes: int(bytes), At: at, Tag: tag}
+		m.Get = job.Traffic.Rendezvous > 0 && m.Bytes >= job.Traffic.Rendezvous
+		return m, Ready
+	}
 	if per == 0 || st.ended || (job.Finite() && st.step >= per*int64(job.Traffic.Iterations)) {
 		return Msg{}, Done
 	}
@@ -625,6 +665,9 @@ func (w *workload) Next(src int, rng *rand.Rand) (Msg, Status) {
 
 func (w *workload) Delivered(src int, m Msg, t int64) bool {
 	st := &w.state[m.Dst]
+	if st.job >= 0 && w.replay[st.job] != nil {
+		return w.replay[st.job].delivered(int(w.state[src].rank), int(st.rank), m.Tag, t)
+	}
 	if st.recv == nil {
 		return false
 	}
@@ -684,6 +727,10 @@ func (w *workload) messages() []int64 {
 	out := make([]int64, len(w.jobs))
 	for j, job := range w.jobs {
 		if !job.Finite() {
+			continue
+		}
+		if rp := w.replay[j]; rp != nil {
+			out[j] = rp.total
 			continue
 		}
 		for r := range job.Ranks {

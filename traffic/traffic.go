@@ -54,6 +54,8 @@ const (
 	MILC Kind = "milc" // MILC: 4D halo, then an 8-byte allreduce
 	FFT  Kind = "fft"  // 2D FFT: all-to-all within each row of a 2D grid, then within each column
 	BFS  Kind = "bfs"  // Graph500 BFS level: an irregular all-to-all-v, then an 8-byte allreduce
+	// Trace replays an MPI program's trace (replay.go).
+	Trace Kind = "trace"
 )
 
 // Kinds lists the patterns with their help texts, sorted.
@@ -79,6 +81,7 @@ func Kinds() []struct{ Kind, Help string } {
 		{string(MILC), "MILC skeleton: per iteration a halo on the most hypercubic 4D grid (eight neighbours, msg_bytes each), then an 8-byte allreduce by recursive doubling"},
 		{string(FFT), "2D FFT skeleton: per iteration the transposes, an all-to-all (every message posted at once, msg_bytes per pair) within each row of the squarest 2D grid, then within each column"},
 		{string(BFS), "Graph500 BFS skeleton: per iteration (a level) an all-to-all-v, each pair's size a fixed seeded multiple 1/4-7/4 of msg_bytes, every message posted at once, then an 8-byte allreduce (is the frontier empty?)"},
+		{string(Trace), "replay of an MPI program's trace (trace = a DUMPI trace's directory or .meta file): each rank's calls in order with the traced computation between them (compute_scale), point-to-point messages matched as MPI matches them, collectives by the algorithm key (default mpich: MPICH's choice by size; or collective=algorithm,...); iterations repeat the whole program"},
 		{string(Alltoall), "pairwise all-to-all as MPI libraries run MPI_Alltoall on large messages (osu_alltoall, seeds/003 Fig. 6): n−1 steps; in step k rank r sends to r+k+1 and starts step k+1 once step k's message from r−k−1 has arrived"},
 	}
 	sort.Slice(k, func(i, j int) bool { return k[i].Kind < k[j].Kind })
@@ -87,7 +90,7 @@ func Kinds() []struct{ Kind, Help string } {
 
 // Dependent reports whether the pattern's messages wait for deliveries.
 func (k Kind) Dependent() bool {
-	return k.Gridded() || k == PingPong || k == Allreduce || k == Barrier || k == Broadcast || k == Alltoall || k == BFS
+	return k.Gridded() || k == PingPong || k == Allreduce || k == Barrier || k == Broadcast || k == Alltoall || k == BFS || k == Trace
 }
 
 // Shaped reports whether the pattern reads a rank grid (grid): the
@@ -125,6 +128,9 @@ type Spec struct {
 	JobTraffic
 	// Order lays the pattern's ranks on the HCAs ("" is ByHCA).
 	Order Order `json:"order,omitempty" param:"order" unset:"hca" help:"which HCA is rank i"`
+	// Program is a trace pattern's program, loaded from JobTraffic.Trace
+	// by the caller (configs).
+	Program Program `json:"-"`
 }
 
 // ParamValues lists the values of Spec's text keys (param.Valuer): the
@@ -178,7 +184,7 @@ func (s Spec) Job(n int) Job {
 	for i := range ranks {
 		ranks[i] = i
 	}
-	return Job{Ranks: ranks, Traffic: t}
+	return Job{Ranks: ranks, Traffic: t, Program: s.Program}
 }
 
 // Check reports what keeps the pattern from running on n terminals.
