@@ -88,8 +88,8 @@ type replay struct {
 	prog   Program
 	comms  [][]int32
 	rankOf []map[int32]int32 // per communicator: world rank -> its rank there
-	scale  float64 // compute_scale (0: 1)
-	drop   bool    // drop_compute
+	scale  float64           // compute_scale (0: 1)
+	drop   bool              // drop_compute
 	policy collPolicy
 	cache  collCache
 	passes int
