@@ -11,71 +11,17 @@ import (
 	"flitsim/fabric/param"
 )
 
-// ideal drives a workload through an ideal network: every message arrives
-// one wire time after its creation, a terminal sends its messages back to
-// back. It returns each job's last delivery instant, the messages per
-// (src, dst) pair and the number of messages delivered, running until
+// ideal drives a workload through an ideal network (Ideal): every message
+// arrives one wire time after its creation, a terminal sends its messages
+// back to back. It returns each job's last delivery instant, the messages
+// per (src, dst) pair and the number of messages delivered, running until
 // every terminal is done or limit messages were sent.
 func ideal(t *testing.T, jobs []Job, n int, wire WireFunc, limit int) (last []int64, pairs map[[2]int]int, sent int) {
 	t.Helper()
 	src, err := NewWorkload(jobs, n, func(string) *rand.Rand { return rand.New(rand.NewPCG(1, 2)) }, wire)
 	require.NoError(t, err)
-	type flight struct {
-		src int
-		m   Msg
-		at  int64
-	}
-	rng := make([]*rand.Rand, n)
-	for i := range rng {
-		rng[i] = rand.New(rand.NewPCG(uint64(i), 9))
-	}
-	free := make([]int64, n) // a terminal's link is free again
-	done := make([]bool, n)
-	var inFlight []flight
-	last = make([]int64, len(jobs))
-	pairs = map[[2]int]int{}
-	for sent < limit {
-		progress := false
-		for h := 0; h < n; h++ {
-			if done[h] {
-				continue
-			}
-			m, st := src.Next(h, rng[h])
-			switch st {
-			case Done:
-				done[h], progress = true, true
-				continue
-			case Waiting:
-				continue
-			}
-			progress = true
-			start := max(m.At, free[h])
-			free[h] = start + wire(m.Bytes)
-			inFlight = append(inFlight, flight{h, m, free[h]})
-			pairs[[2]int{h, m.Dst}]++
-			sent++
-		}
-		if len(inFlight) == 0 {
-			if !progress {
-				break
-			}
-			continue
-		}
-		// Deliver the earliest message.
-		k := 0
-		for i, f := range inFlight {
-			if f.at < inFlight[k].at {
-				k = i
-			}
-		}
-		f := inFlight[k]
-		inFlight = append(inFlight[:k], inFlight[k+1:]...)
-		if j := JobOf(src, f.src); j >= 0 {
-			last[j] = max(last[j], f.at)
-		}
-		src.Delivered(f.src, f.m, f.at)
-	}
-	return last, pairs, sent
+	run := Ideal(src, n, wire, limit, nil)
+	return run.Last[:len(jobs)], run.Pairs, run.Sent
 }
 
 func ranks(from, n int) []int {

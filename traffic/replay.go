@@ -60,9 +60,9 @@ type replayRank struct {
 	op       CallOp // the call under way
 	start    int64  // when it began (after its computation)
 	inCall   bool
-	reqs     map[int32]msgKey
-	posted   map[chanKey]int64 // receives posted per channel (source side)
-	sent     map[chanKey]int64 // messages sent per channel (destination side)
+	reqs     map[int32][]msgKey // receives by request handle, oldest first (a tracer's handles recur)
+	posted   map[chanKey]int64  // receives posted per channel (source side)
+	sent     map[chanKey]int64  // messages sent per channel (destination side)
 	arrived  map[msgKey]arrival
 	inst     map[int32]int64 // collective instances begun per communicator
 	inflight map[int64]msgKey
@@ -239,7 +239,7 @@ func (rp *replay) expand(r int, c *Call, st *replayRank) ([]rop, error) {
 			return nil, err
 		}
 		if c.Op == CallIrecv {
-			st.reqs[c.Req] = k
+			st.reqs[c.Req] = append(st.reqs[c.Req], k)
 			return nil, nil
 		}
 		return []rop{{key: k, count: 1, del: c.Op == CallRecv}}, nil
@@ -254,9 +254,11 @@ func (rp *replay) expand(r int, c *Call, st *replayRank) ([]rop, error) {
 		return append(ops, rop{key: k, count: 1, del: true}), nil
 	case CallWait:
 		for _, q := range c.Reqs {
-			if k, ok := st.reqs[q]; ok {
-				ops = append(ops, rop{key: k, count: 1, del: true})
-				delete(st.reqs, q)
+			if ks := st.reqs[q]; len(ks) > 0 {
+				ops = append(ops, rop{key: ks[0], count: 1, del: true})
+				if st.reqs[q] = ks[1:]; len(ks) == 1 {
+					delete(st.reqs, q)
+				}
 			}
 		}
 		return ops, nil
@@ -299,7 +301,7 @@ func clampComm(c int32, n int) int32 {
 
 // start readies rank r for a run beginning at instant t0.
 func (rp *replay) start(r int, t0 int64) {
-	rp.ranks[r] = replayRank{clock: t0, reqs: map[int32]msgKey{}, posted: map[chanKey]int64{}, sent: map[chanKey]int64{},
+	rp.ranks[r] = replayRank{clock: t0, reqs: map[int32][]msgKey{}, posted: map[chanKey]int64{}, sent: map[chanKey]int64{},
 		arrived: map[msgKey]arrival{}, inst: map[int32]int64{}, inflight: map[int64]msgKey{}}
 }
 

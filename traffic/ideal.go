@@ -1,0 +1,112 @@
+package traffic
+
+import (
+	"container/heap"
+	"math/rand/v2"
+)
+
+// IdealRun is what a source does on an ideal network (Ideal).
+type IdealRun struct {
+	// Last is each job's last delivery (ps; the whole traffic's when the
+	// source has no jobs).
+	Last []int64
+	// Pairs counts the messages per (source, destination) terminal pair.
+	Pairs map[[2]int]int
+	// Sent counts the messages sent; Done reports whether every terminal
+	// finished (false: some wait for a message that never comes, or limit
+	// was reached).
+	Sent int
+	Done bool
+}
+
+// Ideal runs src on an ideal network of n terminals: a message arrives one
+// wire time after its terminal starts sending it, a terminal sends its
+// messages back to back, and nothing else delays anything (no contention
+// in the network, no latency beyond the wire). It stops when every
+// terminal is done, nothing more can happen, or limit messages were sent.
+// rng gives each terminal's random stream (nil: seeded by terminal). It is
+// the lower bound a job's run time on a real fabric is compared with, and
+// the driver of the traffic tests.
+func Ideal(src Source, n int, wire WireFunc, limit int, rng func(t int) *rand.Rand) IdealRun {
+	jobs := Jobs(src)
+	run := IdealRun{Last: make([]int64, max(len(jobs), 1)), Pairs: map[[2]int]int{}}
+	rs := make([]*rand.Rand, n)
+	for i := range rs {
+		if rng != nil {
+			rs[i] = rng(i)
+		} else {
+			rs[i] = rand.New(rand.NewPCG(uint64(i), 9))
+		}
+	}
+	free := make([]int64, n)
+	done := make([]bool, n)
+	var fl flights
+	var seq int64
+	for run.Sent < limit {
+		progress := false
+		for h := 0; h < n; h++ {
+			if done[h] {
+				continue
+			}
+			m, st := src.Next(h, rs[h])
+			switch st {
+			case Done:
+				done[h], progress = true, true
+				continue
+			case Waiting:
+				continue
+			}
+			progress = true
+			start := max(m.At, free[h])
+			free[h] = start + wire(m.Bytes)
+			heap.Push(&fl, flight{src: h, m: m, at: free[h], seq: seq})
+			seq++
+			run.Pairs[[2]int{h, m.Dst}]++
+			run.Sent++
+		}
+		if fl.Len() == 0 {
+			if !progress {
+				break
+			}
+			continue
+		}
+		f := heap.Pop(&fl).(flight)
+		j := JobOf(src, f.src)
+		if j < 0 {
+			j = 0
+		}
+		run.Last[j] = max(run.Last[j], f.at)
+		src.Delivered(f.src, f.m, f.at)
+	}
+	run.Done = true
+	for _, d := range done {
+		run.Done = run.Done && d
+	}
+	return run
+}
+
+type flight struct {
+	src int
+	m   Msg
+	at  int64
+	seq int64
+}
+
+// flights is a min-heap of messages by arrival, then by sending order.
+type flights []flight
+
+func (f flights) Len() int { return len(f) }
+func (f flights) Less(i, j int) bool {
+	if f[i].at != f[j].at {
+		return f[i].at < f[j].at
+	}
+	return f[i].seq < f[j].seq
+}
+func (f flights) Swap(i, j int) { f[i], f[j] = f[j], f[i] }
+func (f *flights) Push(x any)   { *f = append(*f, x.(flight)) }
+func (f *flights) Pop() any {
+	old := *f
+	x := old[len(old)-1]
+	*f = old[:len(old)-1]
+	return x
+}
