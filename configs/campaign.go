@@ -72,11 +72,12 @@ type Campaign struct {
 	Source string `toml:"-" json:"-"`
 	Text   []byte `toml:"-" json:"-"`
 	// dir resolves relative paths in the file.
-	dir   string
-	lines keyIndex
-	hw    fabric.Hardware
-	base  sim.Params // the [sim] settings over the defaults
-	built map[string]*fabric.Network
+	dir    string
+	traces *traceCache // the trace patterns' traces, opened once
+	lines  keyIndex
+	hw     fabric.Hardware
+	base   sim.Params // the [sim] settings over the defaults
+	built  map[string]*fabric.Network
 	// placements are the workload's placements on built networks, by
 	// spec and seed (placed).
 	placements map[string][]traffic.Job
@@ -671,8 +672,19 @@ func (c *Campaign) validateTraffic(i int) error {
 	// that the hardware (the MTU of a size) is known.
 	t.Spec = traffic.Spec{Kind: kind}
 	param.Defaults(&t.Spec)
-	if t.Given, err = c.decodeDeclared("traffic", i, t.raw, TrafficOwnKeys, trafficDecls(), param.Env{MTU: c.hw.MTU}, &t.Spec); err != nil {
+	if t.Given, err = c.decodeDeclared("traffic", i, t.raw, TrafficOwnKeys, trafficDecls(), param.Env{MTU: c.hw.MTU, Dir: c.dir}, &t.Spec); err != nil {
 		return err
+	}
+	if kind == traffic.Trace {
+		if !t.Has("trace") {
+			return c.errAtKey("traffic.kind", i, "a trace pattern needs its trace: trace = a DUMPI trace's directory or .meta file")
+		}
+		if c.traces == nil {
+			c.traces = &traceCache{}
+		}
+		if t.Spec.Program, err = c.traces.get(t.Spec.Trace); err != nil {
+			return c.errAtKey("traffic.trace", i, "%v", err)
+		}
 	}
 	if !t.Has("msg_bytes") {
 		t.Spec.MessageBytes = c.hw.MTU

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
@@ -47,6 +48,7 @@ type Workload struct {
 
 	Source string `toml:"-" json:"-"`
 	lines  keyIndex
+	traces *traceCache // the trace jobs' traces, opened once
 }
 
 // JobEntry is one [[job]] table. Its own keys are declared here (id,
@@ -181,7 +183,7 @@ func decodeWorkload(data []byte, file string, inCampaign bool) (*Workload, error
 	if err != nil {
 		return nil, tomlError(err, file)
 	}
-	w := Workload{Seed: raw.Seed, Fragmentation: raw.Fragmentation, Source: file, lines: keyLines(data)}
+	w := Workload{Seed: raw.Seed, Fragmentation: raw.Fragmentation, Source: file, lines: keyLines(data), traces: &traceCache{}}
 	if inCampaign {
 		if !md.IsDefined("job") && !md.IsDefined("fragmentation") {
 			return nil, nil
@@ -322,7 +324,7 @@ func (w *Workload) decodeTraffic(id, prefix string, i int, m map[string]any, mtu
 			own = append(own, k) // the table's other keys: its caller's
 		}
 	}
-	if _, err := decodeKeys(w.errAt, prefix, i, m, own, decls, nil, param.Env{MTU: mtu}, &t); err != nil {
+	if _, err := decodeKeys(w.errAt, prefix, i, m, own, decls, nil, param.Env{MTU: mtu, Dir: filepath.Dir(w.Source)}, &t); err != nil {
 		return t, err
 	}
 	// What the job's size does not decide, checked on two ranks (or the
@@ -389,6 +391,14 @@ func (w *Workload) Place(net *fabric.Network, seed int64, mtu int) ([]traffic.Jo
 		}
 		if jobs[k].Traffic, err = w.traffic(i, mtu); err != nil {
 			return nil, err
+		}
+		if t := jobs[k].Traffic; t.Kind == traffic.Trace {
+			if w.traces == nil {
+				w.traces = &traceCache{}
+			}
+			if jobs[k].Program, err = w.traces.get(t.Trace); err != nil {
+				return nil, w.errAt("job.trace", i, "%v", err)
+			}
 		}
 		jobs[k].Routing = w.Jobs[i].Routing
 		if err := jobs[k].Check(); err != nil {

@@ -217,6 +217,7 @@ func (s *simulator) finish() {
 		if s.tm != nil {
 			t.Lost = s.tm.lost
 		}
+		t.Trace = traceStats(s.src, len(s.jobs))
 		r.Jobs = JobResults(s.jobs, t)
 	}
 	if s.aaOn {

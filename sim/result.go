@@ -141,6 +141,77 @@ type JobResult struct {
 	// AppAware sums its ranks' application-aware choices (nil: the job's
 	// routing is not app-aware).
 	AppAware *AppAwareStats `json:"app_aware,omitempty"`
+	// IdealNs is a finite job's completion alone on an ideal network
+	// (traffic.Ideal: each message one wire time of its HCA's link, no
+	// latency, no contention), the lower bound CompletionNs is measured
+	// against: IdealSlowdown = CompletionNs / IdealNs. 0: not measured.
+	IdealNs       float64 `json:"ideal_ns,omitempty"`
+	IdealSlowdown float64 `json:"ideal_slowdown,omitempty"`
+	// Trace is a trace job's time per MPI call kind (nil for the other
+	// patterns).
+	Trace *TraceResult `json:"trace,omitempty"`
+}
+
+// TraceResult is where a trace job's ranks spent their time: computing (as
+// the trace timed it, scaled) and in each kind of MPI call, on the
+// simulated network and in the traced run; per rank means.
+type TraceResult struct {
+	ComputeNs float64      `json:"compute_ns"`
+	CommNs    float64      `json:"comm_ns"` // in calls that communicate (all but "other")
+	Calls     []CallResult `json:"calls"`
+}
+
+// CallResult is one kind of MPI call of a trace job.
+type CallResult struct {
+	Call     string  `json:"call"`
+	Count    int64   `json:"count"`     // over all ranks
+	MeanNs   float64 `json:"mean_ns"`   // per rank, simulated
+	TracedNs float64 `json:"traced_ns"` // per rank, in the traced run
+}
+
+// traceStats collects the trace jobs' rank statistics of src (nil when it
+// runs none).
+func traceStats(src traffic.Source, jobs int) [][]traffic.RankStats {
+	var out [][]traffic.RankStats
+	for j := range jobs {
+		if st := traffic.TraceStats(src, j); st != nil {
+			if out == nil {
+				out = make([][]traffic.RankStats, jobs)
+			}
+			out[j] = st
+		}
+	}
+	return out
+}
+
+// traceResult sums a trace job's rank statistics.
+func traceResult(ranks []traffic.RankStats) *TraceResult {
+	if ranks == nil {
+		return nil
+	}
+	n := float64(len(ranks))
+	r := &TraceResult{}
+	ops := traffic.CallOps()
+	for op := range ops {
+		var c CallResult
+		for _, s := range ranks {
+			c.Count += s.Calls[op]
+			c.MeanNs += float64(s.InCalls[op]) / 1000 / n
+			c.TracedNs += float64(s.Traced[op]) / 1000 / n
+		}
+		if c.Count == 0 {
+			continue
+		}
+		c.Call = ops[op]
+		if op != 0 {
+			r.CommNs += c.MeanNs
+		}
+		r.Calls = append(r.Calls, c)
+	}
+	for _, s := range ranks {
+		r.ComputeNs += float64(s.Compute) / 1000 / n
+	}
+	return r
 }
 
 // JobTally is what a simulator counted per terminal and per job, from
@@ -153,7 +224,10 @@ type JobTally struct {
 	Messages []int64   // per job: messages delivered
 	Expected []int64   // per job: messages a finite job sends (traffic.JobMessages)
 	Lost     []int64   // per job: packets its ranks sent that were lost; nil: none
-	End      int64     // the run's last instant
+	// Trace is, per job, a trace job's rank statistics
+	// (traffic.TraceStats; nil for the other patterns).
+	Trace [][]traffic.RankStats
+	End   int64 // the run's last instant
 }
 
 // JobResults computes the per-job results of jobs from a tally.
@@ -163,6 +237,9 @@ func JobResults(jobs []traffic.Job, t JobTally) []JobResult {
 		r := JobResult{ID: job.ID, Pattern: string(job.Traffic.Kind), Ranks: len(job.Ranks), Finite: job.Finite(), Messages: t.Messages[j]}
 		if t.Lost != nil {
 			r.PacketsLost = t.Lost[j]
+		}
+		if t.Trace != nil {
+			r.Trace = traceResult(t.Trace[j])
 		}
 		bw := make([]float64, len(job.Ranks))
 		span := t.End - job.Traffic.Start

@@ -42,33 +42,34 @@ func Ideal(src Source, n int, wire WireFunc, limit int, rng func(t int) *rand.Ra
 	done := make([]bool, n)
 	var fl flights
 	var seq int64
+	// poll lists the terminals that may have a message: every one at
+	// first, then the destination of each delivery that woke it.
+	poll := make([]int, n)
+	for i := range poll {
+		poll[i] = i
+	}
 	for run.Sent < limit {
-		progress := false
-		for h := 0; h < n; h++ {
-			if done[h] {
-				continue
+		for len(poll) > 0 && run.Sent < limit {
+			h := poll[0]
+			poll = poll[1:]
+			for !done[h] && run.Sent < limit {
+				m, st := src.Next(h, rs[h])
+				if st == Done {
+					done[h] = true
+				}
+				if st != Ready {
+					break
+				}
+				start := max(m.At, free[h])
+				free[h] = start + wire(m.Bytes)
+				heap.Push(&fl, flight{src: h, m: m, at: free[h], seq: seq})
+				seq++
+				run.Pairs[[2]int{h, m.Dst}]++
+				run.Sent++
 			}
-			m, st := src.Next(h, rs[h])
-			switch st {
-			case Done:
-				done[h], progress = true, true
-				continue
-			case Waiting:
-				continue
-			}
-			progress = true
-			start := max(m.At, free[h])
-			free[h] = start + wire(m.Bytes)
-			heap.Push(&fl, flight{src: h, m: m, at: free[h], seq: seq})
-			seq++
-			run.Pairs[[2]int{h, m.Dst}]++
-			run.Sent++
 		}
 		if fl.Len() == 0 {
-			if !progress {
-				break
-			}
-			continue
+			break
 		}
 		f := heap.Pop(&fl).(flight)
 		j := JobOf(src, f.src)
@@ -76,7 +77,9 @@ func Ideal(src Source, n int, wire WireFunc, limit int, rng func(t int) *rand.Ra
 			j = 0
 		}
 		run.Last[j] = max(run.Last[j], f.at)
-		src.Delivered(f.src, f.m, f.at)
+		if src.Delivered(f.src, f.m, f.at) {
+			poll = append(poll, f.m.Dst)
+		}
 	}
 	run.Done = true
 	for _, d := range done {

@@ -439,3 +439,17 @@ func (j Job) checkTrace() error {
 	}
 	return nil
 }
+
+// TraceStats returns, for a trace job j of a workload source, each rank's
+// RankStats so far; nil when job j is no trace job (or s no workload).
+func TraceStats(s Source, j int) []RankStats {
+	w, ok := s.(*workload)
+	if !ok || j < 0 || j >= len(w.replay) || w.replay[j] == nil {
+		return nil
+	}
+	out := make([]RankStats, len(w.replay[j].ranks))
+	for r := range out {
+		out[r] = w.replay[j].ranks[r].stats
+	}
+	return out
+}

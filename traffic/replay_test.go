@@ -309,3 +309,22 @@ func TestReplayIterations(t *testing.T) {
 	assert.Equal(t, 2*one, two)
 	_ = rand.New
 }
+
+// Every random program runs to its end on an ideal network, under MPICH's
+// algorithms and under every named one, sending what it counts.
+func TestRandomPrograms(t *testing.T) {
+	wire := func(b int) int64 { return 500 + int64(b)*250 }
+	for seed := uint64(1); seed <= 300; seed++ {
+		n := 2 + int(seed%11)
+		alg := ""
+		if seed%3 == 0 {
+			alg = "allreduce=ring,bcast=scatter-ring,alltoall=pairwise,allgather=recursive-doubling"
+		}
+		job := traceJob(RandomProgram(n, seed), JobTraffic{Algorithm: alg})
+		src, err := NewWorkload([]Job{job}, n+1, nil, wire)
+		require.NoError(t, err, "seed %d", seed)
+		run := Ideal(src, n+1, wire, 1<<30, nil)
+		require.True(t, run.Done, "seed %d: every rank ends", seed)
+		require.Equal(t, JobMessages(src)[0], int64(run.Sent), "seed %d", seed)
+	}
+}

@@ -192,6 +192,9 @@ func (s Spec) Check(n int) error {
 	if _, err := ParseOrder(string(s.Order)); err != nil {
 		return &param.Error{Key: "order", Msg: err.Error()}
 	}
+	if s.Kind == Trace && s.Program != nil && s.Program.Size() != n {
+		return &param.Error{Key: "trace", Msg: fmt.Sprintf("the trace %s has %d ranks and a pattern runs on every one of the %d HCAs: replay it as a job of its size (a jobs file's [[job]] with size = %d and pattern = \"trace\")", s.Program.Name(), s.Program.Size(), n, s.Program.Size())}
+	}
 	return s.Job(n).Check()
 }
 

@@ -270,6 +270,17 @@ func (pf *patternFlags) spec(mtu int) (traffic.Spec, error) {
 		return s, badInput("--hot-fraction only applies to --traffic hotspot")
 	case given["iterations"] && s.Iterations == 0:
 		return s, badInput("--iterations 0: leave the flag out for the pattern's default, or give a count")
+	case s.Kind == traffic.Trace && s.Trace == "":
+		return s, badInput("--traffic trace needs --trace (a DUMPI trace's directory or .meta file)")
+	case s.Kind != traffic.Trace && (given["trace"] || given["compute_scale"] || given["drop_compute"]):
+		return s, badInput("--trace, --compute-scale and --drop-compute apply to --traffic trace")
+	}
+	if s.Kind == traffic.Trace {
+		p, err := configs.LoadTrace(s.Trace)
+		if err != nil {
+			return s, badInput("--trace: %v", err)
+		}
+		s.Program = p
 	}
 	return s, nil
 }
@@ -369,7 +380,7 @@ func printSim(stdout io.Writer, o *pipeline.Outcome, rep simReport, p sim.Params
 
 // printJobs prints the per-job results as a table.
 func printJobs(w io.Writer, jobs []sim.JobResult) {
-	fmt.Fprintf(w, "%-12s %-11s %6s %14s %12s %9s %26s\n", "job", "pattern", "ranks", "completion µs", "GB/s", "slowdown", "rank GB/s min/median/max")
+	fmt.Fprintf(w, "%-12s %-11s %6s %14s %12s %9s %9s %26s\n", "job", "pattern", "ranks", "completion µs", "GB/s", "slowdown", "vs ideal", "rank GB/s min/median/max")
 	for _, j := range jobs {
 		done := "-"
 		switch {
@@ -378,13 +389,27 @@ func printJobs(w io.Writer, jobs []sim.JobResult) {
 		case j.Finite:
 			done = "unfinished"
 		}
-		slow := "-"
+		slow, ideal := "-", "-"
 		if j.Slowdown > 0 {
 			slow = fmt.Sprintf("%.3f", j.Slowdown)
 		}
+		if j.IdealSlowdown > 0 {
+			ideal = fmt.Sprintf("%.3f", j.IdealSlowdown)
+		}
 		b := j.RankBandwidthGBs
-		fmt.Fprintf(w, "%-12s %-11s %6d %14s %12.3f %9s %26s\n", j.ID, j.Pattern, j.Ranks, done, j.ThroughputGBs, slow,
+		fmt.Fprintf(w, "%-12s %-11s %6d %14s %12.3f %9s %9s %26s\n", j.ID, j.Pattern, j.Ranks, done, j.ThroughputGBs, slow, ideal,
 			fmt.Sprintf("%.3f/%.3f/%.3f", b.Min, b.Median, b.Max))
+	}
+	for _, j := range jobs {
+		tr := j.Trace
+		if tr == nil {
+			continue
+		}
+		fmt.Fprintf(w, "trace job %s, per rank: compute %.3f µs, in MPI calls %.3f µs (simulated; the traced run's times beside)\n", j.ID, tr.ComputeNs/1000, tr.CommNs/1000)
+		fmt.Fprintf(w, "  %-15s %10s %14s %14s\n", "call", "calls", "simulated µs", "traced µs")
+		for _, c := range tr.Calls {
+			fmt.Fprintf(w, "  %-15s %10d %14.3f %14.3f\n", c.Call, c.Count, c.MeanNs/1000, c.TracedNs/1000)
+		}
 	}
 }
 

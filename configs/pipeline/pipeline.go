@@ -271,6 +271,7 @@ func Run(p configs.Point, hash string, nets *Networks, simulate Simulator) *Outc
 			return o.fail(err)
 		}
 	}
+	IdealTimes(o.Result, p.Params)
 	return o.recordResult(p)
 }
 

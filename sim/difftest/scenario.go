@@ -95,6 +95,9 @@ type JobPlan struct {
 	Share   float64 // of the HCAs, at least two
 	Traffic traffic.JobTraffic
 	Routing string // the job's own adaptive mode ("": the engine's)
+	// ProgramSeed draws a trace job's program (traffic.RandomProgram on
+	// the job's ranks); 0 for the other patterns.
+	ProgramSeed uint64 `json:",omitempty"`
 }
 
 // String is a one-line description for test names and failure messages.
@@ -919,6 +922,22 @@ func drawLate(c chooser, s *Scenario, topo string) {
 			end(&s.Jobs[i].Traffic)
 		}
 	}
+	// Trace jobs (after the ends): a sixth of the jobs replay a random MPI
+	// program (traffic.RandomProgram), under MPICH's algorithms or named
+	// ones, once or twice.
+	for i := range s.Jobs {
+		if chance(c, 16) {
+			t := &s.Jobs[i].Traffic
+			s.Jobs[i].ProgramSeed = uint64(between(c, 1, 1<<30))
+			*t = traffic.JobTraffic{Kind: traffic.Trace, MessageBytes: 1, Load: 1, Iterations: between(c, 1, 2), Start: t.Start, Rendezvous: t.Rendezvous}
+			if chance(c, 30) {
+				t.Algorithm = pick(c, "allreduce=ring", "alltoall=bruck,bcast=scatter-ring", "allreduce=rabenseifner,allgather=ring")
+			}
+			if chance(c, 20) {
+				t.ComputeScale = pick(c, 0.01, 0.5, 3.0)
+			}
+		}
+	}
 }
 
 // placeJobs lays the job plans on the network's n HCAs: a seeded shuffle
@@ -948,7 +967,11 @@ func placeJobs(plans []JobPlan, seed uint64, n int) []traffic.Job {
 				jt.Kind, size = traffic.Tornado, min(2, len(order))
 			}
 		}
-		jobs = append(jobs, traffic.Job{ID: fmt.Sprintf("j%d", i+1), Ranks: order[:size], Traffic: jt, Routing: pl.Routing})
+		job := traffic.Job{ID: fmt.Sprintf("j%d", i+1), Ranks: order[:size], Traffic: jt, Routing: pl.Routing}
+		if pl.ProgramSeed != 0 {
+			job.Program = traffic.RandomProgram(size, pl.ProgramSeed)
+		}
+		jobs = append(jobs, job)
 		order = order[size:]
 	}
 	return jobs

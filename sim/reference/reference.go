@@ -643,6 +643,14 @@ func (s *simulator) result() *sim.Result {
 		if s.tl != nil {
 			t.Lost = s.tl.lostByJob
 		}
+		for j := range s.jobs {
+			if st := traffic.TraceStats(s.src, j); st != nil {
+				if t.Trace == nil {
+					t.Trace = make([][]traffic.RankStats, len(s.jobs))
+				}
+				t.Trace[j] = st
+			}
+		}
 		r.Jobs = sim.JobResults(s.jobs, t)
 	}
 	aa := make([]*sim.AppAware, len(s.hcas))

@@ -1,0 +1,106 @@
+package difftest
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"flitsim/configs"
+	"flitsim/configs/pipeline"
+	"flitsim/fabric"
+	"flitsim/routing"
+	"flitsim/sim"
+	"flitsim/sim/reference"
+	"flitsim/traffic"
+)
+
+// bothSims runs p in the fast and the reference simulator and requires
+// that they agree packet for packet.
+func bothSims(t *testing.T, net *fabric.Network, tb *routing.Tables, p sim.Params) *sim.Result {
+	t.Helper()
+	p.Record = true
+	fast, err := sim.Run(net, tb, p)
+	require.NoError(t, err)
+	ref, err := reference.Run(net, tb, p)
+	require.NoError(t, err)
+	require.Empty(t, Compare(fast, ref))
+	for j := range fast.Jobs {
+		assert.Equal(t, fast.Jobs[j].Trace, ref.Jobs[j].Trace, "job %s: the same time per call", fast.Jobs[j].ID)
+	}
+	return fast
+}
+
+// A ping-pong written as a trace is the ping-pong pattern: the same
+// messages at the same instants in both simulators, the same completion;
+// computation between the calls adds to it exactly (rank 0 computes
+// before each ping, on the critical path).
+func TestTracePingPongIsThePattern(t *testing.T) {
+	net, err := fabric.Build("kary-ntree:k=2,n=2")
+	require.NoError(t, err)
+	tb, err := routing.Compute("dfsssp", net, routing.DefaultOptions())
+	require.NoError(t, err)
+	const iters, c = 5, 3 * fabric.Microsecond
+	pingpong := func(compute int64) *traffic.MemProgram {
+		p := &traffic.MemProgram{ID: "pingpong", Ranks: make([][]traffic.Call, 2)}
+		for it := range iters {
+			p.Ranks[0] = append(p.Ranks[0], traffic.Call{Op: traffic.CallSend, Peer: 1, Bytes: 3000, Compute: compute},
+				traffic.Call{Op: traffic.CallRecv, Peer: 1, Tag: int32(it)})
+			p.Ranks[1] = append(p.Ranks[1], traffic.Call{Op: traffic.CallRecv, Peer: 0},
+				traffic.Call{Op: traffic.CallSend, Peer: 0, Tag: int32(it), Bytes: 3000})
+		}
+		return p
+	}
+	run := func(job traffic.Job) sim.JobResult {
+		p := sim.DefaultParams()
+		p.Jobs = []traffic.Job{job}
+		r := bothSims(t, net, tb, p)
+		require.True(t, r.Jobs[0].Completed)
+		return r.Jobs[0]
+	}
+	ranks := []int{0, 3}
+	pat := run(traffic.Job{ID: "pp", Ranks: ranks, Traffic: traffic.JobTraffic{Kind: traffic.PingPong, MessageBytes: 3000, Load: 1, Iterations: iters}})
+	trace := func(compute int64) sim.JobResult {
+		return run(traffic.Job{ID: "pp", Ranks: ranks, Program: pingpong(compute), Traffic: traffic.JobTraffic{Kind: traffic.Trace, MessageBytes: 1, Load: 1, Iterations: 1}})
+	}
+	plain := trace(0)
+	assert.Equal(t, pat.CompletionNs, plain.CompletionNs)
+	assert.Equal(t, 2*int64(iters), plain.Messages)
+	withC := trace(c)
+	assert.InDelta(t, plain.CompletionNs+float64(iters*c)/1000, withC.CompletionNs, 1e-9)
+	assert.InDelta(t, float64(iters*c)/1000/2, withC.Trace.ComputeNs, 1e-9, "rank 0 computes, rank 1 does not: the mean per rank")
+}
+
+// Traces made here replay in both simulators alike, beside each other on
+// one fat tree: every message delivered, no faster than on an ideal
+// network.
+func TestTracesInBothSimulators(t *testing.T) {
+	net, err := fabric.Build("kary-ntree:k=4,n=2")
+	require.NoError(t, err)
+	tb, err := routing.Compute("dfsssp", net, routing.DefaultOptions())
+	require.NoError(t, err)
+	var jobs []traffic.Job
+	next := 0
+	for _, dir := range []string{"halo3d8", "cg4", "collectives4"} {
+		prog, err := configs.LoadTrace("../../traffic/dumpi/testdata/" + dir)
+		require.NoError(t, err)
+		job := traffic.Job{ID: dir, Program: prog, Traffic: traffic.JobTraffic{Kind: traffic.Trace, MessageBytes: 1, Load: 1, Iterations: 1, ComputeScale: 0.05}}
+		for range prog.Size() {
+			job.Ranks = append(job.Ranks, next)
+			next += 1
+		}
+		jobs = append(jobs, job)
+	}
+	p := sim.DefaultParams()
+	p.Jobs = jobs
+	r := bothSims(t, net, tb, p)
+	pipeline.IdealTimes(r, p)
+	for j, jr := range r.Jobs {
+		require.True(t, jr.Completed, jr.ID)
+		src, err := traffic.NewWorkload([]traffic.Job{jobs[j]}, 16, nil, nil)
+		require.NoError(t, err)
+		assert.Equal(t, traffic.JobMessages(src)[0], jr.Messages, jr.ID)
+		assert.GreaterOrEqual(t, jr.IdealSlowdown, 1.0, jr.ID)
+		require.NotNil(t, jr.Trace)
+	}
+}
