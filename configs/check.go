@@ -7,12 +7,14 @@ import (
 	"fmt"
 	"maps"
 	"os"
+	"path/filepath"
 	"slices"
 
 	"flitsim/fabric"
 	"flitsim/fabric/param"
 	"flitsim/faults"
 	"flitsim/routing"
+	"flitsim/traffic"
 )
 
 // Check does everything a run does before it simulates: it reads every
@@ -65,6 +67,13 @@ func (c *Campaign) Check() error {
 			return c.errAtKey("faults.fixed", i, "%v", err)
 		}
 		fixed[f.Fixed] = list
+	}
+	for i, t := range c.Traffic {
+		if t.Spec.Program != nil {
+			if err := c.digestTrace(t.Spec.Trace, t.Spec.Program); err != nil {
+				return c.errAtKey("traffic.trace", i, "%v", err)
+			}
+		}
 	}
 	for i, r := range c.Routings {
 		o := r.Options
@@ -161,7 +170,13 @@ func (c *Campaign) checkPlacements(ti int, net *fabric.Network, hcaCounts map[in
 				continue
 			}
 			seen[seed] = true
-			if _, err := c.Workload.Place(net, seed, c.hw.MTU); err != nil {
+			jobs, err := c.Workload.Place(net, seed, c.hw.MTU)
+			for _, j := range jobs {
+				if j.Traffic.Kind == traffic.Trace && err == nil {
+					err = c.digestTrace(j.Traffic.Trace, j.Program)
+				}
+			}
+			if err != nil {
 				var ce *Error
 				if errors.As(err, &ce) {
 					e := *ce
@@ -218,6 +233,29 @@ func (c *Campaign) digest(path string) error {
 	}
 	sum := sha256.Sum256(data)
 	c.Inputs[path] = hex.EncodeToString(sum[:])
+	return nil
+}
+
+// digestTrace records the digest of a trace's files (Trace.Files) as
+// the input path.
+func (c *Campaign) digestTrace(path string, p traffic.Program) error {
+	if _, ok := c.Inputs[path]; ok {
+		return nil
+	}
+	h := sha256.New()
+	files, err := TraceFiles(p)
+	if err != nil {
+		return err
+	}
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(h, "%s %d\n", filepath.Base(f), len(data))
+		h.Write(data)
+	}
+	c.Inputs[path] = hex.EncodeToString(h.Sum(nil))
 	return nil
 }
 

@@ -429,6 +429,8 @@ func TestTrafficKeysEnterIdentity(t *testing.T) {
 		"algorithm":     {"allreduce", "", `algorithm = "mpich"`},
 		"rendezvous":    {"exchange", "", `rendezvous = "8KiB"`},
 		"end":           {"uniform", "", `end = "50us"`},
+		"compute_scale": {"trace", `trace = "../traffic/dumpi/testdata/cg4"`, `compute_scale = 0.5`},
+		"drop_compute":  {"trace", `trace = "../traffic/dumpi/testdata/cg4"`, `drop_compute = true`},
 	}
 	campaign := func(kind string, lines ...string) *Campaign {
 		text := "name = \"id\"\n[[topology]]\nspec = \"kary-ntree:k=4,n=2\"\n[[routing]]\nengine = \"ftree\"\n[[traffic]]\nkind = \"" + kind + "\"\n"
@@ -441,7 +443,12 @@ func TestTrafficKeysEnterIdentity(t *testing.T) {
 		require.NoError(t, err, text)
 		return c
 	}
+	trace := `trace = "../traffic/dumpi/testdata/`
+	assert.NotEqual(t, campaign("trace", trace+`cg4"`).Hash(), campaign("trace", trace+`ring4"`).Hash(), "trace leaves the identity as it is")
 	for _, key := range param.Keys(trafficDecls()) {
+		if key == "trace" {
+			continue // above: a trace pattern needs one
+		}
 		tc, ok := cases[key]
 		if !assert.True(t, ok, "no case for traffic key %s", key) {
 			continue

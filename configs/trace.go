@@ -20,6 +20,16 @@ func LoadTrace(path string) (traffic.Program, error) {
 	return t, nil
 }
 
+// TraceFiles lists the files a trace reads (its digest covers them): a
+// DUMPI trace's .meta file and each rank's .bin, in rank order.
+func TraceFiles(p traffic.Program) ([]string, error) {
+	t, ok := p.(*dumpi.Trace)
+	if !ok {
+		return nil, fmt.Errorf("%s: not a trace read from files", p.Name())
+	}
+	return t.Files(), nil
+}
+
 // traceCache shares the traces a campaign or jobs file names among its
 // points: a Program is immutable, each replay reads it afresh.
 type traceCache struct {

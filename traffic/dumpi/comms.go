@@ -256,6 +256,11 @@ func (t *Trace) resolve(evs [][]event) error {
 			if len(pending[key]) != len(members) {
 				continue
 			}
+			for _, wr := range members {
+				if !waiting[wr] || st[wr].pos >= len(evs[wr]) {
+					return fmt.Errorf("%s: communicator %d's members do not all wait for the call ranks %v are at", t.Name(), key.comm, pending[key])
+				}
+			}
 			// The members' events, by their rank in the communicator.
 			es := make([]event, len(members))
 			for i, wr := range members {

@@ -303,6 +303,15 @@ func (t *Trace) stream(r int) (*decoder, io.Closer, error) {
 	return d, c, nil
 }
 
+// Files lists the trace's files: the .meta file, then each rank's .bin.
+func (t *Trace) Files() []string {
+	out := []string{filepath.Join(t.Dir, t.Prefix+".meta")}
+	for _, r := range t.ranks {
+		out = append(out, r.file)
+	}
+	return out
+}
+
 // Name implements traffic.Program.
 func (t *Trace) Name() string { return filepath.Join(t.Dir, t.Prefix) }
 

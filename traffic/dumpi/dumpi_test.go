@@ -137,25 +137,36 @@ func TestCorruptTraces(t *testing.T) {
 	}
 }
 
+const collectivesPrefix = "dumpi-2026.11.29.00.39.55"
+
 // FuzzTrace: no input panics the reader, and what it accepts it can
-// stream to the end.
+// stream to the end. An input is two ranks' files, cut at split, so that
+// the communicators of several ranks are rebuilt too.
 func FuzzTrace(f *testing.F) {
-	good, err := os.ReadFile("testdata/ring4/dumpi-2026.11.28.16.01.31-0001.bin")
+	r0, err := os.ReadFile("testdata/collectives4/" + collectivesPrefix + "-0000.bin")
 	require.NoError(f, err)
-	f.Add(good)
-	f.Add(good[:100])
-	f.Fuzz(func(t *testing.T, b []byte) {
-		tr, err := FromBytes("fuzz", [][]byte{b})
+	r1, err := os.ReadFile("testdata/collectives4/" + collectivesPrefix + "-0001.bin")
+	require.NoError(f, err)
+	ring, err := os.ReadFile("testdata/ring4/dumpi-2026.11.28.16.01.31-0001.bin")
+	require.NoError(f, err)
+	f.Add(append(append([]byte(nil), r0...), r1...), uint32(len(r0)))
+	f.Add(append(append([]byte(nil), ring...), ring...), uint32(len(ring)))
+	f.Add(ring[:100], uint32(50))
+	f.Fuzz(func(t *testing.T, b []byte, split uint32) {
+		cut := int(split) % (len(b) + 1)
+		tr, err := FromBytes("fuzz", [][]byte{b[:cut], b[cut:]})
 		if err != nil {
 			return
 		}
-		rd, err := tr.Calls(0)
-		if err != nil {
-			return
-		}
-		for {
-			if _, err := rd.Next(); err != nil {
-				break
+		for r := range 2 {
+			rd, err := tr.Calls(r)
+			if err != nil {
+				return
+			}
+			for {
+				if _, err := rd.Next(); err != nil {
+					break
+				}
 			}
 		}
 	})
