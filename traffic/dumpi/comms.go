@@ -373,8 +373,8 @@ func (t *Trace) makeComms(parent int32, es []event, cart map[int32][]int64, grou
 		dims := es[0].list
 		p := int64(1)
 		for _, d := range dims {
-			if d < 1 {
-				return nil, fmt.Errorf("Cart_create with dims %v", dims)
+			if d < 1 || p*d > int64(len(members)) {
+				return nil, fmt.Errorf("Cart_create with dims %v on a communicator of %d ranks", dims, len(members))
 			}
 			p *= d
 		}
