@@ -177,3 +177,65 @@ func BenchmarkMemory10k(b *testing.B) {
 		b.ReportMetric(float64(s.res.FlitHops), "flit-hops")
 	}
 }
+
+// BenchmarkTraceReplay: issue 52's replay overhead. The same 100,800
+// messages (64 ranks, 25 iterations of an all-to-all of one MTU each,
+// every message posted at once, an iteration after the last one's
+// messages arrived) on the 8-ary 2-tree, as the alltoall pattern
+// (algorithm isend) and as a trace (Irecv, Isend, Waitall per iteration);
+// ns/message of each, the trace's to be at most twice the pattern's.
+func BenchmarkTraceReplay(b *testing.B) {
+	const n, iters = 64, 25
+	prog := &traffic.MemProgram{ID: "a2a", Ranks: make([][]traffic.Call, n)}
+	for r := range n {
+		for it := range iters {
+			var reqs []int32
+			for k := 1; k < n; k++ {
+				prog.Ranks[r] = append(prog.Ranks[r], traffic.Call{Op: traffic.CallIrecv, Peer: int32((r - k + n) % n), Tag: int32(it), Bytes: 2048, Req: int32(k)})
+				reqs = append(reqs, int32(k))
+			}
+			for k := 1; k < n; k++ {
+				prog.Ranks[r] = append(prog.Ranks[r], traffic.Call{Op: traffic.CallIsend, Peer: int32((r + k) % n), Tag: int32(it), Bytes: 2048, Req: int32(n + k)})
+				reqs = append(reqs, int32(n+k))
+			}
+			prog.Ranks[r] = append(prog.Ranks[r], traffic.Call{Op: traffic.CallWait, Reqs: reqs})
+		}
+	}
+	ranks := make([]int, n)
+	for i := range ranks {
+		ranks[i] = i
+	}
+	for _, c := range []struct {
+		name string
+		job  traffic.Job
+	}{
+		{"pattern", traffic.Job{ID: "a2a", Ranks: ranks, Traffic: traffic.JobTraffic{Kind: traffic.Alltoall, Algorithm: traffic.AlgIsend, MessageBytes: 2048, Load: 1, Iterations: iters}}},
+		{"trace", traffic.Job{ID: "a2a", Ranks: ranks, Program: prog, Traffic: traffic.JobTraffic{Kind: traffic.Trace, MessageBytes: 1, Load: 1, Iterations: 1}}},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			p := DefaultParams()
+			p.Jobs = []traffic.Job{c.job}
+			net, err := fabric.Build("kary-ntree:k=8,n=2")
+			if err != nil {
+				b.Fatal(err)
+			}
+			tb, err := routing.Compute("dfsssp", net, routing.DefaultOptions())
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.ReportAllocs()
+			var msgs int64
+			for i := 0; i < b.N; i++ {
+				r, err := Run(net, tb, p)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if !r.Jobs[0].Completed || r.Jobs[0].Messages != n*(n-1)*iters {
+					b.Fatalf("%d messages delivered", r.Jobs[0].Messages)
+				}
+				msgs += r.Jobs[0].Messages
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(msgs), "ns/message")
+		})
+	}
+}

@@ -16,37 +16,60 @@ import (
 // it waits for has been delivered, and the clock moves to that delivery.
 //
 // Point-to-point messages match as MPI matches them: on a channel (source,
-// communicator, tag) the k-th receive posted takes the k-th message sent,
-// whatever order the network delivers them in. A wildcard receive was
-// resolved by the trace (its status names the source and tag matched in
-// the traced run), so the replay matches what the traced run matched.
+// communicator, tag) the k-th receive posted takes the k-th message sent.
+// A receiving rank takes a source's messages in the order that source sent
+// them (as a reliable connection delivers them; a message the network
+// delivers early waits for those sent before it), matches each with the
+// oldest receive posted on its channel, or keeps it until one is posted.
+// A wildcard receive was resolved by the trace (its status names the
+// source and tag matched in the traced run), so the replay matches what
+// the traced run matched. What a rank keeps follows what is in flight and
+// posted, not the trace's length.
 // Collectives become messages by their algorithms (replaycoll.go). A
 // message of no bytes travels as one of one byte (a header packet), and a
 // message to oneself is delivered at once without the network.
 
-// msgKey names what a rank waits for: a point-to-point message (src,
-// comm, tag, its ordinal seq on that channel) or the messages of a
-// collective instance's round (src −1, tag the round, seq the instance).
+// msgKey is a message's envelope: a point-to-point message's (src its
+// sender's world rank, comm, tag, seq its ordinal among the messages from
+// src to its destination) or a collective instance's round's (src −1, tag
+// the round, seq the instance), whose messages a rank counts.
 type msgKey struct {
 	src, comm, tag int32
 	seq            int64
 }
+
+// p2p reports whether k is a point-to-point message's envelope.
+func (k msgKey) p2p() bool { return k.src >= 0 }
 
 type arrival struct {
 	n    int32
 	last int64
 }
 
-// rop is a primitive step of a rank: send to a world rank, or wait for
-// count messages of key (peek: without taking them; del: taking them).
+// rop is a primitive step of a rank: send to a world rank (key the
+// envelope; a point-to-point message's seq is given when it is sent); wait
+// for count messages of a collective's key (del: and forget them); wait
+// for posted receive recv to be matched; or, probe, for a message on
+// channel ch no receive has taken.
 type rop struct {
-	send  bool
+	kind  ropKind
 	dst   int32
 	bytes int64
 	key   msgKey
 	count int32
 	del   bool
+	recv  int64
+	ch    chanKey
 }
+
+type ropKind uint8
+
+const (
+	ropSend ropKind = iota
+	ropColl
+	ropRecv
+	ropProbe
+)
 
 type chanKey struct{ peer, comm, tag int32 }
 
@@ -56,20 +79,29 @@ type replayRank struct {
 	pass     int // passes begun (iterations)
 	calls    int64
 	clock    int64
-	ops      []rop
+	ops      []rop // the steps of the call under way, ops[opi:] still to do
+	opi      int
 	op       CallOp // the call under way
 	start    int64  // when it began (after its computation)
 	inCall   bool
-	reqs     map[int32][]msgKey // receives by request handle, oldest first (a tracer's handles recur)
-	posted   map[chanKey]int64  // receives posted per channel (source side)
-	sent     map[chanKey]int64  // messages sent per channel (destination side)
-	arrived  map[msgKey]arrival
-	inst     map[int32]int64 // collective instances begun per communicator
-	inflight map[int64]msgKey
+	reqs     requests           // receives by request handle, oldest first (a tracer's handles recur)
+	arrived  map[msgKey]arrival // collectives' messages, by instance and round
+	inst     map[int32]int64    // collective instances begun per communicator
+	inflight window[msgKey]     // envelopes of the messages sent and not yet delivered, by tag
 	nmsg     int64
-	waiting  bool
-	done     bool
-	stats    RankStats
+	// Point-to-point: messages sent to each rank and taken from each (by
+	// world rank, made on first use), messages delivered ahead of one sent
+	// before them, and per channel the messages no receive has taken or
+	// the receives no message has matched.
+	sentTo, takenFrom []int64
+	early             map[[2]int64]earlyMsg // by sender and ordinal
+	chans             map[chanKey]*chanQueue
+	recvs             window[recvState] // posted receives, by their ordinal
+	nrecv             int64
+	spare             []*chanQueue // emptied queues, to use again
+	waiting           bool
+	done              bool
+	stats             RankStats
 }
 
 // RankStats is what a rank of a trace job did: per call kind the calls and
@@ -87,9 +119,9 @@ type RankStats struct {
 type replay struct {
 	prog   Program
 	comms  [][]int32
-	rankOf []map[int32]int32 // per communicator: world rank -> its rank there
-	scale  float64           // compute_scale (0: 1)
-	drop   bool              // drop_compute
+	rankOf [][]int32 // per communicator: world rank -> its rank there (−1: not in it)
+	scale  float64   // compute_scale (0: 1)
+	drop   bool      // drop_compute
 	policy collPolicy
 	cache  collCache
 	passes int
@@ -117,14 +149,20 @@ func newReplay(j *Job) (*replay, error) {
 	if len(rp.comms) == 0 || len(rp.comms[0]) != p.Size() {
 		return nil, fmt.Errorf("%s: the first communicator is not the world", p.Name())
 	}
-	rp.rankOf = make([]map[int32]int32, len(rp.comms))
+	rp.rankOf = make([][]int32, len(rp.comms))
 	for c, m := range rp.comms {
-		rp.rankOf[c] = make(map[int32]int32, len(m))
+		if len(m) == 1 && len(rp.comms) > 1+p.Size() { // MPI_COMM_SELF and the like: no table
+			continue
+		}
+		rp.rankOf[c] = make([]int32, p.Size())
+		for i := range rp.rankOf[c] {
+			rp.rankOf[c][i] = -1
+		}
 		for i, w := range m {
 			if w < 0 || int(w) >= p.Size() {
 				return nil, fmt.Errorf("%s: communicator %d holds rank %d of %d", p.Name(), c, w, p.Size())
 			}
-			if _, dup := rp.rankOf[c][w]; dup {
+			if rp.rankOf[c][w] >= 0 {
 				return nil, fmt.Errorf("%s: communicator %d holds rank %d twice", p.Name(), c, w)
 			}
 			rp.rankOf[c][w] = int32(i)
@@ -165,7 +203,7 @@ func (rp *replay) check(r int) (int64, error) {
 			return 0, &TraceError{Program: rp.prog.Name(), Rank: r, Call: k, Err: err}
 		}
 		for _, o := range ops {
-			if o.send && o.dst != int32(r) {
+			if o.kind == ropSend && o.dst != int32(r) {
 				n++
 			}
 		}
@@ -193,11 +231,14 @@ func (rp *replay) expand(r int, c *Call, st *replayRank) ([]rop, error) {
 	if c.Op == CallOther || c.Op == CallWait && st == nil {
 		return nil, nil
 	}
-	me, ok := rp.rankOf[clampComm(c.Comm, len(rp.comms))][int32(r)]
-	if !ok || c.Comm < 0 || int(c.Comm) >= len(rp.comms) {
+	me := rp.rankIn(c.Comm, r)
+	if me < 0 {
 		return nil, fmt.Errorf("%s on communicator %d, which rank %d is not in", c.Op, c.Comm, r)
 	}
 	var ops []rop
+	if st != nil {
+		ops = st.ops[:0] // the rank's last steps are all done: reuse them
+	}
 	send := func(peer, tag int32, bytes int64) error {
 		w, err := rp.world(c.Comm, peer)
 		if err != nil {
@@ -206,59 +247,51 @@ func (rp *replay) expand(r int, c *Call, st *replayRank) ([]rop, error) {
 		if bytes < 0 || bytes > 1<<30 {
 			return fmt.Errorf("%s of %d bytes", c.Op, bytes)
 		}
-		k := msgKey{src: int32(r), comm: c.Comm, tag: tag}
-		if st != nil {
-			ch := chanKey{w, c.Comm, tag}
-			k.seq = st.sent[ch]
-			st.sent[ch]++
-		}
-		ops = append(ops, rop{send: true, dst: w, bytes: bytes, key: k})
+		ops = append(ops, rop{kind: ropSend, dst: w, bytes: bytes, key: msgKey{src: int32(r), comm: c.Comm, tag: tag}})
 		return nil
 	}
-	recv := func(peer, tag int32, peek bool) (msgKey, error) {
+	// recv posts a receive (with st) and returns its wait.
+	recv := func(peer, tag int32) (rop, error) {
 		w, err := rp.world(c.Comm, peer)
 		if err != nil {
-			return msgKey{}, err
+			return rop{}, err
 		}
-		k := msgKey{src: w, comm: c.Comm, tag: tag}
+		ch := chanKey{w, c.Comm, tag}
+		if c.Op == CallProbe {
+			return rop{kind: ropProbe, ch: ch}, nil
+		}
+		o := rop{kind: ropRecv}
 		if st != nil {
-			ch := chanKey{w, c.Comm, tag}
-			k.seq = st.posted[ch]
-			if !peek {
-				st.posted[ch]++
-			}
+			o.recv = st.post(ch)
 		}
-		return k, nil
+		return o, nil
 	}
 	switch c.Op {
 	case CallSend, CallIsend:
 		return ops, send(c.Peer, c.Tag, c.Bytes)
 	case CallRecv, CallIrecv, CallProbe:
-		k, err := recv(c.Peer, c.Tag, c.Op == CallProbe)
+		o, err := recv(c.Peer, c.Tag)
 		if err != nil || st == nil {
 			return nil, err
 		}
 		if c.Op == CallIrecv {
-			st.reqs[c.Req] = append(st.reqs[c.Req], k)
+			st.reqs.push(c.Req, o.recv)
 			return nil, nil
 		}
-		return []rop{{key: k, count: 1, del: c.Op == CallRecv}}, nil
+		return append(ops, o), nil
 	case CallSendrecv:
-		k, err := recv(c.Peer2, c.Tag2, false)
+		o, err := recv(c.Peer2, c.Tag2)
 		if err != nil {
 			return nil, err
 		}
 		if err := send(c.Peer, c.Tag, c.Bytes); err != nil {
 			return nil, err
 		}
-		return append(ops, rop{key: k, count: 1, del: true}), nil
+		return append(ops, o), nil
 	case CallWait:
 		for _, q := range c.Reqs {
-			if ks := st.reqs[q]; len(ks) > 0 {
-				ops = append(ops, rop{key: ks[0], count: 1, del: true})
-				if st.reqs[q] = ks[1:]; len(ks) == 1 {
-					delete(st.reqs, q)
-				}
+			if id, ok := st.reqs.pop(q); ok {
+				ops = append(ops, rop{kind: ropRecv, recv: id})
 			}
 		}
 		return ops, nil
@@ -278,31 +311,139 @@ func (rp *replay) expand(r int, c *Call, st *replayRank) ([]rop, error) {
 	key := func(round int16) msgKey { return msgKey{src: -1, comm: c.Comm, tag: int32(round), seq: inst} }
 	for _, s := range part.steps {
 		if s.need >= 0 && s.needCount > 0 {
-			ops = append(ops, rop{key: key(s.need), count: s.needCount})
+			ops = append(ops, rop{kind: ropColl, key: key(s.need), count: s.needCount})
 		}
 		w, err := rp.world(c.Comm, s.dst)
 		if err != nil {
 			return nil, err
 		}
-		ops = append(ops, rop{send: true, dst: w, bytes: s.bytes, key: key(s.round)})
+		ops = append(ops, rop{kind: ropSend, dst: w, bytes: s.bytes, key: key(s.round)})
 	}
 	for _, rc := range part.recv {
-		ops = append(ops, rop{key: key(rc.round), count: rc.count, del: true})
+		ops = append(ops, rop{kind: ropColl, key: key(rc.round), count: rc.count, del: true})
 	}
 	return ops, nil
 }
 
-func clampComm(c int32, n int) int32 {
-	if c < 0 || int(c) >= n {
+// rankIn returns world rank r's rank in communicator c, −1 when it is not
+// in it (or there is no c).
+func (rp *replay) rankIn(c int32, r int) int32 {
+	if c < 0 || int(c) >= len(rp.comms) {
+		return -1
+	}
+	if t := rp.rankOf[c]; t != nil {
+		return t[r]
+	}
+	if m := rp.comms[c]; len(m) == 1 && int(m[0]) == r {
 		return 0
 	}
-	return c
+	return -1
 }
 
 // start readies rank r for a run beginning at instant t0.
 func (rp *replay) start(r int, t0 int64) {
-	rp.ranks[r] = replayRank{clock: t0, reqs: map[int32][]msgKey{}, posted: map[chanKey]int64{}, sent: map[chanKey]int64{},
-		arrived: map[msgKey]arrival{}, inst: map[int32]int64{}, inflight: map[int64]msgKey{}}
+	rp.ranks[r] = replayRank{clock: t0, ops: make([]rop, 0, 8), arrived: map[msgKey]arrival{}, inst: map[int32]int64{},
+		early: map[[2]int64]earlyMsg{}, chans: map[chanKey]*chanQueue{}}
+}
+
+// chanQueue is a channel's messages no receive has taken (their delivery
+// instants) or its receives no message has matched (their ordinals); one
+// of the two is empty.
+type chanQueue struct {
+	msgs  []int64
+	recvs []int64
+}
+
+type recvState struct {
+	at      int64
+	matched bool
+}
+
+// post posts a receive on channel ch at rank st and returns its ordinal.
+func (st *replayRank) post(ch chanKey) int64 {
+	id := st.nrecv
+	st.nrecv++
+	q := st.chans[ch]
+	if q != nil && len(q.msgs) > 0 {
+		st.recvs.put(id, recvState{at: q.msgs[0], matched: true})
+		if q.msgs = q.msgs[1:]; len(q.msgs) == 0 {
+			st.drop(ch, q)
+		}
+		return id
+	}
+	if q == nil {
+		q = st.queue(ch)
+	}
+	q.recvs = append(q.recvs, id)
+	st.recvs.put(id, recvState{})
+	return id
+}
+
+// take gives the message of envelope k, delivered at t, to the oldest
+// receive posted on its channel, or keeps it for the next one posted.
+func (st *replayRank) take(k msgKey, t int64) {
+	ch := chanKey{k.src, k.comm, k.tag}
+	q := st.chans[ch]
+	if q != nil && len(q.recvs) > 0 {
+		if s := st.recvs.ptr(q.recvs[0]); s != nil {
+			*s = recvState{at: t, matched: true}
+		}
+		if q.recvs = q.recvs[1:]; len(q.recvs) == 0 {
+			st.drop(ch, q)
+		}
+		return
+	}
+	if q == nil {
+		q = st.queue(ch)
+	}
+	q.msgs = append(q.msgs, t)
+}
+
+// queue makes channel ch's queue.
+func (st *replayRank) queue(ch chanKey) *chanQueue {
+	var q *chanQueue
+	if n := len(st.spare); n > 0 {
+		q, st.spare = st.spare[n-1], st.spare[:n-1]
+	} else {
+		q = &chanQueue{}
+	}
+	st.chans[ch] = q
+	return q
+}
+
+// drop forgets channel ch's emptied queue q.
+func (st *replayRank) drop(ch chanKey, q *chanQueue) {
+	delete(st.chans, ch)
+	q.msgs, q.recvs = q.msgs[:0], q.recvs[:0]
+	st.spare = append(st.spare, q)
+}
+
+// deliver books the point-to-point message k delivered at t: taken at
+// once when every message its sender sent before it to this rank has
+// been, else kept until they have.
+func (st *replayRank) deliver(k msgKey, t int64, n int) {
+	if st.takenFrom == nil {
+		st.takenFrom = make([]int64, n)
+	}
+	if k.seq != st.takenFrom[k.src] {
+		st.early[[2]int64{int64(k.src), k.seq}] = earlyMsg{k, t}
+		return
+	}
+	for {
+		st.take(k, t)
+		st.takenFrom[k.src]++
+		e, ok := st.early[[2]int64{int64(k.src), k.seq + 1}]
+		if !ok {
+			return
+		}
+		delete(st.early, [2]int64{int64(k.src), k.seq + 1})
+		k, t = e.k, e.t
+	}
+}
+
+type earlyMsg struct {
+	k msgKey
+	t int64
 }
 
 // next returns rank r's next message: its world rank, bytes, creation
@@ -313,7 +454,7 @@ func (rp *replay) next(r int) (dst int32, bytes int64, at, tag int64, s Status) 
 		if st.done {
 			return 0, 0, 0, 0, Done
 		}
-		if len(st.ops) == 0 {
+		if st.opi >= len(st.ops) {
 			if st.inCall {
 				st.stats.InCalls[st.op] += st.clock - st.start
 				st.stats.End = st.clock
@@ -324,30 +465,57 @@ func (rp *replay) next(r int) (dst int32, bytes int64, at, tag int64, s Status) 
 			}
 			continue
 		}
-		o := &st.ops[0]
-		if o.send {
-			st.ops = st.ops[1:]
+		o := &st.ops[st.opi]
+		switch o.kind {
+		case ropSend:
+			st.opi++
 			b := max(o.bytes, 1)
+			k := o.key
+			if k.p2p() {
+				if st.sentTo == nil {
+					st.sentTo = make([]int64, len(rp.ranks))
+				}
+				k.seq = st.sentTo[o.dst]
+				st.sentTo[o.dst]++
+			}
 			if o.dst == int32(r) { // to oneself: no network
-				rp.arrive(st, o.key, st.clock)
+				rp.arrive(st, k, st.clock)
 				continue
 			}
 			t := st.nmsg
 			st.nmsg++
-			st.inflight[t] = o.key
+			st.inflight.put(t, k)
 			st.waiting = false
 			return o.dst, b, st.clock, t, Ready
+		case ropColl:
+			a := st.arrived[o.key]
+			if a.n < o.count {
+				st.waiting = true
+				return 0, 0, 0, 0, Waiting
+			}
+			st.clock = max(st.clock, a.last)
+			if o.del {
+				delete(st.arrived, o.key)
+			}
+		case ropRecv:
+			rs, ok := st.recvs.get(o.recv)
+			if ok && !rs.matched {
+				st.waiting = true
+				return 0, 0, 0, 0, Waiting
+			}
+			if ok {
+				st.clock = max(st.clock, rs.at)
+				st.recvs.take(o.recv)
+			}
+		case ropProbe:
+			q := st.chans[o.ch]
+			if q == nil || len(q.msgs) == 0 {
+				st.waiting = true
+				return 0, 0, 0, 0, Waiting
+			}
+			st.clock = max(st.clock, q.msgs[0])
 		}
-		a := st.arrived[o.key]
-		if a.n < o.count {
-			st.waiting = true
-			return 0, 0, 0, 0, Waiting
-		}
-		st.clock = max(st.clock, a.last)
-		if o.del {
-			delete(st.arrived, o.key)
-		}
-		st.ops = st.ops[1:]
+		st.opi++
 	}
 }
 
@@ -389,13 +557,20 @@ func (rp *replay) advance(r int, st *replayRank) bool {
 		if err != nil {
 			ops = nil // checked by newReplay
 		}
-		st.ops = ops
+		if ops == nil {
+			ops = st.ops[:0] // keep the buffer
+		}
+		st.ops, st.opi = ops, 0
 		return true
 	}
 }
 
-// arrive books a message of key at rank st at instant t.
+// arrive books a message of envelope k at rank st at instant t.
 func (rp *replay) arrive(st *replayRank, k msgKey, t int64) {
+	if k.p2p() {
+		st.deliver(k, t, len(rp.ranks))
+		return
+	}
 	a := st.arrived[k]
 	a.n++
 	a.last = max(a.last, t)
@@ -405,15 +580,13 @@ func (rp *replay) arrive(st *replayRank, k msgKey, t int64) {
 // delivered books the message tagged tag from world rank src to world
 // rank dst, delivered at t; it reports whether dst was waiting.
 func (rp *replay) delivered(src, dst int, tag, t int64) bool {
-	s := &rp.ranks[src]
-	k, ok := s.inflight[tag]
+	k, ok := rp.ranks[src].inflight.take(tag)
 	if !ok {
 		return false
 	}
-	delete(s.inflight, tag)
 	d := &rp.ranks[dst]
 	rp.arrive(d, k, t)
-	return d.waiting && len(d.ops) > 0 && d.ops[0].key == k
+	return d.waiting
 }
 
 // checkTrace reports what keeps a trace job from running.
@@ -452,4 +625,102 @@ func TraceStats(s Source, j int) []RankStats {
 		out[r] = w.replay[j].ranks[r].stats
 	}
 	return out
+}
+
+// requests holds a rank's posted receives by request handle, the oldest
+// first: a tracer's handles recur, and a wait completes the oldest.
+type requests struct {
+	first map[int32]int64
+	more  map[int32][]int64 // beyond the first, rare
+}
+
+func (q *requests) push(h int32, k int64) {
+	if q.first == nil {
+		q.first = map[int32]int64{}
+	}
+	if _, ok := q.first[h]; !ok {
+		q.first[h] = k
+		return
+	}
+	if q.more == nil {
+		q.more = map[int32][]int64{}
+	}
+	q.more[h] = append(q.more[h], k)
+}
+
+func (q *requests) pop(h int32) (int64, bool) {
+	k, ok := q.first[h]
+	if !ok {
+		return k, false
+	}
+	if m := q.more[h]; len(m) > 0 {
+		q.first[h] = m[0]
+		if len(m) == 1 {
+			delete(q.more, h)
+		} else {
+			q.more[h] = m[1:]
+		}
+	} else {
+		delete(q.first, h)
+	}
+	return k, true
+}
+
+// window holds values by an ordinal that grows (a rank's messages in
+// flight by tag, its posted receives by ordinal): a slice from the oldest
+// one still held on, so that its size follows what is held, not how many
+// were.
+type window[T any] struct {
+	base int64 // the ordinal of vals[0]
+	head int   // vals[:head] are all gone
+	vals []T
+	live []bool
+}
+
+func (w *window[T]) put(i int64, v T) {
+	if w.head == len(w.vals) { // nothing held: start afresh at i
+		w.base, w.head, w.vals, w.live = i, 0, w.vals[:0], w.live[:0]
+	}
+	var zero T
+	for int64(len(w.vals)) < i-w.base {
+		w.vals, w.live = append(w.vals, zero), append(w.live, false)
+	}
+	w.vals, w.live = append(w.vals, v), append(w.live, true)
+}
+
+// ptr returns the value of ordinal i, nil when none is held.
+func (w *window[T]) ptr(i int64) *T {
+	j := i - w.base
+	if j < int64(w.head) || j >= int64(len(w.vals)) || !w.live[j] {
+		return nil
+	}
+	return &w.vals[j]
+}
+
+func (w *window[T]) get(i int64) (T, bool) {
+	if p := w.ptr(i); p != nil {
+		return *p, true
+	}
+	var zero T
+	return zero, false
+}
+
+// take returns the value of ordinal i and forgets it.
+func (w *window[T]) take(i int64) (T, bool) {
+	v, ok := w.get(i)
+	if !ok {
+		return v, false
+	}
+	w.live[i-w.base] = false
+	for w.head < len(w.live) && !w.live[w.head] {
+		w.head++
+	}
+	if w.head > 64 && 2*w.head >= len(w.vals) { // drop the gone half
+		n := copy(w.vals, w.vals[w.head:])
+		copy(w.live, w.live[w.head:])
+		w.vals, w.live = w.vals[:n], w.live[:n]
+		w.base += int64(w.head)
+		w.head = 0
+	}
+	return v, true
 }
