@@ -13,7 +13,7 @@ BENCHTIME ?= 1s
 # Fuzz targets as package:Func; `make fuzz-short` runs each for FUZZTIME
 # executions, `make fuzz` for FUZZLONG executions and keeps
 # what the fuzzer found in the package's testdata/fuzz corpus.
-FUZZ_TARGETS := ./traffic/dumpi:FuzzTrace ./fabric:FuzzReadIBNetDiscover ./fabric:FuzzParseSpec ./faults:FuzzParseFixed ./routing:FuzzReadLFTs ./configs:FuzzParse ./configs:FuzzParseWorkload ./configs:FuzzParseHistory
+FUZZ_TARGETS := ./traffic/dumpi:FuzzTrace ./traffic/chakra:FuzzChakra ./fabric:FuzzReadIBNetDiscover ./fabric:FuzzParseSpec ./faults:FuzzParseFixed ./routing:FuzzReadLFTs ./configs:FuzzParse ./configs:FuzzParseWorkload ./configs:FuzzParseHistory
 
 .PHONY: all build test test-long difftest bench bench-scale fuzz fuzz-short lint fmt clean ibmodel-build ibmodel-compare
 

@@ -25,6 +25,14 @@ type Program interface {
 	Calls(r int) (CallReader, error)
 }
 
+// A Librarian is a Program that names the collective algorithms of the
+// library that ran it (a JobTraffic.Algorithm value, "op=alg,..."), which
+// a trace job runs unless its own algorithm key says otherwise; the
+// programs that do not name them ran MPICH's.
+type Librarian interface {
+	Algorithms() string
+}
+
 // A CallReader yields one rank's calls in order; Next returns io.EOF after
 // the last.
 type CallReader interface {

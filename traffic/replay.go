@@ -140,9 +140,19 @@ func newReplay(j *Job) (*replay, error) {
 	if p.Size() != len(j.Ranks) {
 		return nil, fmt.Errorf("job %s: the trace %s has %d ranks, the job %d", j.ID, p.Name(), p.Size(), len(j.Ranks))
 	}
-	pol, err := parsePolicy(j.Traffic.Algorithm)
+	pol := collPolicy{}
+	if lib, ok := p.(Librarian); ok && j.Traffic.Algorithm != AlgMPICH {
+		var err error
+		if pol, err = parsePolicy(lib.Algorithms()); err != nil {
+			return nil, fmt.Errorf("%s: %w", p.Name(), err)
+		}
+	}
+	own, err := parsePolicy(j.Traffic.Algorithm)
 	if err != nil {
 		return nil, fmt.Errorf("job %s: %w", j.ID, err)
+	}
+	for op, a := range own {
+		pol[op] = a
 	}
 	rp := &replay{prog: p, comms: p.Comms(), scale: j.Traffic.ComputeScale, drop: j.Traffic.DropCompute, policy: pol, cache: collCache{},
 		passes: max(j.Traffic.Iterations, 1), ranks: make([]replayRank, p.Size())}

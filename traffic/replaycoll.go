@@ -65,7 +65,7 @@ var traceAlgs = map[CallOp][]string{
 	CallGather:        {AlgBinomial},
 	CallScatter:       {AlgBinomial},
 	CallAllgather:     {AlgRing, AlgRecursiveDoubling},
-	CallReduceScatter: {AlgPairwise},
+	CallReduceScatter: {AlgPairwise, AlgRing},
 	CallAlltoallv:     {AlgIsend},
 	CallGatherv:       {AlgLinear},
 	CallScatterv:      {AlgLinear},
@@ -169,7 +169,7 @@ func (cc collCache) part(c *Call, alg string, n, r int) (collPart, error) {
 		if len(c.Counts) != n {
 			return collPart{}, fmt.Errorf("%s: %d counts for %d ranks", c.Op, len(c.Counts), n)
 		}
-		return countedPart(c.Op, c.Counts, r), nil
+		return countedPart(c.Op, alg, c.Counts, r), nil
 	}
 	most := c.Bytes // the largest message the schedule may send
 	if c.Op == CallGather || c.Op == CallScatter || c.Op == CallAllgather {
@@ -346,9 +346,10 @@ func treeSchedule(op CallOp, alg string, n, b int) *schedule {
 
 // countedPart builds rank r's part of a reduce_scatter (pairwise: in step
 // k it sends rank r+k+1 that rank's block, after step k−1's block from
-// r−k arrived) or an allgatherv (around the ring: in step k it passes on
-// the part of rank r−k).
-func countedPart(op CallOp, counts []int64, r int) collPart {
+// r−k arrived; ring, as NCCL: in step k it sends its right neighbour the
+// partial block of rank r−k−1) or an allgatherv (around the ring: in step
+// k it passes on the part of rank r−k).
+func countedPart(op CallOp, alg string, counts []int64, r int) collPart {
 	n := len(counts)
 	var p collPart
 	for k := range n - 1 {
@@ -356,10 +357,14 @@ func countedPart(op CallOp, counts []int64, r int) collPart {
 		if k == 0 {
 			st.need, st.needCount = -1, 0
 		}
-		if op == CallReduceScatter {
+		switch {
+		case op == CallReduceScatter && alg == AlgRing:
+			st.dst = int32((r + 1) % n)
+			st.bytes = counts[((r-k-1)%n+n)%n]
+		case op == CallReduceScatter:
 			st.dst = int32((r + k + 1) % n)
 			st.bytes = counts[st.dst]
-		} else {
+		default:
 			st.dst = int32((r + 1) % n)
 			st.bytes = counts[((r-k)%n+n)%n]
 		}

@@ -341,6 +341,9 @@ func printSim(stdout io.Writer, o *pipeline.Outcome, rep simReport, p sim.Params
 	if rep.JobsFile != "" {
 		fmt.Fprintf(stdout, "%s, routed by %s (deadlock-free tables: %v), %d jobs of %s\n",
 			o.Net.Describe(), rep.Routing, rep.DeadlockFreeTables, len(res.Jobs), rep.JobsFile)
+	} else if p.Traffic.Kind == traffic.Trace {
+		fmt.Fprintf(stdout, "%s, routed by %s (deadlock-free tables: %v), the trace %s replayed%s\n",
+			o.Net.Describe(), rep.Routing, rep.DeadlockFreeTables, p.Traffic.Trace, ranks)
 	} else {
 		fmt.Fprintf(stdout, "%s, routed by %s (deadlock-free tables: %v), %s traffic of %d-byte messages at load %g%s\n",
 			o.Net.Describe(), rep.Routing, rep.DeadlockFreeTables, p.Traffic.Kind, p.Traffic.MessageBytes, p.Traffic.Load, ranks)

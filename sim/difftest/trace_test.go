@@ -104,3 +104,27 @@ func TestTracesInBothSimulators(t *testing.T) {
 		require.NotNil(t, jr.Trace)
 	}
 }
+
+// The Chakra traces made here (a data-parallel step, a two-stage
+// pipeline) replay in both simulators alike, beside each other.
+func TestChakraInBothSimulators(t *testing.T) {
+	net, err := fabric.Build("kary-ntree:k=2,n=3")
+	require.NoError(t, err)
+	tb, err := routing.Compute("dfsssp", net, routing.DefaultOptions())
+	require.NoError(t, err)
+	var jobs []traffic.Job
+	for i, dir := range []string{"dp4", "pp2x2"} {
+		prog, err := configs.LoadTrace("../../traffic/chakra/testdata/" + dir)
+		require.NoError(t, err)
+		jobs = append(jobs, traffic.Job{ID: dir, Program: prog, Ranks: []int{i, i + 2, i + 4, i + 6},
+			Traffic: traffic.JobTraffic{Kind: traffic.Trace, MessageBytes: 1, Load: 1, Iterations: 1}})
+	}
+	p := sim.DefaultParams()
+	p.Jobs = jobs
+	r := bothSims(t, net, tb, p)
+	pipeline.IdealTimes(r, p)
+	for _, jr := range r.Jobs {
+		require.True(t, jr.Completed, jr.ID)
+		assert.Greater(t, jr.IdealSlowdown, 1.0, jr.ID)
+	}
+}
