@@ -161,7 +161,7 @@ func newReplay(j *Job) (*replay, error) {
 	}
 	rp.rankOf = make([][]int32, len(rp.comms))
 	for c, m := range rp.comms {
-		if len(m) == 1 && len(rp.comms) > 1+p.Size() { // MPI_COMM_SELF and the like: no table
+		if len(m) == 1 && m[0] >= 0 && int(m[0]) < p.Size() { // MPI_COMM_SELF and the like: no table (rankIn)
 			continue
 		}
 		rp.rankOf[c] = make([]int32, p.Size())
