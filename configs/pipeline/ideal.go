@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"math"
 	"math/rand/v2"
 	"strconv"
 
@@ -40,7 +41,7 @@ func IdealTimes(res *sim.Result, p sim.Params) {
 		if err != nil {
 			continue // the run itself opened it
 		}
-		run := traffic.Ideal(src, n, wire, 1<<40, func(t int) *rand.Rand { return fabric.Stream(p.Seed, "traffic/hca/"+strconv.Itoa(t)) })
+		run := traffic.Ideal(src, n, wire, math.MaxInt, func(t int) *rand.Rand { return fabric.Stream(p.Seed, "traffic/hca/"+strconv.Itoa(t)) })
 		if !run.Done || run.Last[0] <= job.Traffic.Start {
 			continue
 		}
