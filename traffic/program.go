@@ -189,3 +189,75 @@ var errEOF = io.EOF
 
 // isEOF reports whether err is a reader's end.
 func isEOF(err error) bool { return errors.Is(err, io.EOF) }
+
+// TraceSummary is what a program does, rank by rank summed: its calls by
+// kind, its point-to-point messages and bytes, its collectives, its
+// computation, and the messages its replay sends (collectives expanded by
+// the algorithms of algorithm, a JobTraffic.Algorithm value).
+type TraceSummary struct {
+	Name           string           `json:"name"`
+	Ranks          int              `json:"ranks"`
+	Communicators  int              `json:"communicators"`
+	Calls          map[string]int64 `json:"calls"`
+	P2PMessages    int64            `json:"p2p_messages"`
+	P2PBytes       int64            `json:"p2p_bytes"`
+	CollectiveData int64            `json:"collective_bytes"` // the calls' Bytes and Counts summed over ranks
+	ComputeNs      float64          `json:"compute_ns_mean"`  // per rank
+	ComputeMaxNs   float64          `json:"compute_ns_max"`
+	TracedNs       float64          `json:"traced_ns_mean"` // per rank: in calls, in the traced run
+	Messages       int64            `json:"replay_messages"`
+}
+
+// Summarize reads every call of p once (streaming) and sums it up.
+func Summarize(p Program, algorithm string) (TraceSummary, error) {
+	s := TraceSummary{Name: p.Name(), Ranks: p.Size(), Communicators: len(p.Comms()), Calls: map[string]int64{}}
+	var compute, traced float64
+	for r := range p.Size() {
+		rd, err := p.Calls(r)
+		if err != nil {
+			return s, err
+		}
+		var c0 int64
+		for {
+			c, err := rd.Next()
+			if isEOF(err) {
+				break
+			}
+			if err != nil {
+				rd.Close()
+				return s, err
+			}
+			s.Calls[c.Op.String()]++
+			c0 += c.Compute
+			traced += float64(c.Duration)
+			switch c.Op {
+			case CallSend, CallIsend, CallSendrecv:
+				s.P2PMessages++
+				s.P2PBytes += c.Bytes
+			}
+			if c.Op.Collective() {
+				s.CollectiveData += c.Bytes
+				for _, x := range c.Counts {
+					s.CollectiveData += x
+				}
+			}
+		}
+		rd.Close()
+		compute += float64(c0)
+		s.ComputeMaxNs = max(s.ComputeMaxNs, float64(c0)/1000)
+	}
+	if n := float64(p.Size()); n > 0 {
+		s.ComputeNs, s.TracedNs = compute/1000/n, traced/1000/n
+	}
+	ranks := make([]int, p.Size())
+	for i := range ranks {
+		ranks[i] = i
+	}
+	j := Job{ID: "trace", Ranks: ranks, Program: p, Traffic: JobTraffic{Kind: Trace, MessageBytes: 1, Load: 1, Iterations: 1, Algorithm: algorithm}}
+	rp, err := newReplay(&j)
+	if err != nil {
+		return s, err
+	}
+	s.Messages = rp.total
+	return s, nil
+}

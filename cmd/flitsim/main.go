@@ -41,6 +41,7 @@ func commands() []command {
 		{"sim", "simulate traffic on a routed network at flit level", simCmd},
 		{"slurm", "run a campaign on a Slurm cluster as a job array plus a merge job", slurmCmd},
 		{"topo", "generate, inspect and fail topologies (gen, info, faults, list)", topoCmd},
+		{"trace", "read an MPI (DUMPI) or AI-training (Chakra) trace and summarize what a trace job would replay", traceCmd},
 	}
 	sort.Slice(c, func(i, j int) bool { return c[i].name < c[j].name })
 	return c

@@ -94,3 +94,35 @@ burst_on = "2us"
 	assert.Equal(t, 2, code)
 	assert.Contains(t, errs, "--traffic trace needs --trace")
 }
+
+// flitsim trace summarizes a trace: the collectives trace of 4 ranks as
+// its program calls them (10 kinds, 8 calls each per rank: 2 rounds of 2
+// sizes on the world and on the row communicator), no point-to-point
+// message; a
+// Chakra trace too; bad input is status 2.
+func TestTraceCommand(t *testing.T) {
+	code, stdout, errs := run("trace", "../../traffic/dumpi/testdata/collectives4", "--json")
+	require.Equal(t, 0, code, errs)
+	var s struct {
+		Ranks         int              `json:"ranks"`
+		Communicators int              `json:"communicators"`
+		Calls         map[string]int64 `json:"calls"`
+		P2P           int64            `json:"p2p_messages"`
+		Messages      int64            `json:"replay_messages"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(stdout), &s))
+	assert.Equal(t, 4, s.Ranks)
+	assert.Equal(t, 1+4+2, s.Communicators, "the world, four MPI_COMM_SELF, two rows")
+	for _, k := range []string{"allreduce", "bcast", "reduce", "allgather", "gather", "scatter", "alltoall", "alltoallv", "reduce_scatter", "barrier"} {
+		assert.Equal(t, int64(4*8), s.Calls[k], k) // 2 rounds × 2 sizes, on the world and on the row
+	}
+	assert.Zero(t, s.P2P)
+	assert.Positive(t, s.Messages)
+	code, stdout, errs = run("trace", "../../traffic/chakra/testdata/dp4")
+	require.Equal(t, 0, code, errs)
+	assert.Contains(t, stdout, "replay sends     72 messages")
+	code, _, _ = run("trace", "../../traffic/chakra/testdata/dp4", "--algorithm", "allreduce=bogus")
+	assert.Equal(t, 2, code)
+	code, _, _ = run("trace", "nonexistent")
+	assert.Equal(t, 2, code)
+}
