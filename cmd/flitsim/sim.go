@@ -144,6 +144,16 @@ func simCmd(args []string, stdout, stderr io.Writer) error {
 			return pf.flagError(err, spec)
 		}
 	}
+	if wl == nil && p.Traffic.Kind == traffic.Trace {
+		// A trace over every HCA runs as one job, so that its time per
+		// MPI call and its slowdown against an ideal network are reported.
+		if o := p.Traffic.Order; o != traffic.ByHCA && o != "" {
+			return badInput("--order: a trace's rank r runs on the r-th HCA; lay its ranks out with a jobs file (placement)")
+		}
+		job := p.Traffic.Job(net.NumHCAs())
+		job.ID = "trace"
+		pt.Params.Jobs = []traffic.Job{job}
+	}
 	if wl != nil {
 		pt.Workload, pt.JobsSeed, pt.NoSlowdown = wl, *jobsSeed, *noSlow
 		if err := pt.Place(net); err != nil {
