@@ -74,10 +74,13 @@ type Campaign struct {
 	// dir resolves relative paths in the file.
 	dir    string
 	traces *traceCache // the trace patterns' traces, opened once
-	lines  keyIndex
-	hw     fabric.Hardware
-	base   sim.Params // the [sim] settings over the defaults
-	built  map[string]*fabric.Network
+	// tracesChecked marks the traces Check read through, by path and
+	// algorithms.
+	tracesChecked map[string]bool
+	lines         keyIndex
+	hw            fabric.Hardware
+	base          sim.Params // the [sim] settings over the defaults
+	built         map[string]*fabric.Network
 	// placements are the workload's placements on built networks, by
 	// spec and seed (placed).
 	placements map[string][]traffic.Job

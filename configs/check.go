@@ -69,8 +69,8 @@ func (c *Campaign) Check() error {
 		fixed[f.Fixed] = list
 	}
 	for i, t := range c.Traffic {
-		if t.Spec.Program != nil {
-			if err := c.digestTrace(t.Spec.Trace, t.Spec.Program); err != nil {
+		if p := t.Spec.Program; p != nil {
+			if err := c.checkTrace(t.Spec.Job(p.Size())); err != nil {
 				return c.errAtKey("traffic.trace", i, "%v", err)
 			}
 		}
@@ -173,7 +173,7 @@ func (c *Campaign) checkPlacements(ti int, net *fabric.Network, hcaCounts map[in
 			jobs, err := c.Workload.Place(net, seed, c.hw.MTU)
 			for _, j := range jobs {
 				if j.Traffic.Kind == traffic.Trace && err == nil {
-					err = c.digestTrace(j.Traffic.Trace, j.Program)
+					err = c.checkTrace(j)
 				}
 			}
 			if err != nil {
@@ -234,6 +234,23 @@ func (c *Campaign) digest(path string) error {
 	sum := sha256.Sum256(data)
 	c.Inputs[path] = hex.EncodeToString(sum[:])
 	return nil
+}
+
+// checkTrace reads a trace job's program through as its replay will
+// (once per trace and algorithms) and records the digest of its files.
+func (c *Campaign) checkTrace(j traffic.Job) error {
+	key := j.Traffic.Trace + "\x00" + j.Traffic.Algorithm
+	if c.tracesChecked[key] {
+		return nil
+	}
+	if err := traffic.CheckTrace(j); err != nil {
+		return err
+	}
+	if c.tracesChecked == nil {
+		c.tracesChecked = map[string]bool{}
+	}
+	c.tracesChecked[key] = true
+	return c.digestTrace(j.Traffic.Trace, j.Program)
 }
 
 // digestTrace records the digest of a trace's files (Trace.Files) as

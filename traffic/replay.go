@@ -734,3 +734,11 @@ func (w *window[T]) take(i int64) (T, bool) {
 	}
 	return v, true
 }
+
+// CheckTrace reads a trace job's program through as its replay will (every
+// call decoded, every collective expanded by the job's algorithms) and
+// reports what would stop it.
+func CheckTrace(j Job) error {
+	_, err := newReplay(&j)
+	return err
+}
