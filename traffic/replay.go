@@ -3,6 +3,7 @@ package traffic
 import (
 	"fmt"
 	"math"
+	"sync"
 
 	"flitsim/fabric/param"
 )
@@ -178,16 +179,61 @@ func newReplay(j *Job) (*replay, error) {
 			rp.rankOf[c][w] = int32(i)
 		}
 	}
-	var per int64
-	for r := range rp.ranks {
-		n, err := rp.check(r)
-		if err != nil {
-			return nil, err
+	var memo *Checked
+	if m, ok := p.(Memo); ok {
+		memo = m.Checked()
+	}
+	key := pol.String()
+	per, ok := memo.get(key)
+	if !ok {
+		for r := range rp.ranks {
+			n, err := rp.check(r)
+			if err != nil {
+				return nil, err
+			}
+			per += n
 		}
-		per += n
+		memo.put(key, per)
 	}
 	rp.total = per * int64(rp.passes)
 	return rp, nil
+}
+
+// A Memo is a Program that remembers what reading it through found
+// (newReplay's check), so that the runs of a campaign read an unchanged
+// trace through once per set of algorithms, not once per run.
+type Memo interface {
+	Checked() *Checked
+}
+
+// Checked holds, per set of collective algorithms, the messages a
+// program's replay sends per pass, found by reading it through. Its zero
+// value is ready; it is safe for concurrent use.
+type Checked struct {
+	mu  sync.Mutex
+	per map[string]int64
+}
+
+func (c *Checked) get(key string) (int64, bool) {
+	if c == nil {
+		return 0, false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	v, ok := c.per[key]
+	return v, ok
+}
+
+func (c *Checked) put(key string, v int64) {
+	if c == nil {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.per == nil {
+		c.per = map[string]int64{}
+	}
+	c.per[key] = v
 }
 
 // check reads rank r's calls once, expanding each as the replay will, and

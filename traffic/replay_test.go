@@ -387,3 +387,27 @@ func TestReplayKeepsNothing(t *testing.T) {
 		}
 	}
 }
+
+// countedProgram counts the readings of a program that remembers its check.
+type countedProgram struct {
+	*MemProgram
+	reads   int
+	checked Checked
+}
+
+func (c *countedProgram) Calls(r int) (CallReader, error) { c.reads++; return c.MemProgram.Calls(r) }
+func (c *countedProgram) Checked() *Checked               { return &c.checked }
+
+// A program that remembers its check is read through once per set of
+// algorithms, not once per workload made of it.
+func TestReplayCheckRemembered(t *testing.T) {
+	p := &countedProgram{MemProgram: ringProgram(4, 2, 0)}
+	for range 3 {
+		_, err := NewWorkload([]Job{traceJob(p, JobTraffic{})}, 4, nil, nil)
+		require.NoError(t, err)
+	}
+	assert.Equal(t, 4, p.reads, "one check, rank by rank")
+	_, err := NewWorkload([]Job{traceJob(p, JobTraffic{Algorithm: "allreduce=ring"})}, 4, nil, nil)
+	require.NoError(t, err)
+	assert.Equal(t, 8, p.reads, "other algorithms: another check")
+}

@@ -105,6 +105,20 @@ func parsePolicy(s string) (collPolicy, error) {
 	return p, nil
 }
 
+// String writes the policy as its key reads, collectives in order.
+func (p collPolicy) String() string {
+	var b strings.Builder
+	for op := CallBarrier; op < numCallOps; op++ {
+		if a, ok := p[op]; ok {
+			if b.Len() > 0 {
+				b.WriteByte(',')
+			}
+			b.WriteString(op.String() + "=" + a)
+		}
+	}
+	return b.String()
+}
+
 func callByName(s string) CallOp {
 	for i, n := range callNames {
 		if n == s {

@@ -46,7 +46,11 @@ type Trace struct {
 	prog    traffic.MemProgram
 	files   []string
 	Skipped map[string]int64 // nodes of the kinds that take no time, by kind
+	checked traffic.Checked
 }
+
+// Checked implements traffic.Memo.
+func (t *Trace) Checked() *traffic.Checked { return &t.checked }
 
 var etName = regexp.MustCompile(`^(.*)\.([0-9]+)\.et$`)
 
@@ -384,6 +388,7 @@ func (t *Trace) Calls(r int) (traffic.CallReader, error) { return t.prog.Calls(r
 var (
 	_ traffic.Program   = (*Trace)(nil)
 	_ traffic.Librarian = (*Trace)(nil)
+	_ traffic.Memo      = (*Trace)(nil)
 )
 
 // readyHeap orders ready nodes by start time, then id.

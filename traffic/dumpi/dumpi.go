@@ -49,8 +49,12 @@ type Trace struct {
 	// communication, file I/O).
 	Records, Skipped map[string]int64
 	// open returns rank r's file (tests and the fuzzer give bytes).
-	open func(r int) (io.ReaderAt, int64, io.Closer, error)
+	open    func(r int) (io.ReaderAt, int64, io.Closer, error)
+	checked traffic.Checked
 }
+
+// Checked implements traffic.Memo.
+func (t *Trace) Checked() *traffic.Checked { return &t.checked }
 
 // rankInfo is what the first reading of a rank keeps for the next.
 type rankInfo struct {
@@ -344,4 +348,7 @@ func (t *Trace) Calls(r int) (traffic.CallReader, error) {
 	return newCalls(t, r, d, c), nil
 }
 
-var _ traffic.Program = (*Trace)(nil)
+var (
+	_ traffic.Program = (*Trace)(nil)
+	_ traffic.Memo    = (*Trace)(nil)
+)
