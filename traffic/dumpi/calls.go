@@ -50,6 +50,11 @@ func moves(name string) bool {
 // rebuild: a trace that calls them is refused.
 var unsupported = map[uint16]bool{91: true, 92: true, 101: true, 130: true, 131: true, 133: true, 134: true, 135: true, 136: true}
 
+// callOf maps the record ids whose call is one op with the same fields.
+var callOf = map[uint16]traffic.CallOp{idRecv: traffic.CallRecv, idIrecv: traffic.CallIrecv, idProbe: traffic.CallProbe,
+	idBcast: traffic.CallBcast, idReduce: traffic.CallReduce,
+	idGather: traffic.CallGather, idAllgather: traffic.CallAllgather, idAlltoall: traffic.CallAlltoall}
+
 // walker turns one rank's records into calls: communicators as the rank's
 // own ids (Calls maps them), wildcard receives as the record says (Calls
 // substitutes what they matched).
@@ -194,7 +199,7 @@ func (w *walker) interpret(rec *record, c *traffic.Call) error {
 				return err
 			}
 		}
-		op := map[uint16]traffic.CallOp{idRecv: traffic.CallRecv, idIrecv: traffic.CallIrecv, idProbe: traffic.CallProbe}[id]
+		op := callOf[id]
 		set(op, v(rec, "source"), v(rec, "tag"), b)
 		if id == idIrecv {
 			c.Req = int32(v(rec, "request"))
@@ -269,8 +274,8 @@ func (w *walker) interpret(rec *record, c *traffic.Call) error {
 		if b, err = w.bytes(v(rec, "count"), v(rec, "datatype")); err != nil {
 			return err
 		}
-		op := map[uint16]traffic.CallOp{idBcast: traffic.CallBcast, idReduce: traffic.CallReduce}[id]
-		if op == 0 {
+		op, ok := callOf[id]
+		if !ok {
 			op = traffic.CallAllreduce // Scan and Exscan: MPICH's recursive doubling, as an allreduce's
 		}
 		set(op, v(rec, "root"), 0, b)
@@ -278,7 +283,7 @@ func (w *walker) interpret(rec *record, c *traffic.Call) error {
 		if b, err = w.bytes(v(rec, "sendcount"), v(rec, "sendtype")); err != nil {
 			return err
 		}
-		op := map[uint16]traffic.CallOp{idGather: traffic.CallGather, idAllgather: traffic.CallAllgather, idAlltoall: traffic.CallAlltoall}[id]
+		op := callOf[id]
 		set(op, v(rec, "root"), 0, b)
 	case idScatter:
 		if b, err = w.bytes(v(rec, "recvcount"), v(rec, "recvtype")); err != nil {
