@@ -110,12 +110,12 @@ type FaultsEntry struct {
 	// Fixed is a failure list file applied before the random failures.
 	Fixed string `toml:"fixed" json:"fixed,omitempty" help:"a failure list file applied before the random failures"`
 	// Timed, a [faults.timed] table, makes the cables fail while traffic
-	// runs, rerouted by the subnet manager (the keys of Timed); decoded
-	// into timed.
-	Timed map[string]any `toml:"timed" json:"timed,omitempty" help:"the cables fail while traffic runs and the subnet manager reroutes (keys: flitsim params)"`
+	// runs, rerouted by the subnet manager (the keys of Timed; a key
+	// given a list sweeps its values); decoded into timed, its variants.
+	Timed map[string]any `toml:"timed" json:"timed,omitempty" help:"the cables fail while traffic runs and the subnet manager reroutes (keys: flitsim params; a key given a list sweeps its values)"`
 	// Level confines the failures to one level of a fat tree (§4.3.1).
 	Level *int `toml:"level" json:"level,omitempty" help:"fail only cables between tree levels L and L+1 and switches of level L (0 = leaves; fat trees); the percentages count those"`
-	timed *Timed
+	timed []*Timed
 }
 
 // JobsKind is the traffic kind that runs the campaign's [[job]] tables.

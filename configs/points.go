@@ -45,7 +45,8 @@ type Point struct {
 }
 
 // Points expands the campaign in a fixed order: topology, traffic, failures
-// entry, failure level, fault seed, traffic seed, routing. Points that
+// entry, failure level, the entry's [faults.timed] variant, fault seed,
+// traffic seed, routing. Points that
 // share a topology, level and fault seed share the failure draw, so
 // routings are compared on the same faulty network.
 func (c *Campaign) Points() ([]Point, error) {
@@ -73,12 +74,23 @@ func (c *Campaign) Points() ([]Point, error) {
 				tseeds = tr.TrafficSeeds
 			}
 			for _, f := range c.Faults {
+				variants := f.timed
+				if variants == nil {
+					variants = []*Timed{nil} // failures before the run
+				}
 				for _, pct := range f.Percent {
-					for _, fseed := range fseeds {
-						fs := c.faultSpec(f, pct, uint64(fseed), fixed[f.Fixed]) // seeds validated non-negative
-						for _, tseed := range tseeds {
-							for _, r := range c.Routings {
-								pts = append(pts, c.point(len(pts), topo, ti, f, pct, fs, uint64(tseed), r, params))
+					vs := variants
+					if pct == 0 && len(vs) > 1 { // nothing fails: one run, whatever the variant
+						v := *vs[0]
+						v.Sweep, vs = "", []*Timed{&v}
+					}
+					for _, tv := range vs {
+						for _, fseed := range fseeds {
+							fs := c.faultSpec(f, pct, uint64(fseed), fixed[f.Fixed]) // seeds validated non-negative
+							for _, tseed := range tseeds {
+								for _, r := range c.Routings {
+									pts = append(pts, c.point(len(pts), topo, ti, f, pct, tv, fs, uint64(tseed), r, params))
+								}
 							}
 						}
 					}
@@ -90,7 +102,7 @@ func (c *Campaign) Points() ([]Point, error) {
 }
 
 // point is one point of the expansion.
-func (c *Campaign) point(index int, topo TopologyEntry, ti int, f FaultsEntry, pct float64, fs faults.Spec, tseed uint64, r RoutingEntry, params sim.Params) Point {
+func (c *Campaign) point(index int, topo TopologyEntry, ti int, f FaultsEntry, pct float64, tv *Timed, fs faults.Spec, tseed uint64, r RoutingEntry, params sim.Params) Point {
 	tr := c.Traffic[ti]
 	params.Seed = tseed
 	opts := r.Options
@@ -100,7 +112,7 @@ func (c *Campaign) point(index int, topo TopologyEntry, ti int, f FaultsEntry, p
 	opts.Seed = seedOf(opts.Seed)
 	pt := Point{
 		Index:        index,
-		Key:          fmt.Sprintf("%s|%s#%d|%s=%g%%%s|fault_seed=%d|traffic_seed=%d|%s", topo.Spec, tr.Kind, ti, f.Label, pct, f.timed, fs.Seed, tseed, r.Label),
+		Key:          fmt.Sprintf("%s|%s#%d|%s=%g%%%s|fault_seed=%d|traffic_seed=%d|%s", topo.Spec, tr.Kind, ti, f.Label, pct, tv, fs.Seed, tseed, r.Label),
 		Topology:     topo,
 		Traffic:      tr,
 		TrafficIndex: ti,
@@ -112,7 +124,7 @@ func (c *Campaign) point(index int, topo TopologyEntry, ti int, f FaultsEntry, p
 		Routing:      r,
 		Options:      opts,
 		Params:       params,
-		Timed:        f.timed,
+		Timed:        tv,
 	}
 	if tr.Kind == JobsKind {
 		pt.Workload, pt.JobsSeed = c.Workload, c.jobsSeed(int64(tseed))

@@ -112,6 +112,9 @@ type Record struct {
 // same traffic on the intact fabric and on the failed fabric routed by the
 // new tables from the start.
 type TimedRecord struct {
+	// Sweep names the [faults.timed] variant when the entry sweeps keys
+	// ("detect=5us"; empty otherwise).
+	Sweep             string  `json:"sweep,omitempty"`
 	FailNs            float64 `json:"fail_ns"`
 	TablesNs          float64 `json:"tables_ns"`
 	ReachableNs       float64 `json:"reachable_ns"`
@@ -119,8 +122,13 @@ type TimedRecord struct {
 	PacketsLost       int64   `json:"packets_lost"`
 	PacketsResent     int64   `json:"packets_resent"`
 	TransientDeadlock bool    `json:"transient_deadlock,omitempty"`
-	IntactGBs         float64 `json:"intact_gbs"`
-	FailedGBs         float64 `json:"failed_gbs"`
+	// MaxBroken and MaxLooping are the most HCA pairs the table states
+	// from the failure until the last write sent into a dead end or a
+	// forwarding loop at once (-1: not followed, switches failed).
+	MaxBroken  int     `json:"max_broken_pairs"`
+	MaxLooping int     `json:"max_looping_pairs"`
+	IntactGBs  float64 `json:"intact_gbs"`
+	FailedGBs  float64 `json:"failed_gbs"`
 	// Windows is the run's throughput (GB/s) per whole window of WindowNs
 	// from 0, the report's throughput over time.
 	WindowNs float64   `json:"window_ns"`

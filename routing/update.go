@@ -2,6 +2,7 @@ package routing
 
 import (
 	"fmt"
+	"slices"
 
 	"flitsim/fabric"
 )
@@ -251,16 +252,33 @@ func CheckFivePhase(net *fabric.Network, old, new *Tables, vls int, report Updat
 	return f, nil
 }
 
-// MixedReach counts the HCA pairs of net delivered while its switches hold
-// a mixture of two tables: switch u forwards a packet for lid by new when
-// written(u, lid), by old otherwise. A pair is broken when its walk meets
-// a port without a cable (a failed one) or an HCA that is not its
-// destination, and looping when it visits more switches than there are;
-// total counts the pairs (net's HCAs, each to every other). Both tables
-// must be of net's switches and LIDs (old may have been computed before
-// cables failed: net.Without keeps ports and LIDs).
-func MixedReach(net *fabric.Network, old, new *Tables, written func(sw int, lid uint16) bool) (broken, looping, total int) {
+// Mixture is what a mixture of two tables does to a fabric's HCA pairs
+// (MixedReach): Broken pairs meet a port without a cable (a failed one) or
+// an HCA that is not their destination, a black hole; Looping pairs
+// circle; Total counts the pairs (the HCAs, each to every other). Loops
+// are the distinct forwarding loops, in the order found.
+type Mixture struct {
+	Broken, Looping, Total int
+	Loops                  []Loop
+	seen                   map[string]bool
+}
+
+// Loop is a forwarding loop: the switches in the order a packet for LID
+// visits them, from the lowest numbered (the first LID found on it).
+type Loop struct {
+	Switches []int
+	LID      uint16
+}
+
+// MixedReach walks the HCA pairs of net while its switches hold a
+// mixture of two tables: switch u forwards a packet for lid by new when
+// written(u, lid), by old otherwise; a walk loops when it comes back to a
+// switch of its own. Both tables must be of net's switches and LIDs (old
+// may have been computed before cables failed: net.Without keeps ports
+// and LIDs).
+func MixedReach(net *fabric.Network, old, new *Tables, written func(sw int, lid uint16) bool) Mixture {
 	g := newGraph(net)
+	var m Mixture
 	// fate per switch for the current destination: 0 unknown, 1 delivers,
 	// 2 broken, 3 loops, 4 on the walk being followed.
 	fate := make([]int8, g.S)
@@ -273,12 +291,13 @@ func MixedReach(net *fabric.Network, old, new *Tables, written func(sw int, lid 
 			if k <= 0 {
 				continue
 			}
-			total += k
+			m.Total += k
 			path = path[:0]
 			u, f := s, int8(0)
 			for f == 0 {
 				if fate[u] == 4 {
 					f = 3 // back on its own walk
+					m.addLoop(path[slices.Index(path, u):], lid)
 					break
 				}
 				if fate[u] != 0 {
@@ -308,11 +327,27 @@ func MixedReach(net *fabric.Network, old, new *Tables, written func(sw int, lid 
 			}
 			switch f {
 			case 2:
-				broken += k
+				m.Broken += k
 			case 3:
-				looping += k
+				m.Looping += k
 			}
 		}
 	}
-	return broken, looping, total
+	return m
+}
+
+// addLoop adds the loop through cycle (rotated to start at its lowest
+// switch) unless it is known.
+func (m *Mixture) addLoop(cycle []int, lid uint16) {
+	i := slices.Index(cycle, slices.Min(cycle))
+	c := append(slices.Clone(cycle[i:]), cycle[:i]...)
+	key := fmt.Sprint(c)
+	if m.seen[key] {
+		return
+	}
+	if m.seen == nil {
+		m.seen = map[string]bool{}
+	}
+	m.seen[key] = true
+	m.Loops = append(m.Loops, Loop{Switches: c, LID: lid})
 }

@@ -178,6 +178,17 @@ func rerouteCmd(args []string, stdout, stderr io.Writer) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
+	var loops []string
+	seen := map[string]bool{}
+	for _, st := range rep.Steps {
+		for _, l := range st.Loops {
+			if k := l.String(); !seen[k] {
+				seen[k] = true
+				loops = append(loops, fmt.Sprintf("from %.3f ms (%s): %s", st.AtS*1000, st.Event, k))
+			}
+		}
+	}
+	printLoops(stdout, "forwarding loops of the mixtures", loops)
 	if rep.ReachableS < 0 {
 		fmt.Fprintln(stdout, "some pairs stay lost")
 	} else {
@@ -231,6 +242,19 @@ func rerouteRun(stdout io.Writer, rr pipeline.RerouteRun, plotFile string, asJSO
 	case out.ReachableNs == -1:
 		fmt.Fprintln(stdout, "some pairs stay lost")
 	}
+	if tr := out.Transient; tr != nil {
+		fmt.Fprintf(stdout, "table states from the failure on: %d pairs broken by the failure; at most %d broken (black holes) and %d looping at once\n",
+			tr.BrokenAtFailure, tr.MaxBroken, tr.MaxLooping)
+		var loops []string
+		for _, l := range tr.Loops {
+			until := "the end"
+			if l.UntilNs > 0 {
+				until = fmt.Sprintf("%.3f µs", l.UntilNs/1000)
+			}
+			loops = append(loops, fmt.Sprintf("%.3f µs to %s: %s", l.FromNs/1000, until, l))
+		}
+		printLoops(stdout, "transient forwarding loops", loops)
+	}
 	if out.RecoveredNs >= 0 {
 		fmt.Fprintf(stdout, "throughput recovered at %.3f µs (%.3f µs after the failure)\n", out.RecoveredNs/1000, (out.RecoveredNs-out.FailNs)/1000)
 	} else {
@@ -258,4 +282,19 @@ func rerouteRun(stdout io.Writer, rr pipeline.RerouteRun, plotFile string, asJSO
 		fmt.Fprintf(stdout, "plot: %s\n", plotFile)
 	}
 	return nil
+}
+
+// printLoops prints up to ten lines of loops under a heading.
+func printLoops(w io.Writer, heading string, loops []string) {
+	if len(loops) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "%s (%d):\n", heading, len(loops))
+	for i, l := range loops {
+		if i == 10 {
+			fmt.Fprintf(w, "  and %d more (--json lists them)\n", len(loops)-i)
+			break
+		}
+		fmt.Fprintf(w, "  %s\n", l)
+	}
 }

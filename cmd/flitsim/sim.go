@@ -366,6 +366,9 @@ func printSim(stdout io.Writer, o *pipeline.Outcome, rep simReport, p sim.Params
 		if t.RecoveredNs >= 0 {
 			fmt.Fprintf(stdout, ", throughput recovered at %.3f µs", t.RecoveredNs/1000)
 		}
+		if t.MaxLooping > 0 {
+			fmt.Fprintf(stdout, ", up to %d HCA pairs in transient forwarding loops", t.MaxLooping)
+		}
 		fmt.Fprintf(stdout, " (intact %.2f, failed fabric %.2f GB/s)\n", t.IntactGBs, t.FailedGBs)
 	}
 	if len(res.Jobs) > 0 {

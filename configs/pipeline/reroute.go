@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"flitsim/fabric"
@@ -44,6 +45,36 @@ type RerouteStep struct {
 	Blocks   int     `json:"blocks_written"`
 	Broken   int     `json:"broken_pairs"`
 	Looping  int     `json:"looping_pairs"`
+	// Loops are the mixture's forwarding loops.
+	Loops []NamedLoop `json:"loops,omitempty"`
+}
+
+// NamedLoop is a forwarding loop (routing.Loop) by switch names, and when
+// it existed in a run through a reroute: from the first table state that
+// held it to the next that did not (UntilNs 0: it never went).
+type NamedLoop struct {
+	Switches []string `json:"switches"`
+	LID      uint16   `json:"lid"`
+	FromNs   float64  `json:"from_ns,omitempty"`
+	UntilNs  float64  `json:"until_ns,omitempty"`
+}
+
+// String writes the loop as a → b → … → a (LID l).
+func (l NamedLoop) String() string {
+	return fmt.Sprintf("%s → %s (LID %d)", strings.Join(l.Switches, " → "), l.Switches[0], l.LID)
+}
+
+// namedLoops names the loops of a mixture of net's tables.
+func namedLoops(net *fabric.Network, ls []routing.Loop) []NamedLoop {
+	var out []NamedLoop
+	for _, l := range ls {
+		n := NamedLoop{LID: l.LID}
+		for _, s := range l.Switches {
+			n.Switches = append(n.Switches, net.Nodes[s].Name)
+		}
+		out = append(out, n)
+	}
+	return out
 }
 
 // SMRerouteReport is a reroute's outcome.
@@ -173,13 +204,14 @@ func (r SMReroute) Run() (*SMRerouteReport, error) {
 	done := make([]bool, fnet.NumSwitches)
 	written := func(sw int, _ uint16) bool { return done[sw] }
 	step := func(at float64, event string, switches, nblocks int) {
-		broken, looping, total := routing.MixedReach(fnet, a, b, written)
-		rep.Pairs = total
+		m := routing.MixedReach(fnet, a, b, written)
+		rep.Pairs = m.Total
 		if n := len(rep.Steps); n > 0 {
 			prev := rep.Steps[n-1]
 			rep.PairSeconds += float64(prev.Broken+prev.Looping) * (at - prev.AtS)
 		}
-		rep.Steps = append(rep.Steps, RerouteStep{AtS: at, Event: event, Switches: switches, Blocks: nblocks, Broken: broken, Looping: looping})
+		rep.Steps = append(rep.Steps, RerouteStep{AtS: at, Event: event, Switches: switches, Blocks: nblocks, Broken: m.Broken, Looping: m.Looping,
+			Loops: namedLoops(fnet, m.Loops)})
 	}
 	step(0, "failure", 0, 0)
 	t := r.DetectS + rep.RouteS

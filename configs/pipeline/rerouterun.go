@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strings"
 
 	"flitsim/configs"
 	"flitsim/fabric"
@@ -100,7 +101,7 @@ func (r SMReroute) timeline(pl *reroutePlan, failAt, retry int64) (*sim.Timeline
 func (r SMReroute) escape(pl *reroutePlan) (*routing.Tables, error) {
 	v := r.EscapeVL
 	if m := max(pl.old.Tables.MaxVL(r.Net), pl.next.MaxVLOf(r.Net, pl.old.Tables.SLsUsed())); m >= v {
-		return nil, &InputError{fmt.Errorf("five-phase update: the base tables use VL %d, the high LIDs' is VL %d: route the base on fewer VLs (--vls %d)", m, v, v)}
+		return nil, &InputError{fmt.Errorf("five-phase update: the base tables use VL %d, the high LIDs' is VL %d: route the base on fewer VLs (routing option vls = %d)", m, v, v)}
 	}
 	up, err := Route(pl.fnet, "updn", routing.Options{VLs: 1})
 	if err != nil {
@@ -164,6 +165,9 @@ type RerouteRunReport struct {
 	// high LIDs); -1: never, -2: not followed (failed switches renumber
 	// the fabric the walk needs).
 	ReachableNs float64 `json:"reachable_ns"`
+	// Transient is what the table states did to the pairs until then
+	// (nil: not followed, as ReachableNs -2).
+	Transient *RerouteTransient `json:"transient,omitempty"`
 	// Result is the run through the reroute, Baseline the same traffic on
 	// the intact fabric (its jobs are Result's jobs' Alone), Failed on the
 	// failed fabric routed by the new tables from the start.
@@ -255,7 +259,7 @@ func (rr RerouteRun) Run() (*RerouteRunReport, error) {
 	out.Base = windows(b.Deliveries, rr.WindowPs, end)
 	out.Rerouted = windows(f.Deliveries, rr.WindowPs, end)
 	out.RecoveredNs = recovered(out.Windows, out.Rerouted, rr.WindowPs, rr.FailAtPs, last)
-	out.ReachableNs = reachable(pl, tl, rr.FailAtPs)
+	out.ReachableNs, out.Transient = mixtures(pl, tl, rr.FailAtPs)
 	if res.Jobs != nil {
 		alone := make([]*sim.JobResult, len(b.Jobs))
 		for j := range b.Jobs {
@@ -347,30 +351,72 @@ func (o *Outcome) runTimed(p configs.Point, base *fabric.Network, simulate Simul
 	o.recordRouting(p.Params.HW.BubbleVLs)
 	r.Timed = &results.TimedRecord{FailNs: out.FailNs, TablesNs: out.TablesNs, ReachableNs: out.ReachableNs, RecoveredNs: out.RecoveredNs,
 		PacketsLost: out.Result.PacketsLost, PacketsResent: out.Result.PacketsResent, TransientDeadlock: out.Deadlock,
-		IntactGBs: out.Baseline.ThroughputGBs, FailedGBs: out.Failed.ThroughputGBs, WindowNs: float64(t.WindowSize) / 1000}
+		IntactGBs: out.Baseline.ThroughputGBs, FailedGBs: out.Failed.ThroughputGBs, WindowNs: float64(t.WindowSize) / 1000,
+		Sweep: t.Sweep, MaxBroken: -1, MaxLooping: -1}
+	if tr := out.Transient; tr != nil {
+		r.Timed.MaxBroken, r.Timed.MaxLooping = tr.MaxBroken, tr.MaxLooping
+	}
 	for _, w := range out.Windows[:len(out.Windows)-1] { // the last is cut by the run's end
 		r.Timed.Windows = append(r.Timed.Windows, w.ThroughputGBs)
 	}
 	return o.recordResult(p)
 }
 
-// reachable is RerouteRunReport.ReachableNs: the pairs that the tables
-// the switches hold lose, from the failure on, after each switch's last
-// write (MixedReach on the failed fabric), until none is lost again.
-func reachable(pl *reroutePlan, tl *sim.Timeline, failAt int64) float64 {
+// RerouteTransient is what the tables the switches held from the failure
+// until the last write did to the HCA pairs (routing.MixedReach on the
+// failed fabric after the failure and after each switch's last write;
+// with the five-phase update, until the migration to the high LIDs,
+// whose tables are all written before it).
+type RerouteTransient struct {
+	// BrokenAtFailure is the pairs the failure itself broke (the old
+	// tables on the failed fabric); MaxBroken the most pairs any table
+	// state sent into a dead end (a failed cable or another HCA: a black
+	// hole), MaxLooping the most it sent round a forwarding loop.
+	BrokenAtFailure int `json:"broken_at_failure"`
+	MaxBroken       int `json:"max_broken_pairs"`
+	MaxLooping      int `json:"max_looping_pairs"`
+	// Loops are the distinct forwarding loops of the states, each with
+	// the time it existed.
+	Loops []NamedLoop `json:"loops,omitempty"`
+}
+
+// mixtures walks the table states of a run through a reroute: when every
+// pair is delivered again for good (RerouteRunReport.ReachableNs) and the
+// transient loops and black holes.
+func mixtures(pl *reroutePlan, tl *sim.Timeline, failAt int64) (float64, *RerouteTransient) {
 	if pl.fnet.NumSwitches != len(pl.dead) {
-		return -2
+		return -2, nil
 	}
-	lost := func(written func(sw int, lid uint16) bool) bool {
-		broken, looping, _ := routing.MixedReach(pl.fnet, pl.old.Tables, pl.nw.Tables, written)
-		return broken+looping > 0
+	tr := &RerouteTransient{}
+	open := map[string]int{} // a loop's switches → its index in tr.Loops, while it lasts
+	lost := func(at int64, written func(sw int, lid uint16) bool) bool {
+		m := routing.MixedReach(pl.fnet, pl.old.Tables, pl.nw.Tables, written)
+		tr.MaxBroken, tr.MaxLooping = max(tr.MaxBroken, m.Broken), max(tr.MaxLooping, m.Looping)
+		now := map[string]bool{}
+		for _, l := range namedLoops(pl.fnet, m.Loops) {
+			k := strings.Join(l.Switches, " ")
+			now[k] = true
+			if _, ok := open[k]; !ok {
+				l.FromNs = float64(at) / 1000
+				open[k] = len(tr.Loops)
+				tr.Loops = append(tr.Loops, l)
+			}
+		}
+		for k, i := range open {
+			if !now[k] {
+				tr.Loops[i].UntilNs = float64(at) / 1000
+				delete(open, k)
+			}
+		}
+		return m.Broken+m.Looping > 0
 	}
 	none := func(int, uint16) bool { return false }
-	if !lost(none) {
-		return float64(failAt) / 1000 // the failure broke no pair
+	if !lost(failAt, none) {
+		return float64(failAt) / 1000, tr // the failure broke no pair
 	}
+	tr.BrokenAtFailure = tr.MaxBroken
 	if tl.Escape != nil {
-		return float64(tl.MigrateAtPs) / 1000 // every source on the high LIDs, Up*/Down* of the failed fabric
+		return float64(tl.MigrateAtPs) / 1000, tr // every source on the high LIDs, Up*/Down* of the failed fabric
 	}
 	at := map[[2]int]int64{} // (switch, block) → its write
 	done := make([]int64, pl.fnet.NumSwitches)
@@ -393,14 +439,14 @@ func reachable(pl *reroutePlan, tl *sim.Timeline, failAt int64) float64 {
 			w, ok := at[[2]int{sw, int(lid) / sim.LFTBlock}]
 			return ok && w <= t
 		}
-		if lost(written) {
+		if lost(t, written) {
 			out = -1
 		} else if out < 0 {
 			out = t
 		}
 	}
 	if out < 0 {
-		return -1
+		return -1, tr
 	}
-	return float64(out) / 1000
+	return float64(out) / 1000, tr
 }

@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -103,6 +104,19 @@ func TestFivePhaseAvoidsTransientDeadlock(t *testing.T) {
 	up, err := routing.CheckUpdate(net, plain.Tables, plain.Timeline.Next)
 	require.NoError(t, err)
 	assert.False(t, up.PropertyPreserving())
+	// The deadlock is a forwarding loop of the table states: the walks
+	// of the mixtures name its two switches while the writes go on.
+	cyc := plain.Result.DeadlockCycle
+	var loop *NamedLoop
+	for i, l := range plain.Transient.Loops {
+		if slices.Contains(l.Switches, cyc[0].Node) && slices.Contains(l.Switches, cyc[0].From) {
+			loop = &plain.Transient.Loops[i]
+		}
+	}
+	require.NotNil(t, loop, "the deadlock's cycle among the transient loops %v", plain.Transient.Loops)
+	assert.Len(t, loop.Switches, 2)
+	assert.Less(t, loop.FromNs, plain.Result.SimTimeNs, "the loop before the deadlock")
+	assert.Greater(t, plain.Transient.MaxLooping, 0)
 
 	rr.Sim, rr.Reroute.FivePhase = nil, true
 	five, err := rr.Run()
@@ -111,6 +125,8 @@ func TestFivePhaseAvoidsTransientDeadlock(t *testing.T) {
 	assert.Equal(t, sim.NotConverged, five.Result.Verdict, "ran to its time limit")
 	assert.Greater(t, five.MigrateNs, five.FailNs)
 	assert.Equal(t, five.MigrateNs, five.ReachableNs, "every source on Up*/Down* of the failed fabric")
+	assert.Zero(t, five.Transient.MaxLooping, "no mixture in use: the high LIDs are written before the migration")
+	assert.Equal(t, five.Transient.BrokenAtFailure, five.Transient.MaxBroken, "no black hole beyond the failure's own")
 	assert.GreaterOrEqual(t, five.RecoveredNs, five.ReturnNs)
 }
 
@@ -173,6 +189,44 @@ func TestTimedCampaign(t *testing.T) {
 		{strings.Replace(timedCampaign, "mad_rate = 1e6", "mad_rate = 0", 1), "faults.timed.mad_rate"},
 		{strings.Replace(timedCampaign, "mad_rate = 1e6", "madrate = 1", 1), "faults.timed.madrate"},
 		{strings.Replace(timedCampaign, "percent = [0, 10]", "percent = [0, 10]\nkind = \"switches\"\ntake_hcas = true", 1), "faults.timed"},
+	} {
+		_, err := configs.Parse([]byte(bad.text), "t.toml", ".")
+		require.Error(t, err)
+		assert.Contains(t, err.Error(), bad.key)
+	}
+}
+
+// A [faults.timed] key given a list sweeps its values: each is a variant
+// of the entry's failure levels above 0 (level 0 runs once), with its own
+// key, record and row in the report; a later detection delays the tables
+// by as much.
+func TestTimedCampaignSweep(t *testing.T) {
+	text := strings.Replace(timedCampaign, `detect = "5us"`, `detect = ["5us", "25us"]`, 1)
+	c, err := configs.Parse([]byte(text), "t.toml", ".")
+	require.NoError(t, err)
+	pts, err := c.Points()
+	require.NoError(t, err)
+	require.Len(t, pts, 3)
+	assert.Equal(t, "", pts[0].Timed.Sweep, "level 0: one point")
+	assert.Equal(t, "detect=5us", pts[1].Timed.Sweep)
+	assert.Equal(t, "detect=25us", pts[2].Timed.Sweep)
+	assert.NotEqual(t, pts[1].Key, pts[2].Key)
+	nets := NewNetworks()
+	var recs []results.Record
+	for _, p := range pts {
+		recs = append(recs, Evaluate(p, c.Hash(), nets))
+	}
+	require.NotNil(t, recs[1].Timed, recs[1].Error)
+	require.NotNil(t, recs[2].Timed, recs[2].Error)
+	assert.InDelta(t, 20_000.0, recs[2].Timed.TablesNs-recs[1].Timed.TablesNs, 1e-9, "20 µs later detection, 20 µs later tables")
+	rep := results.Summarize(recs)
+	require.Len(t, rep.Timed, 2)
+	assert.Equal(t, []string{"detect=5us", "detect=25us"}, []string{rep.Timed[0].Sweep, rep.Timed[1].Sweep})
+
+	for _, bad := range []struct{ text, key string }{
+		{strings.Replace(timedCampaign, `detect = "5us"`, `detect = []`, 1), "faults.timed.detect"},
+		{strings.Replace(timedCampaign, `detect = "5us"`, `detect = ["5us", "-1us"]`, 1), "faults.timed.detect"},
+		{strings.Replace(timedCampaign, `detect = "5us"`, `detect = ["5us", "5us"]`, 1), "faults.timed"},
 	} {
 		_, err := configs.Parse([]byte(bad.text), "t.toml", ".")
 		require.Error(t, err)
