@@ -38,6 +38,18 @@ func BoxPlot(path, title, ylabel string, names []string, groups []BoxGroup, ref 
 // their box's colour), as seeds/001's Fig. 4.2 draws Prop. 4.2 beside the
 // whiskers.
 func BoxPlotCurves(path, title, ylabel string, names []string, groups []BoxGroup, ref float64, curves []BoxCurve) error {
+	p, err := boxPlot(title, ylabel, names, groups, ref, curves)
+	if err != nil {
+		return err
+	}
+	if err := p.Save(figureW, figureH, path); err != nil {
+		return fmt.Errorf("saving %s: %w", path, err)
+	}
+	return nil
+}
+
+// boxPlot draws BoxPlotCurves' plot.
+func boxPlot(title, ylabel string, names []string, groups []BoxGroup, ref float64, curves []BoxCurve) (*plot.Plot, error) {
 	p := plot.New()
 	p.Title.Text = title
 	p.Y.Label.Text = ylabel
@@ -73,7 +85,7 @@ func BoxPlotCurves(path, title, ylabel string, names []string, groups []BoxGroup
 		}
 		l, err := plotter.NewLine(xys)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		l.Color = plotutil.Color(c.Box)
 		l.Dashes = []vg.Length{vg.Points(1), vg.Points(2)}
@@ -83,7 +95,7 @@ func BoxPlotCurves(path, title, ylabel string, names []string, groups []BoxGroup
 	for i, n := range names {
 		l, err := plotter.NewLine(plotter.XYs{{X: 0, Y: 0}, {X: 0, Y: 0}})
 		if err != nil {
-			return err
+			return nil, err
 		}
 		l.Color = plotutil.Color(i)
 		p.Legend.Add(n, l)
@@ -94,7 +106,7 @@ func BoxPlotCurves(path, title, ylabel string, names []string, groups []BoxGroup
 	if ref > 0 && x > 0 {
 		l, err := plotter.NewLine(plotter.XYs{{X: -0.5, Y: ref}, {X: x - 1.5, Y: ref}})
 		if err != nil {
-			return err
+			return nil, err
 		}
 		l.Dashes = []vg.Length{vg.Points(3), vg.Points(3)}
 		p.Add(l)
@@ -108,8 +120,5 @@ func BoxPlotCurves(path, title, ylabel string, names []string, groups []BoxGroup
 	span := max(top-bottom, 0.05)
 	p.Y.Min, p.Y.Max = max(0, bottom-0.05*span), top+legendRoom(len(names)+len(curves))*2*span
 	p.Y.Tick.Marker = plot.DefaultTicks{}
-	if err := p.Save(figureW, figureH, path); err != nil {
-		return fmt.Errorf("saving %s: %w", path, err)
-	}
-	return nil
+	return p, nil
 }

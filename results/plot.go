@@ -140,7 +140,12 @@ func figureSet(recs []Record, faults string) ([]Figure, error) {
 		}
 	}
 	jf, err := jobFigures(faults, faultsTitle(faults), rep.Jobs)
-	return append(figs, jf...), err
+	figs = append(figs, jf...)
+	if err != nil {
+		return figs, err
+	}
+	mf, err := modeFigures(faults, faultsTitle(faults), rep.Modes)
+	return append(figs, mf...), err
 }
 
 // faultsTitle names a failures entry in plot titles ("" for none).

@@ -19,12 +19,14 @@ type Report struct {
 	JobRouting []JobRoutingLevel `json:"job_routing,omitempty"`
 	// Timed are the runs through a reroute ([faults.timed]).
 	Timed []TimedLevel `json:"timed,omitempty"`
+	// Modes compare the routings per job in seeds/004's form.
+	Modes []ModeRow `json:"routings_per_job,omitempty"`
 }
 
 // Summarize aggregates records into a report.
 func Summarize(recs []Record) Report {
 	return Report{Regressions: Regressions(recs), Usability: UsabilityMatrix(recs), Levels: Levels(recs), Jobs: JobLevels(recs),
-		JobRouting: JobRoutingLevels(recs), Timed: TimedLevels(recs)}
+		JobRouting: JobRoutingLevels(recs), Timed: TimedLevels(recs), Modes: ModeRows(recs)}
 }
 
 // WriteTable prints the report as md (Markdown), csv (the regression rows)
@@ -79,6 +81,7 @@ func writeMarkdown(w io.Writer, rep Report) error {
 	}
 	writeJobsMarkdown(&b, rep.Jobs, rep.JobRouting)
 	writeTimedMarkdown(&b, rep.Timed)
+	writeModesMarkdown(&b, rep.Modes)
 	_, err := io.WriteString(w, b.String())
 	return err
 }

@@ -5,10 +5,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"flitsim/results"
 )
 
 // needTool skips (or in CI fails) a test that needs a command.
@@ -180,6 +183,47 @@ routing = "ugal"
 	var rep2 modesReport
 	require.NoError(t, json.Unmarshal([]byte(out2), &rep2), errs)
 	assert.Equal(t, rep.Workloads[0].Summary, rep2.Workloads[0].Summary)
+
+	// The same comparison as a campaign: a routing per mode, the jobs'
+	// placement fixed, the traffic seeds the runs' seeds: the report's
+	// routings per job are the summary's numbers.
+	body, err := os.ReadFile(jobs)
+	require.NoError(t, err)
+	campaign := filepath.Join(dir, "modes.toml")
+	require.NoError(t, os.WriteFile(campaign, []byte(`name = "modes"
+traffic_seeds = [1, 2, 3]
+jobs_seed = 1
+[[topology]]
+spec = "`+net+`"
+[[routing]]
+engine = "ugal-imb"
+[[routing]]
+engine = "ugal-high"
+[[routing]]
+engine = "app-aware"
+[[traffic]]
+kind = "jobs"
+slowdowns = false
+`+strings.TrimPrefix(string(body), "seed = 1\n")), 0o644))
+	out3 := filepath.Join(dir, "out")
+	code, _, errs = run("run", campaign, "-o", out3, "-q")
+	require.Equal(t, 0, code, errs)
+	repJSON, err := os.ReadFile(filepath.Join(out3, "report.json"))
+	require.NoError(t, err)
+	var crep struct {
+		Modes []results.ModeRow `json:"routings_per_job"`
+	}
+	require.NoError(t, json.Unmarshal(repJSON, &crep))
+	require.Len(t, crep.Modes, 3)
+	for i, s := range w.Summary {
+		m := crep.Modes[i]
+		assert.Equal(t, [2]string{s.Job, s.Mode}, [2]string{m.Job, m.Routing})
+		assert.Equal(t, s.Normalized, m.Normalized, s.Mode)
+		assert.Equal(t, [2]float64{s.MedianLo, s.MedianHi}, [2]float64{m.MedianLo, m.MedianHi}, s.Mode)
+		assert.Equal(t, s.DefaultShare, m.DefaultShare, s.Mode)
+	}
+	_, err = os.Stat(filepath.Join(out3, "routings-dragonfly-a-4-p-2-h-2-g-9-jobs.svg"))
+	assert.NoError(t, err, "the box plot")
 
 	for _, args := range [][]string{{"--seeds", "0"}, {"--modes", "ugal,nosuch"}, {"--plot", "x.pdf"}, {"-j", "0"}, {"--sim", "appaware_stall_scale=0"}, {"--roots", "x"}} {
 		code, _, errs = run(append([]string{"jobs", "modes", net, "--jobs", jobs}, args...)...)

@@ -3,9 +3,9 @@ package pipeline
 import (
 	"fmt"
 	"math"
-	"sort"
 
 	"flitsim/fabric"
+	"flitsim/results"
 	"flitsim/routing"
 	"flitsim/sim"
 	"flitsim/traffic"
@@ -164,7 +164,7 @@ func SummarizeModes(runs []ModeRun, modes []string) []ModeSummary {
 			if base > 0 {
 				c := s.CompletionNs
 				s.Normalized = sim.Stats{Min: c.Min / base, Q1: c.Q1 / base, Median: c.Median / base, Q3: c.Q3 / base, Max: c.Max / base}
-				lo, hi := medianCI(xs)
+				lo, hi := results.MedianCI(xs)
 				s.MedianLo, s.MedianHi = lo/base, hi/base
 			}
 			if hasAA {
@@ -179,20 +179,4 @@ func SummarizeModes(runs []ModeRun, modes []string) []ModeSummary {
 		}
 	}
 	return out
-}
-
-// medianCI returns a distribution-free 95 % confidence interval of the
-// median of xs: the order statistics at ranks n/2 ∓ 1.96·√n/2 (normal
-// approximation of the binomial), clamped to the sample.
-func medianCI(xs []float64) (lo, hi float64) {
-	n := len(xs)
-	if n == 0 {
-		return 0, 0
-	}
-	y := append([]float64(nil), xs...)
-	sort.Float64s(y)
-	h := 1.96 * math.Sqrt(float64(n)) / 2
-	j := max(0, int(math.Floor(float64(n)/2-h)))
-	k := min(n-1, int(math.Ceil(float64(n)/2+h))-1)
-	return y[j], y[k]
 }

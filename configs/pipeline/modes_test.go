@@ -98,16 +98,3 @@ func TestAppAwareFindings(t *testing.T) {
 		})
 	}
 }
-
-// The median's confidence interval: order statistics n/2 ∓ 1.96·√n/2,
-// clamped to the sample.
-func TestMedianCI(t *testing.T) {
-	xs := []float64{10, 9, 8, 7, 6, 5, 4, 3, 2, 1}
-	lo, hi := medianCI(xs)
-	require.Equal(t, 2.0, lo) // ranks 1 and 8 of 0..9
-	require.Equal(t, 9.0, hi)
-	lo, hi = medianCI([]float64{3})
-	require.Equal(t, [2]float64{3, 3}, [2]float64{lo, hi})
-	lo, hi = medianCI(nil)
-	require.Zero(t, lo+hi)
-}
