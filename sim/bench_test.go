@@ -90,6 +90,26 @@ func BenchmarkTorus16x16(b *testing.B) {
 	benchRun(b, "torus:dims=16x16", "updn", p)
 }
 
+// BenchmarkTorusPackets is issue 54's side-by-side work with BookSim2
+// (docs/booksim): a 16×16 torus with one HCA per switch, dimension order
+// with datelines (torus-2qos; BookSim2's dim_order_torus), uniform traffic at 0.1 of the link rate for 484.64 µs (30,290 flit
+// times), with packets of 1, 16 and 33 flits. Short packets cost as many
+// events per hop as long ones, so its 1-flit figure is the one to watch.
+func BenchmarkTorusPackets(b *testing.B) {
+	for _, c := range []struct {
+		name  string
+		bytes int
+	}{{"1flit", 1}, {"16flits", 998}, {"33flits", 2048}} {
+		b.Run(c.name, func(b *testing.B) {
+			p := DefaultParams()
+			p.Traffic = traffic.Spec{Kind: traffic.Uniform, JobTraffic: traffic.JobTraffic{MessageBytes: c.bytes, Load: 0.1}}
+			p.MaxTime = 484640 * fabric.Nanosecond
+			p.SteadyFraction = 2 // run to the time limit: a fixed amount of work
+			benchRun(b, "torus:dims=16x16", "torus-2qos", p)
+		})
+	}
+}
+
 // BenchmarkFatTreeExchange: the 16-ary 2-tree of Table 4.2, exchange with
 // 10-MTU messages, routed by DFSSSP.
 // (FIFO input buffers, as for BenchmarkTorus16x16.)

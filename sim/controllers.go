@@ -4,9 +4,10 @@ import (
 	"math"
 	"sort"
 
-	"flitsim/traffic"
+	"gonum.org/v1/gonum/stat/distuv"
 
 	"flitsim/fabric/invariants"
+	"flitsim/traffic"
 )
 
 // The global controllers (seeds/001 §4.3.4): completion of finite traffic
@@ -19,10 +20,10 @@ const z99 = 2.5758293035489
 
 // steadyState is the steady-state controller's state beyond the sinks'.
 type steadyState struct {
-	windows     int64   // windows closed
-	steadyCount int     // sinks steady at the last sample
-	n           int     // windows sampled after warmup
-	mean, m2    float64 // Welford over the per-window totals (GB/s)
+	windows     int64     // windows closed
+	steadyCount int       // sinks steady at the last sample
+	n           int       // windows sampled after warmup
+	totals      []float64 // the per-window totals (GB/s), for the batch means
 }
 
 // book counts payload delivered at instant t to its window.
@@ -67,9 +68,7 @@ func (s *simulator) sample() {
 	}
 	if sampled {
 		st.n++
-		d := total - st.mean
-		st.mean += d / float64(st.n)
-		st.m2 += d * (total - st.mean)
+		st.totals = append(st.totals, total)
 	}
 	if float64(st.steadyCount) >= s.p.SteadyFraction*float64(len(s.hcas)) && st.steadyCount > 0 {
 		s.res.Verdict = Steady
@@ -172,9 +171,7 @@ func (s *simulator) finish() {
 				bw[i] = s.hcas[i].mean
 				r.ThroughputGBs += bw[i]
 			}
-			if st.n >= 2 {
-				r.ThroughputCIGBs = z99 * math.Sqrt(st.m2/float64(st.n-1)) / math.Sqrt(float64(st.n))
-			}
+			r.ThroughputCIGBs = batchHalfWidth(st.totals)
 		case now > 0:
 			// No window sampled (the run ended before warmup and one
 			// window): what was delivered over the whole run.
@@ -391,4 +388,39 @@ func (s *simulator) checkConservation() {
 	}
 	invariants.Checkf(s.res.FlitsInjected == s.res.FlitsConsumed+around, "flits: injected %d != consumed %d + in the network or lost %d",
 		s.res.FlitsInjected, s.res.FlitsConsumed, around)
+}
+
+// ciBatches is the number of batches of the throughput's batch means
+// (package doc, "Steady state").
+const ciBatches = 20
+
+// batchHalfWidth is the 99 % confidence half-width of the mean of the
+// per-window totals xs by batch means: the last k·b windows, k =
+// min(ciBatches, n) batches of b = ⌊n/k⌋ consecutive ones, Student's t at
+// 0.995 with k−1 degrees of freedom times the batch means' sample
+// standard deviation over √k; 0 below two windows.
+func batchHalfWidth(xs []float64) float64 {
+	n := len(xs)
+	if n < 2 {
+		return 0
+	}
+	k := min(ciBatches, n)
+	b := n / k
+	xs = xs[n-k*b:]
+	means := make([]float64, k)
+	var mean float64
+	for i := range means {
+		for _, x := range xs[i*b : (i+1)*b] {
+			means[i] += x
+		}
+		means[i] /= float64(b)
+		mean += means[i]
+	}
+	mean /= float64(k)
+	var ss float64
+	for _, m := range means {
+		ss += (m - mean) * (m - mean)
+	}
+	t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(k - 1)}.Quantile(0.995)
+	return t * math.Sqrt(ss/float64(k-1)) / math.Sqrt(float64(k))
 }

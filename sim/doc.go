@@ -361,8 +361,13 @@
 // are 0). The run ends as Steady at the first sample instant where at least
 // SteadyFraction of the sinks, and at least one, are steady. Throughput is
 // the sum of the sinks' means; ThroughputCIGBs, its 99 % confidence
-// half-width, is 2.5758293035489·sd/√n over the n per-window totals (each
-// the sum over sinks of that window's samples), 0 when n < 2. A run of
+// half-width, is by batch means over the n per-window totals (each the sum
+// over sinks of that window's samples), since a network's throughput in
+// one window is correlated with the next (a loaded fabric's for
+// milliseconds): the last k·b totals, k = min(20, n) batches of b = ⌊n/k⌋
+// consecutive windows, give t·sd/√k with sd the sample standard deviation
+// of the k batch means and t Student's 0.995 quantile with k−1 degrees of
+// freedom; 0 when n < 2. A run of
 // infinite traffic that ends otherwise (time limit, deadlock) reports the
 // same over the windows it sampled; if it sampled none, its throughput is
 // the payload delivered divided by its last instant, without an interval,

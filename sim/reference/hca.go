@@ -441,6 +441,7 @@ func (s *simulator) sample() {
 	}
 	if sampled {
 		s.totals.add(total)
+		s.windowTotal = append(s.windowTotal, total)
 		steady := 0
 		for _, h := range s.hcas {
 			if s.isSteady(&h.stats) {

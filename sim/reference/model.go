@@ -4,6 +4,8 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"gonum.org/v1/gonum/stat/distuv"
+
 	"flitsim/routing"
 	"flitsim/sim"
 )
@@ -265,10 +267,37 @@ func (w *welford) sd() float64 {
 // z99 is the two-sided 99 % quantile of the normal distribution.
 const z99 = 2.5758293035489
 
-// halfWidth is the 99 % confidence half-width of the mean.
+// halfWidth is the 99 % confidence half-width of the mean of independent
+// samples (a sink's steadiness).
 func (w *welford) halfWidth() float64 {
 	if w.n < 2 {
 		return 0
 	}
 	return z99 * w.sd() / math.Sqrt(float64(w.n))
+}
+
+// batchMeansHalfWidth is the 99 % confidence half-width of the mean of
+// the window totals ws by batch means, as the package doc of sim says:
+// batch j of k (from the end) averages windows n−(k−j)·b … n−(k−j−1)·b−1.
+func batchMeansHalfWidth(ws []float64) float64 {
+	n := len(ws)
+	if n < 2 {
+		return 0
+	}
+	k := 20
+	if n < k {
+		k = n
+	}
+	b := n / k
+	var batches welford
+	for j := 0; j < k; j++ {
+		from := n - (k-j)*b
+		sum := 0.0
+		for i := from; i < from+b; i++ {
+			sum += ws[i]
+		}
+		batches.add(sum / float64(b))
+	}
+	t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(k - 1)}.Quantile(0.995)
+	return t * batches.sd() / math.Sqrt(float64(k))
 }

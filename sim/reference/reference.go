@@ -38,9 +38,10 @@
 //
 // Where the specification leaves a choice open, the reference reads it as
 // follows:
-//   - Standard deviations (steadiness of a sink, ThroughputCIGBs) are sample
-//     standard deviations (n−1); a run is steady when the number of steady
-//     sinks is ≥ SteadyFraction·N in floating point.
+//   - Standard deviations (steadiness of a sink, the batch means of
+//     ThroughputCIGBs) are sample standard deviations (n−1); a run is
+//     steady when the number of steady sinks is ≥ SteadyFraction·N in
+//     floating point.
 //   - A deadlocked run's last instant is the last instant at which anything
 //     happened in the network (a flit, credit or consumption event, a grant
 //     or an injection); sample instants up to it are processed. A run cut
@@ -130,7 +131,8 @@ type simulator struct {
 	deliveries     []sim.Delivery
 
 	// Steady-state controller.
-	totals      welford // per-window totals over sinks, GB/s
+	totals      welford   // per-window totals over sinks, GB/s
+	windowTotal []float64 // the same, window by window (the batch means)
 	steadySinks int
 
 	// tl is the run's timeline (timed.go; nil: the fabric never changes).
@@ -602,7 +604,7 @@ func (s *simulator) result() *sim.Result {
 			bw[i] = h.stats.mean
 			r.ThroughputGBs += h.stats.mean
 		}
-		r.ThroughputCIGBs = s.totals.halfWidth()
+		r.ThroughputCIGBs = batchMeansHalfWidth(s.windowTotal)
 		r.SampledWindows = s.totals.n
 		r.SteadySinks = s.steadySinks
 	default:
