@@ -284,6 +284,9 @@ func run(net *fabric.Network, t *routing.Tables, p Params, adjust func(*simulato
 	start := time.Now()
 	s.start()
 	s.loop()
+	if err := traffic.Err(s.src); err != nil {
+		return nil, err
+	}
 	s.finish()
 	s.res.WallSeconds = time.Since(start).Seconds()
 	if s.res.WallSeconds > 0 {

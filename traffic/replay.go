@@ -128,6 +128,9 @@ type replay struct {
 	passes int
 	ranks  []replayRank
 	total  int64 // messages through the network, all passes
+	// err is the first error reading the program during the run (a trace
+	// changed after the check): the rank it struck ends there.
+	err error
 }
 
 // newReplay checks the whole program (every call of every rank decoded
@@ -585,7 +588,8 @@ func (rp *replay) advance(r int, st *replayRank) bool {
 			}
 			rd, err := rp.prog.Calls(r)
 			if err != nil {
-				return false // checked by newReplay
+				rp.fail(r, err)
+				return false
 			}
 			st.rd = rd
 			st.pass++
@@ -594,6 +598,10 @@ func (rp *replay) advance(r int, st *replayRank) bool {
 		if err != nil {
 			st.rd.Close()
 			st.rd = nil
+			if !isEOF(err) {
+				rp.fail(r, err)
+				return false
+			}
 			continue
 		}
 		st.calls++
@@ -611,7 +619,8 @@ func (rp *replay) advance(r int, st *replayRank) bool {
 		st.op, st.start, st.inCall = c.Op, st.clock, true
 		ops, err := rp.expand(r, &c, st)
 		if err != nil {
-			ops = nil // checked by newReplay
+			rp.fail(r, fmt.Errorf("call %d: %w", st.calls, err))
+			return false
 		}
 		if ops == nil {
 			ops = st.ops[:0] // keep the buffer
@@ -619,6 +628,29 @@ func (rp *replay) advance(r int, st *replayRank) bool {
 		st.ops, st.opi = ops, 0
 		return true
 	}
+}
+
+// fail notes the first error of the run, which ends rank r's calls.
+func (rp *replay) fail(r int, err error) {
+	if rp.err == nil {
+		rp.err = fmt.Errorf("%s, rank %d, during the run (the trace changed after it was checked?): %w", rp.prog.Name(), r, err)
+	}
+}
+
+// Err returns the first error a trace job of workload s met during the
+// run (a trace file changed after the check; its rank stopped there), nil
+// for every other source. Both simulators end such a run with it.
+func Err(s Source) error {
+	w, ok := s.(*workload)
+	if !ok {
+		return nil
+	}
+	for _, rp := range w.replay {
+		if rp != nil && rp.err != nil {
+			return rp.err
+		}
+	}
+	return nil
 }
 
 // arrive books a message of envelope k at rank st at instant t.

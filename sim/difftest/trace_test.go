@@ -1,6 +1,7 @@
 package difftest
 
 import (
+	"errors"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -126,5 +127,64 @@ func TestChakraInBothSimulators(t *testing.T) {
 	for _, jr := range r.Jobs {
 		require.True(t, jr.Completed, jr.ID)
 		assert.Greater(t, jr.IdealSlowdown, 1.0, jr.ID)
+	}
+}
+
+// changing is a program whose files change after the check: rank 1's
+// calls read anew after opens opens fail halfway.
+type changing struct {
+	*traffic.MemProgram
+	opens *int
+	after int
+}
+
+func (c changing) Calls(r int) (traffic.CallReader, error) {
+	rd, err := c.MemProgram.Calls(r)
+	if r == 1 {
+		*c.opens++
+		if *c.opens > c.after {
+			return failing{rd}, err
+		}
+	}
+	return rd, err
+}
+
+// failing reads a rank's first call and then fails.
+type failing struct{ traffic.CallReader }
+
+func (f failing) Next() (traffic.Call, error) {
+	c, err := f.CallReader.Next()
+	if err == nil && c.Tag > 0 {
+		return traffic.Call{}, errors.New("record 7: unknown function 999")
+	}
+	return c, err
+}
+
+// A trace that changes between the check and the run (rank 1's file now
+// breaks off) ends the run in both simulators with an error naming the
+// program and rank, not with a deadlock or a short run that looks
+// complete.
+func TestTraceChangedDuringRun(t *testing.T) {
+	net, err := fabric.Build("kary-ntree:k=2,n=2")
+	require.NoError(t, err)
+	tb, err := routing.Compute("dfsssp", net, routing.DefaultOptions())
+	require.NoError(t, err)
+	mem := &traffic.MemProgram{ID: "pp", Ranks: make([][]traffic.Call, 2)}
+	for it := range 3 {
+		mem.Ranks[0] = append(mem.Ranks[0], traffic.Call{Op: traffic.CallSend, Peer: 1, Tag: int32(it), Bytes: 100},
+			traffic.Call{Op: traffic.CallRecv, Peer: 1, Tag: int32(it)})
+		mem.Ranks[1] = append(mem.Ranks[1], traffic.Call{Op: traffic.CallRecv, Peer: 0, Tag: int32(it)},
+			traffic.Call{Op: traffic.CallSend, Peer: 0, Tag: int32(it), Bytes: 100})
+	}
+	for name, run := range map[string]func(*fabric.Network, *routing.Tables, sim.Params) (*sim.Result, error){"fast": sim.Run, "reference": reference.Run} {
+		opens := 0
+		p := sim.DefaultParams()
+		p.Jobs = []traffic.Job{{ID: "pp", Ranks: []int{0, 3}, Program: changing{mem, &opens, 1},
+			Traffic: traffic.JobTraffic{Kind: traffic.Trace, MessageBytes: 1, Load: 1, Iterations: 1}}}
+		_, err := run(net, tb, p)
+		require.Error(t, err, name)
+		assert.Contains(t, err.Error(), "pp, rank 1, during the run", name)
+		assert.Contains(t, err.Error(), "unknown function 999", name)
+		assert.Equal(t, 2, opens, "%s: read once by the check, once by the run", name)
 	}
 }

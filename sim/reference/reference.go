@@ -161,8 +161,12 @@ func Run(net *fabric.Network, t *routing.Tables, p sim.Params) (*sim.Result, err
 	if err != nil {
 		return nil, fmt.Errorf("reference: %w", err)
 	}
-	if err := s.run(); err != nil {
-		return nil, fmt.Errorf("reference: %w", err)
+	runErr := s.run()
+	if err := traffic.Err(s.src); err != nil {
+		return nil, err // the traffic's error first: it explains the run's end
+	}
+	if runErr != nil {
+		return nil, fmt.Errorf("reference: %w", runErr)
 	}
 	res := s.result()
 	res.WallSeconds = time.Since(wall).Seconds()
