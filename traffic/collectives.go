@@ -23,7 +23,8 @@ import (
 //	           posted at once (isend); else pairwise
 //	barrier    dissemination
 //
-// Each may also be named. Recursive doubling and Rabenseifner fold the
+// Each may also be named; "tree" (allreduce only, NCCL's for AI traces)
+// is a double binary tree (doubleTree). Recursive doubling and Rabenseifner fold the
 // ranks beyond the largest power of two p as MPICH does: of the first
 // 2(n−p) ranks each even one hands its vector to the odd one above it and
 // waits for the result, the others run the algorithm on p ranks.
@@ -42,12 +43,13 @@ const (
 	AlgBruck             = "bruck"
 	AlgIsend             = "isend"
 	AlgDissemination     = "dissemination"
+	AlgTree              = "tree"
 )
 
 // algorithms lists, per collective, the algorithms that may be named for
 // it, flitsim's own first.
 var algorithms = map[Kind][]string{
-	Allreduce: {AlgRing, AlgRecursiveDoubling, AlgRabenseifner},
+	Allreduce: {AlgRing, AlgRecursiveDoubling, AlgRabenseifner, AlgTree},
 	Broadcast: {AlgBinomial, AlgScatterRD, AlgScatterRing},
 	Alltoall:  {AlgPairwise, AlgBruck, AlgIsend},
 	Barrier:   {AlgDissemination},
@@ -126,7 +128,7 @@ func (t JobTraffic) algorithm(n int) string {
 // flitsim's own patterns do not compute step by step).
 func scheduled(alg string) bool {
 	switch alg {
-	case AlgRecursiveDoubling, AlgRabenseifner, AlgScatterRD, AlgScatterRing, AlgBruck, AlgIsend:
+	case AlgRecursiveDoubling, AlgRabenseifner, AlgScatterRD, AlgScatterRing, AlgBruck, AlgIsend, AlgTree:
 		return true
 	}
 	return false
@@ -166,6 +168,8 @@ func newSchedule(alg string, n, b int) *schedule {
 		s.scatterAllgather(alg, n, b)
 	case AlgBruck:
 		s.bruck(n, b)
+	case AlgTree:
+		s.doubleTree(n, b)
 	case AlgIsend:
 		s.rounds = 1
 		for r := range n {
@@ -316,6 +320,101 @@ func (s *schedule) bruck(n, b int) {
 }
 
 func ceilDiv(a, b int) int { return (a + b - 1) / b }
+
+// Chunks of the tree allreduce: NCCL pipelines its trees in steps of its
+// buffer (4 MiB in 8 steps by default, NCCL_BUFFSIZE and NCCL_STEPS), so
+// a half-vector goes in chunks of at most treeChunk bytes, and at most
+// maxTreeChunks of them (the rounds are numbered in 16 bits).
+const (
+	treeChunk     = 512 << 10
+	maxTreeChunks = 64
+)
+
+// doubleTree builds the tree allreduce as NCCL runs it on n ranks: two
+// binary trees, each reducing half of the vector up to its root and
+// broadcasting it back down, chunk by chunk. Tree 0 is the heap-ordered
+// binary tree over the ranks (parent (p−1)/2), tree 1 the same over the
+// ranks in reverse, so that the ranks inner in one are mostly leaves in
+// the other and both halves move at once. A rank sends a chunk up once
+// its children's parts of it arrived, and down to each child once the
+// result arrived from its parent (at the root: once its children's
+// parts did). Its steps are in the order an uncongested run takes them
+// (a chunk time apart: up at c + height − depth, down at c + height +
+// depth), since a rank's schedule runs in order and NCCL's progresses
+// both directions at once. A leaf's first chunk of an iteration waits
+// for the last iteration's result.
+func (s *schedule) doubleTree(n, b int) {
+	half := [2]int{ceilDiv(b, 2), b / 2}
+	k := min(maxTreeChunks, max(1, ceilDiv(half[0], treeChunk)))
+	s.rounds = int64(4 * k)
+	height := bits.Len(uint(n)) - 1 // of a heap-ordered tree of n nodes
+	type timed struct {
+		at   int
+		tree int
+		st   schedStep
+	}
+	for r := range n {
+		var steps []timed
+		for t := range 2 {
+			pos := r
+			if t == 1 {
+				pos = n - 1 - r
+			}
+			rank := func(p int) int32 {
+				if t == 1 {
+					return int32(n - 1 - p)
+				}
+				return int32(p)
+			}
+			var kids []int32
+			for _, c := range []int{2*pos + 1, 2*pos + 2} {
+				if c < n {
+					kids = append(kids, rank(c))
+				}
+			}
+			depth := bits.Len(uint(pos+1)) - 1
+			cs := ceilDiv(half[t], k)
+			for c := range k {
+				bytes := int32(max(0, min(cs, half[t]-c*cs)))
+				up, down := int16(2*(t*k+c)), int16(2*(t*k+c)+1)
+				fromKids := schedStep{need: -1}
+				switch {
+				case len(kids) > 0:
+					fromKids.need, fromKids.needCount = up, int32(len(kids))
+				case c == 0:
+					// A leaf starts the next iteration once it has the last
+					// one's result (its parent's last chunk); inner ranks
+					// wait for their children, which waited for it.
+					fromKids.need, fromKids.prev, fromKids.needCount = int16(2*(t*k+k-1)+1), true, 1
+				}
+				if pos > 0 {
+					st := fromKids
+					st.dst, st.bytes, st.round = rank((pos-1)/2), bytes, up
+					steps = append(steps, timed{c + height - depth, t, st})
+				}
+				for i, kid := range kids {
+					st := schedStep{dst: kid, bytes: bytes, round: down, need: down, needCount: 1}
+					switch {
+					case i > 0:
+						st.need, st.needCount = -1, 0 // right after the first child's: its need is met
+					case pos == 0:
+						st.need, st.needCount = fromKids.need, fromKids.needCount
+					}
+					steps = append(steps, timed{c + height + depth, t, st})
+				}
+			}
+		}
+		slices.SortStableFunc(steps, func(a, b timed) int {
+			if a.at != b.at {
+				return a.at - b.at
+			}
+			return a.tree - b.tree
+		})
+		for _, x := range steps {
+			s.add(r, x.st)
+		}
+	}
+}
 
 // step returns rank r's step k of iteration it as the workload runs it.
 func (s *schedule) step(r, k int, it int64) step {

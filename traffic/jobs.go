@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/bits"
 	"math/rand/v2"
+	"strings"
 
 	"flitsim/fabric/param"
 )
@@ -72,6 +73,22 @@ func (*JobTraffic) ParamValues(key string) []string {
 		return algorithmNames()
 	}
 	return nil
+}
+
+// ParamAccepts takes, for the algorithm key, a trace job's list of
+// collective=algorithm beside the names (param.Acceptor); checkTrace
+// refuses it on other patterns.
+func (*JobTraffic) ParamAccepts(key string) func(string) error {
+	if key != "algorithm" {
+		return nil
+	}
+	return func(s string) error {
+		if !strings.Contains(s, "=") {
+			return fmt.Errorf("or a trace job's list of collective=algorithm (allreduce=ring,alltoall=bruck)")
+		}
+		_, err := parsePolicy(s)
+		return err
+	}
 }
 
 // Ranks returns every job's ranks (terminal ordinals), in job order: the

@@ -255,6 +255,13 @@ func TestCollectiveAlgorithms(t *testing.T) {
 		// Scatter: 0→2 (20 B), 0→1 and 2→3 (10 B) by 30; three ring
 		// rounds of 10 B.
 		{"scatter-ring-4", JobTraffic{Kind: Broadcast, Algorithm: AlgScatterRing, MessageBytes: 40}, 4, 60 * w, 3 + 4*3},
+		// Double binary tree on 2 ranks: each sends its half up (40 B) to
+		// the other, the root of the other tree, which sends the result back.
+		{"tree-2", JobTraffic{Kind: Allreduce, Algorithm: AlgTree, MessageBytes: 80}, 2, 80 * w, 4},
+		// On 4 ranks (by hand): the halves go up and down two trees of depth
+		// 2 whose inner ranks (1 and 0; 2 and 3) differ, five half-vector
+		// times on the busiest sender.
+		{"tree-4", JobTraffic{Kind: Allreduce, Algorithm: AlgTree, MessageBytes: 80}, 4, 200 * w, 4 * 3},
 		// Scatter by 30, then rounds of 10 and 20 B.
 		{"scatter-rd-4", JobTraffic{Kind: Broadcast, Algorithm: AlgScatterRD, MessageBytes: 40}, 4, 60 * w, 3 + 4*2},
 	})

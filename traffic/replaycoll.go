@@ -57,7 +57,7 @@ const (
 // traceAlgs lists, per collective call, the algorithms a trace job may
 // name for it, MPICH's default choice decided in traceAlgorithm.
 var traceAlgs = map[CallOp][]string{
-	CallAllreduce:     {AlgRing, AlgRecursiveDoubling, AlgRabenseifner},
+	CallAllreduce:     {AlgRing, AlgRecursiveDoubling, AlgRabenseifner, AlgTree},
 	CallBcast:         {AlgBinomial, AlgScatterRD, AlgScatterRing},
 	CallAlltoall:      {AlgPairwise, AlgBruck, AlgIsend},
 	CallBarrier:       {AlgDissemination},

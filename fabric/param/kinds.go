@@ -146,6 +146,13 @@ func (d Decl) ParseText(s string, env Env) (any, error) {
 					return s, nil
 				}
 			}
+			if d.accept != nil {
+				err := d.accept(s)
+				if err == nil {
+					return s, nil
+				}
+				return nil, &Error{Key: d.Key, Msg: "want " + d.Range() + "; " + err.Error()}
+			}
 			return nil, &Error{Key: d.Key, Msg: "want " + d.Range()}
 		}
 		return s, nil

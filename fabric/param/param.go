@@ -71,6 +71,9 @@ type Decl struct {
 	// Values lists the values a String takes (tag values:"a|b|c"); none:
 	// any text.
 	Values []string
+	// accept takes a String's values beyond Values (an Acceptor's), or
+	// says why not.
+	accept func(string) error
 	// Flag is the command-line flag that sets the parameter (tag flag;
 	// default: the key with '-' for '_').
 	Flag string
@@ -109,6 +112,14 @@ func (e *Error) Error() string {
 // the values of key, or nil for any text.
 type Valuer interface {
 	ParamValues(key string) []string
+}
+
+// An Acceptor takes values of a text parameter beyond the ones its Valuer
+// lists, which then name the usual ones: ParamAccepts returns, for key,
+// the check of such a value (nil error: taken), or nil when Values are
+// all there is.
+type Acceptor interface {
+	ParamAccepts(key string) func(value string) error
 }
 
 // declared memoizes Of by type (reflect.Type → []Decl), as encoding/json
@@ -184,6 +195,9 @@ func declare(ptr any) []Decl {
 		}
 		if d.Kind == String && d.Values == nil && vr != nil {
 			d.Values = vr.ParamValues(key)
+		}
+		if ac, ok := ptr.(Acceptor); ok && d.Kind == String && d.Values != nil {
+			d.accept = ac.ParamAccepts(key)
 		}
 		if d.Help == "" {
 			panic(fmt.Sprintf("param: %s.%s: no help", t.Name(), f.Name))

@@ -1,6 +1,7 @@
 package param
 
 import (
+	"errors"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -212,4 +213,39 @@ func TestKindsBeyondNumbers(t *testing.T) {
 	r, _ := Find(ds, "roots")
 	assert.Equal(t, "-{}", r.Label)
 	assert.Equal(t, "a,b", r.Show([]string{"a", "b"}))
+}
+
+// named lists its mode's usual values and takes "x=y" pairs beside them.
+type named struct {
+	Mode string `param:"mode" help:"a mode"`
+}
+
+func (*named) ParamValues(string) []string { return []string{"a", "b"} }
+
+func (*named) ParamAccepts(key string) func(string) error {
+	return func(s string) error {
+		if len(s) == 3 && s[1] == '=' {
+			return nil
+		}
+		return errors.New("or a pair x=y")
+	}
+}
+
+// A text parameter with listed values takes what its Acceptor accepts
+// beyond them, from TOML and from flag text alike, and its refusal names
+// both the list and the acceptor's reason.
+func TestAcceptorTakesMore(t *testing.T) {
+	d, ok := Find(Of(&named{}), "mode")
+	require.True(t, ok)
+	for _, v := range []string{"a", "b", "x=y"} {
+		x, err := d.Decode(v, Env{})
+		require.NoError(t, err, v)
+		assert.Equal(t, v, x)
+		x, err = d.ParseText(v, Env{})
+		require.NoError(t, err, v)
+		assert.Equal(t, v, x)
+	}
+	_, err := d.Decode("c", Env{})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "one of a, b; or a pair x=y")
 }

@@ -931,7 +931,7 @@ func drawLate(c chooser, s *Scenario, topo string) {
 			s.Jobs[i].ProgramSeed = uint64(between(c, 1, 1<<30))
 			*t = traffic.JobTraffic{Kind: traffic.Trace, MessageBytes: 1, Load: 1, Iterations: between(c, 1, 2), Start: t.Start, Rendezvous: t.Rendezvous}
 			if chance(c, 30) {
-				t.Algorithm = pick(c, "allreduce=ring", "alltoall=bruck,bcast=scatter-ring", "allreduce=rabenseifner,allgather=ring")
+				t.Algorithm = pick(c, "allreduce=ring", "alltoall=bruck,bcast=scatter-ring", "allreduce=rabenseifner,allgather=ring", "allreduce=tree")
 			}
 			if chance(c, 20) {
 				t.ComputeScale = pick(c, 0.01, 0.5, 3.0)

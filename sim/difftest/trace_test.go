@@ -128,6 +128,20 @@ func TestChakraInBothSimulators(t *testing.T) {
 		require.True(t, jr.Completed, jr.ID)
 		assert.Greater(t, jr.IdealSlowdown, 1.0, jr.ID)
 	}
+	// NCCL's double binary tree for the data-parallel step's allreduces:
+	// the same calls, other messages (two trees' halves up and down).
+	jobs[0].Traffic.Algorithm = "allreduce=tree"
+	tree := bothSims(t, net, tb, p)
+	pipeline.IdealTimes(tree, p)
+	require.True(t, tree.Jobs[0].Completed)
+	// 1.75 MiB per allreduce: two chunks a half, 24 messages against the
+	// ring's 24 (six a rank), but other ones.
+	assert.Equal(t, r.Jobs[0].Messages, tree.Jobs[0].Messages)
+	assert.NotEqual(t, r.Jobs[0].CompletionNs, tree.Jobs[0].CompletionNs)
+	require.Len(t, tree.Jobs[0].Trace.Calls, len(r.Jobs[0].Trace.Calls))
+	for i, c := range r.Jobs[0].Trace.Calls {
+		assert.Equal(t, c.Count, tree.Jobs[0].Trace.Calls[i].Count, "the same calls")
+	}
 }
 
 // changing is a program whose files change after the check: rank 1's

@@ -367,8 +367,9 @@ func (t *Trace) collective(npu int, nd node, pgs map[string]int32) (traffic.Call
 
 // Algorithms implements traffic.Librarian: NCCL's rings for the
 // collectives of AI training, every message of an all-to-all posted at
-// once (NCCL's tree and its ring broadcast are not modelled: broadcast
-// runs MPICH's binomial tree).
+// once; a job may name NCCL's double binary tree for its allreduces
+// ("allreduce=tree"). NCCL's choice between them and its ring broadcast
+// are not modelled: broadcast runs MPICH's binomial tree.
 func (t *Trace) Algorithms() string {
 	return "allreduce=ring,allgather=ring,reduce_scatter=ring,alltoall=isend,bcast=binomial"
 }
