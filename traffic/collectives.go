@@ -344,7 +344,7 @@ const (
 // both directions at once. A leaf's first chunk of an iteration waits
 // for the last iteration's result.
 func (s *schedule) doubleTree(n, b int) {
-	half := [2]int{ceilDiv(b, 2), b / 2}
+	half := [2]int{max(1, ceilDiv(b, 2)), max(1, b/2)} // a message has at least a byte
 	k := min(maxTreeChunks, max(1, ceilDiv(half[0], treeChunk)))
 	s.rounds = int64(4 * k)
 	height := bits.Len(uint(n)) - 1 // of a heap-ordered tree of n nodes
@@ -375,7 +375,7 @@ func (s *schedule) doubleTree(n, b int) {
 			depth := bits.Len(uint(pos+1)) - 1
 			cs := ceilDiv(half[t], k)
 			for c := range k {
-				bytes := int32(max(0, min(cs, half[t]-c*cs)))
+				bytes := int32(max(1, min(cs, half[t]-c*cs)))
 				up, down := int16(2*(t*k+c)), int16(2*(t*k+c)+1)
 				fromKids := schedStep{need: -1}
 				switch {

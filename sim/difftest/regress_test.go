@@ -101,6 +101,11 @@ var regressions = []regression{
 		generated(166)},
 	{"timed: a deadlock on packets without a route", "two more cables of a 2-ary 2-tree fail mid-run and cut a spine off; packets granted to it before the cut reach it after its new tables (no ports) are written and stay there: both simulators deadlock at 29,878.2 ns with 552 flits stuck and no cycle to name, which the comparison took for a broken cycle finder; a timed run's deadlock may name none (generated seed 24391)",
 		generated(24391)},
+	// Found by make difftest the day the tree allreduce came (generated seed 951049).
+	{"tree allreduce of one byte", "the double binary tree split a 1-byte vector into halves of 1 and 0 bytes; a 0-byte message has no packet, so the ranks waiting for it stalled (reference: nothing left to happen, 26 of 32 messages); a tree's messages now carry at least a byte",
+		scenario("kary-ntree:k=2,n=3", "dfsssp", traffic.Allreduce, 1, 1, 0, func(s *Scenario) {
+			s.Params.Traffic.Algorithm, s.Params.Traffic.Iterations = traffic.AlgTree, 2
+		})},
 	// The battery of the former TestFastMatchesReference.
 	{"contention fat tree", "", scenario("kary-ntree:k=4,n=2", "minhop", traffic.Exchange, 4096, 1, 0, nil)},
 	{"hiccups, short messages", "", scenario("kary-ntree:k=4,n=2", "sssp", traffic.Exchange, 700, 1, 0, nil)},
