@@ -131,6 +131,17 @@
 // wait at the source until sent; their creation never depends on the
 // network.
 //
+// When a terminal has no message, a delivery to it that the source says
+// may change that (Delivered true) makes it ask again at that instant's
+// decisions, once every delivery of the instant is booked. A source may
+// answer traffic.Later with an instant t > now: nothing now, ask again
+// at t (or at a delivery before); the terminal then asks at every
+// decision at t, or after a waking delivery, until it answers otherwise
+// (a trace rank computing while its nonblocking collective progresses:
+// its answer depends on the instant asked only through which messages
+// are due by then, so both simulators, asking at those instants, get the
+// same messages).
+//
 // An HCA sends its packets strictly in order (message by message, packet by
 // packet). It starts its next packet at the earliest instant t at which
 // (a) the packet's message has been created (T_m ≤ t), (b) the link has sent

@@ -43,6 +43,7 @@ type hcaDev struct {
 	pktSeq   int64
 	pending  int32 // the next packet, formed but not injected, or -1
 	done     bool  // the source has no more messages
+	laterAt  int64 // the source said to ask again then (traffic.Later)
 	sent     int64 // payload bytes of the messages created
 	// doneAt is when its last counted message was delivered (0: none).
 	doneAt int64
@@ -79,13 +80,19 @@ func (s *simulator) nextPacket(hc *hcaDev) int32 {
 		if hc.done {
 			return -1
 		}
-		m, st := s.src.Next(int(hc.idx), hc.rng)
+		m, st := s.src.Next(int(hc.idx), s.k.now, hc.rng)
 		switch st {
 		case traffic.Done:
 			hc.done = true
 			return -1
 		case traffic.Waiting:
 			return -1 // delivered wakes the HCA
+		case traffic.Later:
+			if hc.laterAt != m.At { // asked again then (or woken by a delivery before)
+				hc.laterAt = m.At
+				s.scheduleHCA(hc.idx, m.At)
+			}
+			return -1
 		}
 		hc.msgDst = int32(s.net.NumSwitches + m.Dst) // terminals are the HCAs in node order
 		hc.msgLeft = int32(m.Bytes)

@@ -48,14 +48,19 @@ func Ideal(src Source, n int, wire WireFunc, limit int, rng func(t int) *rand.Ra
 	for i := range poll {
 		poll[i] = i
 	}
+	var now int64 // the instant of the last arrival (or wake-up) taken
 	for run.Sent < limit {
 		for len(poll) > 0 && run.Sent < limit {
 			h := poll[0]
 			poll = poll[1:]
 			for !done[h] && run.Sent < limit {
-				m, st := src.Next(h, rs[h])
+				m, st := src.Next(h, now, rs[h])
 				if st == Done {
 					done[h] = true
+				}
+				if st == Later {
+					heap.Push(&fl, flight{src: h, at: m.At, seq: seq, wake: true})
+					seq++
 				}
 				if st != Ready {
 					break
@@ -72,6 +77,11 @@ func Ideal(src Source, n int, wire WireFunc, limit int, rng func(t int) *rand.Ra
 			break
 		}
 		f := heap.Pop(&fl).(flight)
+		now = f.at
+		if f.wake { // a terminal asked to be asked again
+			poll = append(poll, f.src)
+			continue
+		}
 		j := JobOf(src, f.src)
 		if j < 0 {
 			j = 0
@@ -89,10 +99,11 @@ func Ideal(src Source, n int, wire WireFunc, limit int, rng func(t int) *rand.Ra
 }
 
 type flight struct {
-	src int
-	m   Msg
-	at  int64
-	seq int64
+	src  int
+	m    Msg
+	at   int64
+	seq  int64
+	wake bool // not a message: terminal src asks again at at
 }
 
 // flights is a min-heap of messages by arrival, then by sending order.

@@ -608,7 +608,7 @@ func (w *workload) tag(j, r int, s int64) int64 {
 	return s
 }
 
-func (w *workload) Next(src int, rng *rand.Rand) (Msg, Status) {
+func (w *workload) Next(src int, now int64, rng *rand.Rand) (Msg, Status) {
 	st := &w.state[src]
 	if st.job < 0 {
 		return Msg{}, Done
@@ -617,7 +617,10 @@ func (w *workload) Next(src int, rng *rand.Rand) (Msg, Status) {
 	job := &w.jobs[j]
 	per := int64(w.stepsPerIteration(j, r))
 	if rp := w.replay[j]; rp != nil {
-		dst, bytes, at, tag, s := rp.next(r)
+		dst, bytes, at, tag, s := rp.next(r, now)
+		if s == Later {
+			return Msg{At: at}, Later
+		}
 		if s != Ready {
 			return Msg{}, s
 		}

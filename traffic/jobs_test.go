@@ -122,7 +122,7 @@ func TestNoiseBursts(t *testing.T) {
 	var at int64
 	msgs := 0
 	for at < 200_000_000 {
-		m, st := src.Next(0, rng)
+		m, st := src.Next(0, 0, rng)
 		require.Equal(t, Ready, st)
 		require.GreaterOrEqual(t, m.At, at)
 		at = m.At
@@ -355,7 +355,7 @@ func TestShapedPatterns(t *testing.T) {
 	require.NoError(t, err)
 	rng := rand.New(rand.NewPCG(3, 4))
 	for r := range 16 {
-		m, st := src.Next(r, rng)
+		m, st := src.Next(r, 0, rng)
 		require.Equal(t, Ready, st)
 		if x, y := r%4, r/4; x != y {
 			assert.Equal(t, x*4+y, m.Dst, "rank %d", r)
@@ -378,7 +378,7 @@ func TestJobEnd(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	var n int
 	for {
-		m, st := src.Next(0, rng)
+		m, st := src.Next(0, 0, rng)
 		if st == Done {
 			break
 		}
@@ -388,7 +388,7 @@ func TestJobEnd(t *testing.T) {
 		n++
 	}
 	assert.Equal(t, 10, n, "5 ns + 10 · 100 ns reaches 1 µs")
-	_, st := src.Next(0, rng)
+	_, st := src.Next(0, 0, rng)
 	assert.Equal(t, Done, st)
 	for _, bad := range []JobTraffic{
 		{Kind: Exchange, MessageBytes: 1000, Load: 1, Iterations: 1, End: 1000},

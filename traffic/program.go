@@ -118,6 +118,11 @@ type Call struct {
 	Peer2, Tag2 int32
 	// Counts and Counts2 are the per-rank sizes of the v-collectives.
 	Counts, Counts2 []int64
+	// Async makes a collective nonblocking (MPI_Iallreduce and the like,
+	// a Chakra collective the graph lets overlap): the call returns at
+	// once, its messages go beside the rank's later calls, and a Wait on
+	// Req ends it.
+	Async bool
 }
 
 // MemProgram is a Program held in memory: tests, the differential

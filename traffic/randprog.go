@@ -10,7 +10,8 @@ import (
 // non-blocking messages (several per channel, waited for in a drawn
 // order), a Sendrecv over a drawn permutation, a probe then a receive, or
 // a collective (any of the replay's, on the world or on a half of it,
-// with drawn sizes, roots and per-rank counts), with drawn computation
+// with drawn sizes, roots and per-rank counts; a third of them
+// nonblocking, waited for some phases later), with drawn computation
 // between calls. The differential tests replay it in both simulators;
 // its messages all match, so it ends on any network.
 func RandomProgram(n int, seed uint64) *MemProgram {
@@ -41,8 +42,21 @@ func RandomProgram(n int, seed uint64) *MemProgram {
 		c.Compute = compute()
 		p.Ranks[r] = append(p.Ranks[r], c)
 	}
+	// The requests of nonblocking collectives posted and not yet waited
+	// for (every rank alike): waited for before a drawn later phase or at
+	// the end, so that phases run beside them.
+	var pending []int32
+	wait := func() {
+		for r := range n {
+			add(r, Call{Op: CallWait, Reqs: pending})
+		}
+		pending = nil
+	}
 	for ph := range 3 + rng.IntN(6) {
 		tag := int32(ph)
+		if len(pending) > 0 && rng.IntN(2) == 0 {
+			wait()
+		}
 		switch rng.IntN(5) {
 		case 0: // a ring of k messages per channel, waited for in a drawn order
 			k := 1 + rng.IntN(3)
@@ -83,9 +97,11 @@ func RandomProgram(n int, seed uint64) *MemProgram {
 					add(r, Call{Op: CallRecv, Peer: int32(r - 1), Tag: tag})
 				}
 			}
-		default: // a collective
+		default: // a collective, a third of them nonblocking
 			op := CallBarrier + CallOp(rng.IntN(int(numCallOps-CallBarrier)))
 			onHalf := n >= 4 && rng.IntN(2) == 0
+			async := rng.IntN(3) == 0
+			req := int32(1000 + ph)
 			b := sizes[rng.IntN(len(sizes))]
 			rootDraw := rng.Uint64()
 			countSeed := rng.Uint64()
@@ -132,9 +148,18 @@ func RandomProgram(n int, seed uint64) *MemProgram {
 						}
 					}
 				}
+				if async {
+					c.Async, c.Req = true, req
+				}
 				add(r, c)
 			}
+			if async {
+				pending = append(pending, req)
+			}
 		}
+	}
+	if len(pending) > 0 {
+		wait()
 	}
 	return p
 }

@@ -3,6 +3,7 @@ package traffic
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sync"
 
 	"flitsim/fabric/param"
@@ -70,22 +71,40 @@ const (
 	ropColl
 	ropRecv
 	ropProbe
+	ropWaitColl // wait for nonblocking collective recv (its id) to end
 )
 
 type chanKey struct{ peer, comm, tag int32 }
 
+// bgColl is a nonblocking collective of a rank: its steps, which run
+// beside the rank's calls as their needs are met, and its own clock (when
+// its next step may go: its post, then its needs' arrivals).
+type bgColl struct {
+	ops   []rop
+	opi   int
+	clock int64
+	done  bool
+}
+
 // replayRank is a rank's place in the program.
 type replayRank struct {
-	rd       CallReader
-	pass     int // passes begun (iterations)
-	calls    int64
-	clock    int64
-	ops      []rop // the steps of the call under way, ops[opi:] still to do
-	opi      int
-	op       CallOp // the call under way
-	start    int64  // when it began (after its computation)
-	inCall   bool
-	reqs     requests           // receives by request handle, oldest first (a tracer's handles recur)
+	rd     CallReader
+	pass   int // passes begun (iterations)
+	calls  int64
+	clock  int64
+	ops    []rop // the steps of the call under way, ops[opi:] still to do
+	opi    int
+	op     CallOp // the call under way
+	start  int64  // when it began (after its computation)
+	inCall bool
+	reqs   requests // receives by request handle, oldest first (a tracer's handles recur)
+	// Nonblocking collectives under way (Call.Async), by id in the order
+	// posted, beside the rank's calls; creqs finds them by request handle.
+	colls    map[int64]*bgColl
+	bg       []int64 // the ids of those not yet ended, in order
+	ncoll    int64
+	creqs    requests
+	ranOut   bool               // its calls are all read; it ends with its collectives
 	arrived  map[msgKey]arrival // collectives' messages, by instance and round
 	inst     map[int32]int64    // collective instances begun per communicator
 	inflight window[msgKey]     // envelopes of the messages sent and not yet delivered, by tag
@@ -351,6 +370,8 @@ func (rp *replay) expand(r int, c *Call, st *replayRank) ([]rop, error) {
 		for _, q := range c.Reqs {
 			if id, ok := st.reqs.pop(q); ok {
 				ops = append(ops, rop{kind: ropRecv, recv: id})
+			} else if id, ok := st.creqs.pop(q); ok {
+				ops = append(ops, rop{kind: ropWaitColl, recv: id})
 			}
 		}
 		return ops, nil
@@ -506,12 +527,96 @@ type earlyMsg struct {
 }
 
 // next returns rank r's next message: its world rank, bytes, creation
-// instant and tag; or why there is none.
-func (rp *replay) next(r int) (dst int32, bytes int64, at, tag int64, s Status) {
+// instant and tag; or why there is none at instant now. Without
+// nonblocking collectives under way a rank's next message is handed out
+// as soon as its calls reach it, its creation instant perhaps ahead of
+// now. With them, the rank's calls and its collectives' steps each have a
+// next message due at some instant (its clock); the one due first goes
+// (ties: the oldest collective's, then the calls'), and only once due:
+// before, the rank answers Later, so that a step a delivery readies goes
+// in its turn whenever a simulator asks.
+func (rp *replay) next(r int, now int64) (dst int32, bytes int64, at, tag int64, s Status) {
 	st := &rp.ranks[r]
 	for {
+		rp.settle(r, st)
+		held := rp.runCalls(r, st) // the calls' next step is a send unless held
+		if rp.settle(r, st) > 0 && held {
+			continue // a collective ended: a wait for it may pass now
+		}
 		if st.done {
 			return 0, 0, 0, 0, Done
+		}
+		callsSend := !held && !st.ranOut
+		if len(st.bg) == 0 {
+			if !callsSend {
+				st.waiting = true
+				return 0, 0, 0, 0, Waiting
+			}
+			st.waiting = false
+			return rp.sendCall(r, st)
+		}
+		// The collective due first (the oldest of a tie), if any is due.
+		best, due := -1, int64(math.MaxInt64)
+		for i, id := range st.bg {
+			c := st.colls[id]
+			if c.opi < len(c.ops) && c.ops[c.opi].kind == ropSend && c.clock < due {
+				best, due = i, c.clock
+			}
+		}
+		st.waiting = true
+		switch {
+		case callsSend && st.clock < due && st.clock <= now:
+			st.waiting = false
+			return rp.sendCall(r, st)
+		case best >= 0 && due <= now:
+			c := st.colls[st.bg[best]]
+			o := &c.ops[c.opi]
+			c.opi++
+			t := st.nmsg
+			st.nmsg++
+			st.inflight.put(t, o.key)
+			return o.dst, max(o.bytes, 1), c.clock, t, Ready
+		case callsSend:
+			return 0, 0, min(st.clock, due), 0, Later
+		case best >= 0:
+			return 0, 0, due, 0, Later
+		}
+		return 0, 0, 0, 0, Waiting
+	}
+}
+
+// sendCall hands out the send the rank's calls have reached.
+func (rp *replay) sendCall(r int, st *replayRank) (int32, int64, int64, int64, Status) {
+	o := &st.ops[st.opi]
+	st.opi++
+	k := o.key
+	if k.p2p() {
+		if st.sentTo == nil {
+			st.sentTo = make([]int64, len(rp.ranks))
+		}
+		k.seq = st.sentTo[o.dst]
+		st.sentTo[o.dst]++
+	}
+	t := st.nmsg
+	st.nmsg++
+	st.inflight.put(t, k)
+	return o.dst, max(o.bytes, 1), st.clock, t, Ready
+}
+
+// runCalls runs rank r's calls up to their next send to another rank,
+// taking what needs no network (waits met, sends to itself, calls read);
+// it reports whether they are held (a wait not met, or no calls left:
+// ranOut; done once its collectives have ended too).
+func (rp *replay) runCalls(r int, st *replayRank) (held bool) {
+	for {
+		if st.done {
+			return true
+		}
+		if st.ranOut {
+			if len(st.bg) == 0 {
+				st.done = true
+			}
+			return true
 		}
 		if st.opi >= len(st.ops) {
 			if st.inCall {
@@ -520,16 +625,17 @@ func (rp *replay) next(r int) (dst int32, bytes int64, at, tag int64, s Status) 
 				st.inCall = false
 			}
 			if !rp.advance(r, st) {
-				st.done = true
+				st.ranOut = true
 			}
 			continue
 		}
 		o := &st.ops[st.opi]
 		switch o.kind {
 		case ropSend:
-			st.opi++
-			b := max(o.bytes, 1)
-			k := o.key
+			if o.dst != int32(r) {
+				return false
+			}
+			k := o.key // to oneself: no network
 			if k.p2p() {
 				if st.sentTo == nil {
 					st.sentTo = make([]int64, len(rp.ranks))
@@ -537,30 +643,15 @@ func (rp *replay) next(r int) (dst int32, bytes int64, at, tag int64, s Status) 
 				k.seq = st.sentTo[o.dst]
 				st.sentTo[o.dst]++
 			}
-			if o.dst == int32(r) { // to oneself: no network
-				rp.arrive(st, k, st.clock)
-				continue
-			}
-			t := st.nmsg
-			st.nmsg++
-			st.inflight.put(t, k)
-			st.waiting = false
-			return o.dst, b, st.clock, t, Ready
+			rp.arrive(st, k, st.clock)
 		case ropColl:
-			a := st.arrived[o.key]
-			if a.n < o.count {
-				st.waiting = true
-				return 0, 0, 0, 0, Waiting
-			}
-			st.clock = max(st.clock, a.last)
-			if o.del {
-				delete(st.arrived, o.key)
+			if !st.collMet(o, &st.clock) {
+				return true
 			}
 		case ropRecv:
 			rs, ok := st.recvs.get(o.recv)
 			if ok && !rs.matched {
-				st.waiting = true
-				return 0, 0, 0, 0, Waiting
+				return true
 			}
 			if ok {
 				st.clock = max(st.clock, rs.at)
@@ -569,13 +660,65 @@ func (rp *replay) next(r int) (dst int32, bytes int64, at, tag int64, s Status) 
 		case ropProbe:
 			q := st.chans[o.ch]
 			if q == nil || len(q.msgs) == 0 {
-				st.waiting = true
-				return 0, 0, 0, 0, Waiting
+				return true
 			}
 			st.clock = max(st.clock, q.msgs[0])
+		case ropWaitColl:
+			c := st.colls[o.recv]
+			if !c.done {
+				return true
+			}
+			st.clock = max(st.clock, c.clock)
+			delete(st.colls, o.recv)
 		}
 		st.opi++
 	}
+}
+
+// collMet reports whether the messages collective step o waits for have
+// all arrived, and then takes them, moving *clock to the last arrival.
+func (st *replayRank) collMet(o *rop, clock *int64) bool {
+	a := st.arrived[o.key]
+	if a.n < o.count {
+		return false
+	}
+	*clock = max(*clock, a.last)
+	if o.del {
+		delete(st.arrived, o.key)
+	}
+	return true
+}
+
+// settle runs rank r's nonblocking collectives through the steps that
+// need no network (needs met, sends to itself), ends those with no step
+// left, and returns how many it ended.
+func (rp *replay) settle(r int, st *replayRank) (ended int) {
+	for i := 0; i < len(st.bg); i++ {
+		c := st.colls[st.bg[i]]
+	steps:
+		for c.opi < len(c.ops) {
+			o := &c.ops[c.opi]
+			switch o.kind {
+			case ropSend:
+				if o.dst != int32(r) {
+					break steps
+				}
+				rp.arrive(st, o.key, c.clock)
+			case ropColl:
+				if !st.collMet(o, &c.clock) {
+					break steps
+				}
+			}
+			c.opi++
+		}
+		if c.opi >= len(c.ops) {
+			c.done = true
+			st.bg = append(st.bg[:i], st.bg[i+1:]...)
+			i--
+			ended++
+		}
+	}
+	return ended
 }
 
 // advance reads rank r's next call into its steps; false when the rank has
@@ -621,6 +764,18 @@ func (rp *replay) advance(r int, st *replayRank) bool {
 		if err != nil {
 			rp.fail(r, fmt.Errorf("call %d: %w", st.calls, err))
 			return false
+		}
+		if c.Async && c.Op.Collective() {
+			// Posted: its steps run beside the calls from here on.
+			if st.colls == nil {
+				st.colls = map[int64]*bgColl{}
+			}
+			id := st.ncoll
+			st.ncoll++
+			st.colls[id] = &bgColl{ops: slices.Clone(ops), clock: st.clock}
+			st.bg = append(st.bg, id)
+			st.creqs.push(c.Req, id)
+			ops = nil
 		}
 		if ops == nil {
 			ops = st.ops[:0] // keep the buffer
@@ -674,7 +829,7 @@ func (rp *replay) delivered(src, dst int, tag, t int64) bool {
 	}
 	d := &rp.ranks[dst]
 	rp.arrive(d, k, t)
-	return d.waiting
+	return d.waiting || len(d.bg) > 0 // a collective's step may be due
 }
 
 // checkTrace reports what keeps a trace job from running.

@@ -242,7 +242,7 @@ func TestReplayMatching(t *testing.T) {
 	require.NoError(t, err)
 	var msgs []Msg
 	for {
-		m, st := w.Next(0, nil)
+		m, st := w.Next(0, 0, nil)
 		if st != Ready {
 			assert.Equal(t, Done, st, "rank 0 waits for nothing: its self-message needs no network")
 			break
@@ -251,7 +251,7 @@ func TestReplayMatching(t *testing.T) {
 	}
 	require.Len(t, msgs, 4)
 	assert.Equal(t, []int{100, 200, 300, 400}, []int{msgs[0].Bytes, msgs[1].Bytes, msgs[2].Bytes, msgs[3].Bytes})
-	_, st := w.Next(1, nil)
+	_, st := w.Next(1, 0, nil)
 	require.Equal(t, Waiting, st, "rank 1 waits for tag 6")
 	// Deliver out of order: the second, fourth and third message first.
 	// Rank 1 takes a sender's messages in the order they were sent, so
@@ -259,10 +259,10 @@ func TestReplayMatching(t *testing.T) {
 	w.Delivered(0, msgs[3], 40)
 	w.Delivered(0, msgs[1], 20)
 	w.Delivered(0, msgs[2], 30)
-	_, st = w.Next(1, nil)
+	_, st = w.Next(1, 0, nil)
 	require.Equal(t, Waiting, st, "tag 6 came, but after the first message, which has not")
 	w.Delivered(0, msgs[0], 50)
-	_, st = w.Next(1, nil)
+	_, st = w.Next(1, 0, nil)
 	require.Equal(t, Done, st)
 	rp := w.replay[0]
 	assert.Equal(t, int64(50), rp.ranks[1].stats.End, "rank 1 ends with the last message it needed")
@@ -410,4 +410,35 @@ func TestReplayCheckRemembered(t *testing.T) {
 	_, err := NewWorkload([]Job{traceJob(p, JobTraffic{Algorithm: "allreduce=ring"})}, 4, nil, nil)
 	require.NoError(t, err)
 	assert.Equal(t, 8, p.reads, "other algorithms: another check")
+}
+
+// A nonblocking collective (Call.Async) runs beside the computation that
+// follows it: on an ideal network of 10 ps a byte, two ranks all-reduce
+// 100 bytes (the ring: 50 bytes out and back, done at 1,000 ps), compute
+// c, wait for the allreduce and then rank 0 sends 10 bytes to rank 1 (100
+// ps). Blocking, the send goes at 1,000 + c; posted, at max(c, 1,000).
+func TestReplayNonblockingCollective(t *testing.T) {
+	wire := func(b int) int64 { return int64(b) * 10 }
+	for _, c := range []struct {
+		compute, blocking, async int64
+	}{{2000, 3100, 2100}, {300, 1400, 1100}} {
+		for _, async := range []bool{false, true} {
+			p := program(2, nil, func(r int) []Call {
+				calls := []Call{{Op: CallAllreduce, Bytes: 100, Req: 7, Async: async}, {Op: CallWait, Reqs: []int32{7}, Compute: c.compute}}
+				if r == 0 {
+					return append(calls, Call{Op: CallSend, Peer: 1, Bytes: 10})
+				}
+				return append(calls, Call{Op: CallRecv, Peer: 0})
+			})
+			job := traceJob(p, JobTraffic{Algorithm: "allreduce=ring"})
+			require.NoError(t, CheckTrace(job))
+			last, _, sent := ideal(t, []Job{job}, 2, wire, 100)
+			want := c.blocking
+			if async {
+				want = c.async
+			}
+			assert.Equal(t, 5, sent)
+			assert.Equal(t, want, last[0], "compute %d, async %v", c.compute, async)
+		}
+	}
 }

@@ -23,6 +23,11 @@ const (
 	Ready   Status = iota // the message is returned
 	Waiting               // the next message waits for a delivery to this terminal
 	Done                  // the terminal sends nothing more
+	// Later: nothing now; ask again at the returned message's At (> now),
+	// or when a delivery to the terminal wakes it, whichever is first (a
+	// trace rank computing while a nonblocking collective of its own
+	// progresses on deliveries).
+	Later
 )
 
 // WireFunc returns the wire time (ps) of a message of the given payload on
@@ -40,8 +45,8 @@ type WireFunc func(bytes int) int64
 // for the same messages gets the same traffic.
 type Source interface {
 	// Next returns terminal src's next message, or the reason there is
-	// none now.
-	Next(src int, rng *rand.Rand) (Msg, Status)
+	// none at instant now (asked once every delivery of now is booked).
+	Next(src int, now int64, rng *rand.Rand) (Msg, Status)
 	// Delivered books message m from src whose last flit was consumed at
 	// m.Dst at instant t. It reports whether m.Dst was Waiting and may now
 	// have its next message.

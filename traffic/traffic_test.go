@@ -25,7 +25,7 @@ func open(t *testing.T, s Spec, switchOf []int, seed uint64) Source {
 // next returns the destination of terminal src's next message, or -1 when
 // it has none.
 func next(s Source, src int, r *rand.Rand) int {
-	m, st := s.Next(src, r)
+	m, st := s.Next(src, 0, r)
 	if st != Ready {
 		return -1
 	}
@@ -123,14 +123,14 @@ func TestDependentPatternOverEveryHCA(t *testing.T) {
 	total, inf := p.Total()
 	assert.Equal(t, int64(4*2*3), total)
 	assert.False(t, inf)
-	m, st := p.Next(0, nil)
+	m, st := p.Next(0, 0, nil)
 	require.Equal(t, Ready, st)
 	assert.Equal(t, Msg{Dst: 1, Bytes: 2, At: 0, Tag: 0}, m)
-	_, st = p.Next(0, nil)
+	_, st = p.Next(0, 0, nil)
 	assert.Equal(t, Waiting, st, "step 1 waits for rank 3's step 0")
-	m3, _ := p.Next(3, nil)
+	m3, _ := p.Next(3, 0, nil)
 	assert.True(t, p.Delivered(3, m3, 7))
-	m, st = p.Next(0, nil)
+	m, st = p.Next(0, 0, nil)
 	require.Equal(t, Ready, st)
 	assert.Equal(t, int64(7), m.At, "sent when the chunk it waited for arrived")
 }

@@ -106,6 +106,9 @@ var regressions = []regression{
 		scenario("kary-ntree:k=2,n=3", "dfsssp", traffic.Allreduce, 1, 1, 0, func(s *Scenario) {
 			s.Params.Traffic.Algorithm, s.Params.Traffic.Iterations = traffic.AlgTree, 2
 		})},
+	// Found by make difftest when nonblocking collectives came (generated seed 970739).
+	{"nonblocking collective: a step due when asked", "a trace rank handed out its collective's steps before the send its calls had reached; the reference asked when it had injected a packet, the fast simulator when its link was free, so a step a delivery readied in between went before the send in one and after it in the other; now the message due first goes, and only once due (traffic.Later)",
+		generated(970739)},
 	// The battery of the former TestFastMatchesReference.
 	{"contention fat tree", "", scenario("kary-ntree:k=4,n=2", "minhop", traffic.Exchange, 4096, 1, 0, nil)},
 	{"hiccups, short messages", "", scenario("kary-ntree:k=4,n=2", "sssp", traffic.Exchange, 700, 1, 0, nil)},

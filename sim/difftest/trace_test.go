@@ -202,3 +202,43 @@ func TestTraceChangedDuringRun(t *testing.T) {
 		assert.Equal(t, 2, opens, "%s: read once by the check, once by the run", name)
 	}
 }
+
+// A nonblocking collective overlaps the computation after it in both
+// simulators alike (the source answers traffic.Later while the rank
+// computes and its collective still has steps to take): four ranks post
+// a 64 KiB allreduce, compute 20 or 40 µs, wait for it and exchange a
+// message;
+// posted, the run ends when the longer of the two does, then the
+// message; blocking, after both.
+func TestNonblockingCollectiveInBothSimulators(t *testing.T) {
+	net, err := fabric.Build("kary-ntree:k=2,n=2")
+	require.NoError(t, err)
+	tb, err := routing.Compute("dfsssp", net, routing.DefaultOptions())
+	require.NoError(t, err)
+	run := func(async bool, compute int64) sim.JobResult {
+		p := &traffic.MemProgram{ID: "overlap", Ranks: make([][]traffic.Call, 4)}
+		for r := range 4 {
+			p.Ranks[r] = []traffic.Call{{Op: traffic.CallAllreduce, Bytes: 64 << 10, Req: 3, Async: async},
+				{Op: traffic.CallWait, Reqs: []int32{3}, Compute: compute},
+				{Op: traffic.CallSendrecv, Peer: int32(r ^ 1), Peer2: int32(r ^ 1), Bytes: 1000}}
+		}
+		q := sim.DefaultParams()
+		q.Jobs = []traffic.Job{{ID: "overlap", Ranks: []int{0, 1, 2, 3}, Program: p,
+			Traffic: traffic.JobTraffic{Kind: traffic.Trace, MessageBytes: 1, Load: 1, Iterations: 1, Algorithm: "allreduce=ring"}}}
+		r := bothSims(t, net, tb, q)
+		require.True(t, r.Jobs[0].Completed)
+		return r.Jobs[0]
+	}
+	alone := run(false, 0).CompletionNs // the allreduce (29.6 µs here), then the message
+	for _, c := range []int64{20 * fabric.Microsecond, 40 * fabric.Microsecond} {
+		blocking, posted := run(false, c).CompletionNs, run(true, c).CompletionNs
+		us := float64(c) / 1000
+		assert.InDelta(t, alone+us, blocking, 1e-6, "blocking: the computation after the allreduce")
+		if us < alone {
+			assert.InDelta(t, alone, posted, 1e-6, "posted: the computation hides in the allreduce")
+		} else {
+			assert.Less(t, posted, us+0.5*alone, "posted: the allreduce hides in the computation")
+			assert.Greater(t, posted, us)
+		}
+	}
+}

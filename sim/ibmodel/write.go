@@ -310,7 +310,7 @@ func destinations(in Inputs) ([]sequence, error) {
 	for i := range seqs {
 		rng := fabric.Stream(in.Seed, "traffic/hca/"+strconv.Itoa(i))
 		next := func() (int, bool) {
-			m, st := src.Next(i, rng)
+			m, st := src.Next(i, 0, rng)
 			return m.Dst, st == traffic.Ready
 		}
 		switch k := in.Traffic.Kind; {

@@ -11,14 +11,22 @@ import (
 // createMessage takes terminal h's next message from the source. It
 // reports false when there is none: h is done, or waits for a delivery.
 func (s *simulator) createMessage(h *hca) bool {
-	msg, st := s.src.Next(h.term, h.rng)
+	msg, st := s.src.Next(h.term, s.now, h.rng)
 	switch st {
 	case traffic.Done:
 		h.done = true
 		return false
 	case traffic.Waiting:
 		return false
+	case traffic.Later: // decide, and ask, again then
+		h.later = true
+		if h.laterAt != msg.At {
+			h.laterAt = msg.At
+			s.post(event{t: msg.At, kind: evDecide, port: h.port})
+		}
+		return false
 	}
+	h.later = false
 	m := &message{src: h.term, dst: msg.Dst, created: msg.At, tag: msg.Tag, bytes: msg.Bytes, get: msg.Get}
 	for left := msg.Bytes; left > 0; left -= min(left, s.p.HW.MTU) {
 		m.packets++
@@ -159,6 +167,15 @@ func (s *simulator) canInject(h *hca, t int64) bool {
 func (s *simulator) decideHCA(h *hca) {
 	if h.decideAt == s.now {
 		h.decideAt = -1
+	}
+	if h.ask || h.later {
+		h.ask = false
+		if h.cur == nil && !h.done {
+			s.nextPacket(h)
+			if p := s.next(h); p != nil && max(h.linkFree, p.createdAt()) > s.now {
+				s.postDecideHCA(h, s.now) // when it is created and its link free
+			}
+		}
 	}
 	if !s.canInject(h, s.now) {
 		if p := s.next(h); (s.p.Counters || h.aa != nil) && p != nil && p.createdAt() <= s.now && s.now >= h.linkFree && !s.draining(h, s.now) {
@@ -357,9 +374,12 @@ func (s *simulator) deliver(h *hca, p *packet) {
 			s.countedDone++
 			s.hcas[p.msg.src].lastDone = s.now
 		}
-		if s.src.Delivered(p.msg.src, traffic.Msg{Dst: p.msg.dst, Tag: p.msg.tag}, s.now) && h.cur == nil && !h.done {
-			s.nextPacket(h)
-			s.postDecideHCA(h, s.now)
+		if s.src.Delivered(p.msg.src, traffic.Msg{Dst: p.msg.dst, Tag: p.msg.tag}, s.now) && h.cur == nil && !h.done && !h.ask {
+			h.ask = true
+			if h.decideAt != s.now {
+				h.decideAt = s.now
+				s.post(event{t: s.now, kind: evDecide, port: h.port})
+			}
 		}
 	}
 	h.payload += int64(p.payload)

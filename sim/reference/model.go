@@ -224,6 +224,14 @@ type hca struct {
 	linkFree int64    // start of the previous packet + its flits·ft
 	seq      int64    // packets created
 	decideAt int64    // instant of the latest decision event scheduled
+	// ask: a delivery woke the source, which is asked for the next
+	// message at the instant's decision, once every delivery of the
+	// instant is booked (sim's package doc, "Traffic").
+	ask bool
+	// later: the source said to ask again (Later), at laterAt or when a
+	// delivery wakes it; every decision asks it until it answers.
+	later   bool
+	laterAt int64
 
 	// Sink.
 	bus     []busFlit // arrived flits not yet consumed, in arrival order

@@ -268,7 +268,7 @@ func newSimulator(net *fabric.Network, t *routing.Tables, p sim.Params) (*simula
 			return nil, fmt.Errorf("HCA %s (terminal %d) is cabled on port %d to HCA %s, not to a switch",
 				net.Nodes[node].Name, term, pn, net.Nodes[pt.peer.node].Name)
 		}
-		h := &hca{term: term, node: node, port: pt, sw: pt.peer.node, decideAt: -1,
+		h := &hca{term: term, node: node, port: pt, sw: pt.peer.node, decideAt: -1, laterAt: -1,
 			rng: fabric.Stream(p.Seed, fmt.Sprintf("traffic/hca/%d", term))}
 		// The phase spans (1 − hiccup_sync) of the period; in phase at 0.
 		span := p.HW.HiccupPeriodPs

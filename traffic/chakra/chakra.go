@@ -285,6 +285,11 @@ func (t *Trace) order(npu int, nodes []node, pgs map[string]int32) ([]traffic.Ca
 			if err != nil {
 				return nil, err
 			}
+			// Posted, as a receive is: waited for just before the first
+			// node that depends on it, so that what comes between
+			// overlaps it (ASTRA-sim runs collectives beside computation).
+			c.Async, c.Req = true, int32(i)
+			recvReq[i] = int32(i)
 			emit(c)
 		default:
 			t.Skipped[nodeTypes[nd.typ]]++
