@@ -148,6 +148,9 @@ type Routed struct {
 	// VLsNeeded says how many VLs it would have needed, when it knows
 	// (at least, when AtLeast is set).
 	Failure error
+	// Elapsed is the engine's own time (wall clock, not verification or
+	// metrics): a measurement, never part of a result.
+	Elapsed time.Duration
 }
 
 // OK reports complete, loop-free tables.
@@ -169,15 +172,17 @@ func (r *Routed) Problem() string {
 // Routed.Failure; the error is for what is no routing result at all (a
 // missing OpenSM, tables that cannot be verified).
 func Route(net *fabric.Network, engine string, opts routing.Options) (*Routed, error) {
+	start := time.Now()
 	tb, err := engines.Compute(engine, net, opts)
+	elapsed := time.Since(start)
 	if err != nil {
 		var f *routing.Failure
 		if errors.As(err, &f) || engine == "file" {
-			return &Routed{Failure: err}, nil
+			return &Routed{Failure: err, Elapsed: elapsed}, nil
 		}
 		return nil, err
 	}
-	r := &Routed{Tables: tb}
+	r := &Routed{Tables: tb, Elapsed: elapsed}
 	if r.Verdict, err = routing.Verify(net, tb); err != nil {
 		return nil, err
 	}
