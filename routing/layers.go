@@ -149,6 +149,9 @@ func breakCycles(ps *pathSet, limit int) ([]uint8, int, error) {
 // rule), the strongest, or the first the search found.
 type breakRule struct {
 	strongest, first bool
+	// online puts each path into the first layer that stays acyclic with
+	// it instead (the paper's online variant; onlineLayers).
+	online bool
 }
 
 // newBreakRule reads Options.Break ("" is weakest).
@@ -160,12 +163,17 @@ func newBreakRule(o Options) (breakRule, error) {
 		return breakRule{strongest: true}, nil
 	case "first":
 		return breakRule{first: true}, nil
+	case "online":
+		return breakRule{online: true}, nil
 	}
 	return breakRule{}, fmt.Errorf("break %q: want one of %v", o.Break, breakRules)
 }
 
 // breakCyclesBy is breakCycles cutting the edge rule chooses.
 func breakCyclesBy(ps *pathSet, limit int, rule breakRule) ([]uint8, int, error) {
+	if rule.online {
+		return onlineLayers(ps, limit)
+	}
 	layer := make([]uint8, ps.len())
 	cur := make([]int32, ps.len())
 	for i := range cur {
@@ -181,6 +189,38 @@ func breakCyclesBy(ps *pathSet, limit int, rule breakRule) ([]uint8, int, error)
 		}
 		cur = b.breakLayer(ps, cur, layer, uint8(L))
 	}
+}
+
+// onlineLayers is seeds/000's online variant of DFSSSP's layering: each
+// path, in the path set's order, goes into the first layer whose channel
+// dependencies stay acyclic with all of its own (all or none); a layer
+// keeps a dynamic topological order (Pearce-Kelly), so a path costs a
+// search of the affected region only, not the whole graph the paper's
+// implementation searched.
+func onlineLayers(ps *pathSet, limit int) ([]uint8, int, error) {
+	nch := 0
+	for _, c := range ps.ch {
+		nch = max(nch, int(c)+1)
+	}
+	layer := make([]uint8, ps.len())
+	var layers []*cdg
+	for p := range ps.len() {
+		ch := ps.channels(p)
+		L := 0
+		for ; L < limit; L++ {
+			if L == len(layers) {
+				layers = append(layers, newOrderedCDG(nch))
+			}
+			if layers[L].insertPath(ch) {
+				break
+			}
+		}
+		if L == limit {
+			return nil, 0, fmt.Errorf("needs more than %d virtual layers", limit)
+		}
+		layer[p] = uint8(L)
+	}
+	return layer, max(len(layers), 1), nil
 }
 
 // cycleBreaker holds the channel dependency graph of one layer, with the

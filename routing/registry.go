@@ -41,7 +41,7 @@ type Options struct {
 	// Spread lets the adaptive engines' packets take any shortest way inside
 	// a group, picked by a hash of the packet, instead of the lowest port.
 	// Break is DFSSSP's cycle-breaking heuristic (seeds/000 §IV).
-	Break  string `param:"break" unset:"weakest" label:"-{}" help:"dfsssp: which edge of a channel dependency cycle moves its paths to the next layer (seeds/000 §IV): weakest (fewest HCA pairs, the paper's and OpenSM's choice), strongest (most), first (the first edge the search found: the paper's pseudo-random heuristic)"`
+	Break  string `param:"break" unset:"weakest" label:"-{}" help:"dfsssp: which edge of a channel dependency cycle moves its paths to the next layer (seeds/000 §IV): weakest (fewest HCA pairs, the paper's and OpenSM's choice), strongest (most), first (the first edge the search found: the paper's pseudo-random heuristic), online (no cycle breaking: each path into the first layer that stays acyclic, the paper's online variant)"`
 	Spread bool   `param:"spread" default:"false" label:"-spread" help:"adaptive engines: a hop inside a group takes any port on a shortest way (parallel cables, both orders of a two-hop way), picked by a hash of the packet as on Aries; false: the lowest port"`
 	// Seed seeds the engines that draw random numbers (angara-genetic);
 	// 0 is read as 1.
@@ -191,7 +191,7 @@ func Names() []string {
 }
 
 // breakRules are the values of Options.Break.
-var breakRules = []string{"weakest", "strongest", "first"}
+var breakRules = []string{"weakest", "strongest", "first", "online"}
 
 // ParamValues lists the values of an enumerated option (param.Valuer).
 func (*Options) ParamValues(key string) []string {

@@ -221,12 +221,13 @@ func FuzzReadLFTs(f *testing.F) {
 // (64 switches, 1,024 endpoints, 128 switch cables): cutting the weakest
 // edge needs the fewest layers, the first edge found (the paper's
 // pseudo-random heuristic) more, the strongest the most (the paper: 3-5,
-// 4-8, 4-16; flitsim over seeds 1-10: 5-6, 6-7, 9-11).
+// 4-8, 4-16; flitsim over seeds 1-10: 5-6, 6-7, 9-11), and its online
+// variant (each path into the first layer that stays acyclic) 4.
 func TestDFSSSPBreakHeuristics(t *testing.T) {
 	for seed := 1; seed <= 3; seed++ {
 		net := build(t, fmt.Sprintf("random:switches=64,hcas=1024,links=128,seed=%d", seed))
 		need := map[string]int{}
-		for _, rule := range []string{"weakest", "first", "strongest"} {
+		for _, rule := range []string{"weakest", "first", "strongest", "online"} {
 			tb, err := Compute("dfsssp", net, Options{VLs: 16, Break: rule})
 			require.NoError(t, err, rule)
 			v, err := Verify(net, tb)
@@ -236,6 +237,7 @@ func TestDFSSSPBreakHeuristics(t *testing.T) {
 		}
 		assert.LessOrEqual(t, need["weakest"], need["first"], "seed %d: %v", seed, need)
 		assert.Less(t, need["first"], need["strongest"], "seed %d: %v", seed, need)
+		assert.Less(t, need["online"], need["weakest"], "seed %d: %v: each path's first fit needs fewer here (4 on seeds 1-10)", seed, need)
 	}
 	_, err := Compute("dfsssp", build(t, "kary-ntree:k=4,n=2"), Options{VLs: 8, Break: "sideways"})
 	assert.ErrorContains(t, err, "sideways")
