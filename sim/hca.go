@@ -43,7 +43,6 @@ type hcaDev struct {
 	pktSeq   int64
 	pending  int32 // the next packet, formed but not injected, or -1
 	done     bool  // the source has no more messages
-	laterAt  int64 // the source said to ask again then (traffic.Later)
 	sent     int64 // payload bytes of the messages created
 	// doneAt is when its last counted message was delivered (0: none).
 	doneAt int64
@@ -88,10 +87,10 @@ func (s *simulator) nextPacket(hc *hcaDev) int32 {
 		case traffic.Waiting:
 			return -1 // delivered wakes the HCA
 		case traffic.Later:
-			if hc.laterAt != m.At { // asked again then (or woken by a delivery before)
-				hc.laterAt = m.At
-				s.scheduleHCA(hc.idx, m.At)
-			}
+			// Asked again then (or when a delivery wakes it before); a
+			// repeated answer schedules a wake-up more, which finds the
+			// packet formed or asks again.
+			s.scheduleHCA(hc.idx, m.At)
 			return -1
 		}
 		hc.msgDst = int32(s.net.NumSwitches + m.Dst) // terminals are the HCAs in node order
