@@ -115,6 +115,14 @@ func (c *cdg) insertPath(path []int32) bool {
 	return true
 }
 
+// removePath drops one use of each dependency of a channel path
+// insertPath added.
+func (c *cdg) removePath(path []int32) {
+	for k := 1; k < len(path); k++ {
+		c.remove(path[k-1], path[k])
+	}
+}
+
 // remove drops one use of x→y from an ordered graph; the edge leaves the
 // graph with its last use.
 func (c *cdg) remove(x, y int32) {

@@ -4,10 +4,12 @@ import "fmt"
 
 // routeLASH is LASH (§3.3.6, Alg. 3.5): one shortest path per pair of
 // switches (destination-based: a BFS tree per destination switch, lowest
-// port first), and each (source switch, destination switch) path goes to the
-// first virtual layer where it closes no cycle in the layer's CDG. All HCAs
-// on a switch share its paths, so LASH balances switch-to-switch routes,
-// not HCA traffic, which the thesis found to congest links.
+// port first), and each pair of switches goes, with the paths of both its
+// directions, to the first virtual layer where they close no cycle in the
+// layer's CDG, as OpenSM's LASH places them (Options.Asymmetric: each
+// direction on its own). All HCAs on a switch share its paths, so LASH
+// balances switch-to-switch routes, not HCA traffic, which the thesis
+// found to congest links.
 func routeLASH(g *graph, o Options) (*Tables, error) {
 	t := NewTables(g.net, "lash")
 	g.setHCAPorts(t)
@@ -22,7 +24,7 @@ func routeLASH(g *graph, o Options) (*Tables, error) {
 		}
 	}
 	g.routeSwitchLIDs(t, dist)
-	layerOf, n, err := g.lashLayers(next, o.VLs)
+	layerOf, n, err := g.lashLayers(next, o.VLs, !o.Asymmetric)
 	if err != nil {
 		return nil, err
 	}
@@ -65,33 +67,48 @@ func (g *graph) lashTrees(dist [][]int16) [][]int32 {
 }
 
 // lashLayers puts the path of every pair of HCA-carrying switches, online,
-// into the first of at most vls layers whose CDG it leaves acyclic. It
-// returns each pair's layer, [src][dst], and the number of layers. A pair
-// no layer takes fails the engine at once: counting the layers it would
-// need beyond vls meant layering every other pair first (on a 20×20×20
-// torus 64 M pairs, 13 minutes, to learn that it needs 13).
-func (g *graph) lashLayers(next [][]int32, vls int) ([][]uint8, int, error) {
+// into the first of at most vls layers whose CDG it leaves acyclic; with
+// sym the two directions of a pair go together, in the pair's order (the
+// lower switch first), into the first layer that takes both. It returns
+// each pair's layer, [src][dst], and the number of layers. A pair no layer
+// takes fails the engine at once: counting the layers it would need beyond
+// vls meant layering every other pair first (on a 20×20×20 torus 64 M
+// pairs, 13 minutes, to learn that it needs 13).
+func (g *graph) lashLayers(next [][]int32, vls int, sym bool) ([][]uint8, int, error) {
 	var layers []*cdg
 	layerOf := make([][]uint8, g.S)
-	var path []int32
+	for s := 0; s < g.S; s++ {
+		if g.numHCAs(s) > 0 {
+			layerOf[s] = make([]uint8, g.S)
+		}
+	}
+	// path returns the channels from switch s to dst in buf.
+	path := func(buf []int32, s, dst int) []int32 {
+		buf = buf[:0]
+		for u := int32(s); int(u) != dst; {
+			a := g.out[u][next[dst][u]]
+			buf = append(buf, a.ch)
+			u = a.to
+		}
+		return buf
+	}
+	var there, back []int32
 	placed := 0
 	for s := 0; s < g.S; s++ {
-		if g.numHCAs(s) == 0 {
+		if layerOf[s] == nil {
 			continue
 		}
-		layerOf[s] = make([]uint8, g.S)
 		for dst := 0; dst < g.S; dst++ {
-			if next[dst] == nil || dst == s || next[dst][s] < 0 {
+			if next[dst] == nil || dst == s || next[dst][s] < 0 || (sym && dst < s) {
 				continue
 			}
-			path = path[:0]
-			for u := int32(s); int(u) != dst; {
-				a := g.out[u][next[dst][u]]
-				path = append(path, a.ch)
-				u = a.to
+			there = path(there, s, dst)
+			back = back[:0]
+			if sym && next[s] != nil && next[s][dst] >= 0 {
+				back = path(back, dst, s)
 			}
-			if len(path) < 2 {
-				continue
+			if len(there) < 2 && len(back) < 2 {
+				continue // no dependency: layer 0
 			}
 			L := 0
 			for ; ; L++ {
@@ -105,11 +122,17 @@ func (g *graph) lashLayers(next [][]int32, vls int) ([][]uint8, int, error) {
 					}
 					layers = append(layers, newOrderedCDG(g.chans.Len()))
 				}
-				if layers[L].insertPath(path) {
-					break
+				if layers[L].insertPath(there) {
+					if layers[L].insertPath(back) {
+						break
+					}
+					layers[L].removePath(there)
 				}
 			}
 			layerOf[s][dst] = uint8(L)
+			if sym {
+				layerOf[dst][s] = uint8(L)
+			}
 			placed++
 		}
 	}

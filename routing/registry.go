@@ -41,8 +41,12 @@ type Options struct {
 	// Spread lets the adaptive engines' packets take any shortest way inside
 	// a group, picked by a hash of the packet, instead of the lowest port.
 	// Break is DFSSSP's cycle-breaking heuristic (seeds/000 §IV).
-	Break  string `param:"break" unset:"weakest" label:"-{}" help:"dfsssp: which edge of a channel dependency cycle moves its paths to the next layer (seeds/000 §IV): weakest (fewest HCA pairs, the paper's and OpenSM's choice), strongest (most), first (the first edge the search found: the paper's pseudo-random heuristic), online (no cycle breaking: each path into the first layer that stays acyclic, the paper's online variant)"`
-	Spread bool   `param:"spread" default:"false" label:"-spread" help:"adaptive engines: a hop inside a group takes any port on a shortest way (parallel cables, both orders of a two-hop way), picked by a hash of the packet as on Aries; false: the lowest port"`
+	Break string `param:"break" unset:"weakest" label:"-{}" help:"dfsssp: which edge of a channel dependency cycle moves its paths to the next layer (seeds/000 §IV): weakest (fewest HCA pairs, the paper's and OpenSM's choice), strongest (most), first (the first edge the search found: the paper's pseudo-random heuristic), online (no cycle breaking: each path into the first layer that stays acyclic, the paper's online variant)"`
+	// Asymmetric layers each direction of a switch pair on its own (key
+	// symmetric = false); the zero value puts both on one layer, as
+	// OpenSM's LASH does.
+	Asymmetric bool `param:"symmetric" negate:"true" default:"true" label:"-asymmetric" help:"lash: both directions of a switch pair on one layer, one SL for the pair, as OpenSM's LASH places them (osm_ucast_lash.c; it also gives both sides of a connection the same SL); false: each direction in the first layer that takes it (fewer layers)"`
+	Spread     bool `param:"spread" default:"false" label:"-spread" help:"adaptive engines: a hop inside a group takes any port on a shortest way (parallel cables, both orders of a two-hop way), picked by a hash of the packet as on Aries; false: the lowest port"`
 	// Seed seeds the engines that draw random numbers (angara-genetic);
 	// 0 is read as 1.
 	Seed uint64 `param:"seed" range:"[0,9007199254740992]" default:"1" flag:"routing-seed" label:"-seed{}" help:"seed of an engine that draws random numbers (angara-genetic's population)"`
@@ -114,6 +118,7 @@ const (
 	paramSpread  = "spread"
 	paramStorage = "storage"
 	paramBreak   = "break"
+	paramSym     = "symmetric"
 )
 
 // Engines returns every routing engine, sorted by name: the registry, an
@@ -144,8 +149,8 @@ func Engines() []Engine {
 			Params: []string{paramVLs, paramRelieve}, DeadlockFree: true, route: routeNue},
 		{Name: "sar", Help: "scheduling-aware routing (Alg. 5.1): DFSSSP routing the HCAs of the running jobs first, the largest job first, with channel weights raised only by intra-job paths; then the storage HCAs (storage) with fresh weights; then the other HCAs as DFSSSP; layered as DFSSSP (no jobs: DFSSSP)",
 			Params: []string{paramVLs, paramStorage}, JobAware: true, DeadlockFree: true, route: routeSAR},
-		{Name: "lash", Help: "layered shortest paths (Alg. 3.5): one shortest path per switch pair, each put in the first virtual layer whose CDG stays acyclic",
-			Params: []string{paramVLs}, DeadlockFree: true, route: routeLASH},
+		{Name: "lash", Help: "layered shortest paths (Alg. 3.5): one shortest path per switch pair, each pair's two paths put together in the first virtual layer whose CDG stays acyclic (OpenSM's LASH; symmetric = false: each direction on its own)",
+			Params: []string{paramVLs, paramSym}, DeadlockFree: true, route: routeLASH},
 	}
 	for _, m := range []Mode{ModeMin, ModeValiant, ModeUGAL, ModeUGALImb, ModeUGALLow, ModeUGALHigh, ModeAppAware, ModeInOrder, ModeMinHash, ModeNMinHash} {
 		e = append(e, Engine{Name: m.String(), Help: adaptiveHelp[m], Params: []string{paramVLs, paramSpread}, DeadlockFree: true, route: routeAdaptive(m)})

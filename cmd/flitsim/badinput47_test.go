@@ -114,6 +114,7 @@ func TestCampaignKeysAccepted(t *testing.T) {
 		"seed.toml":      strings.Replace(strings.Replace(regressionBase, `engine = "minhop"`, "engine = \"angara-genetic\"\nseed = 7", 1), "kary-ntree:k=2,n=2", "torus:dims=2x2x2x2", 1),
 		"spread.toml":    strings.Replace(strings.Replace(regressionBase, `engine = "minhop"`, "engine = \"ugal\"\nspread = true", 1), "kary-ntree:k=2,n=2", "dragonfly:a=4,p=2,h=2,g=9", 1),
 		"storage.toml":   strings.Replace(regressionBase, `engine = "minhop"`, "engine = \"sar\"\nstorage = [\""+net.Nodes[net.NumSwitches].Name+"\"]", 1),
+		"symmetric.toml": strings.Replace(regressionBase, `engine = "minhop"`, "engine = \"lash\"\nsymmetric = false", 1),
 	} {
 		p := filepath.Join(dir, name)
 		require.NoError(t, os.WriteFile(p, []byte(text), 0o644))
@@ -130,7 +131,7 @@ func TestCampaignKeysAccepted(t *testing.T) {
 	for _, l := range strings.Split(out, "\n") {
 		f := strings.Fields(l)
 		if len(f) > 1 && f[0] == "[[routing]]" {
-			assert.Contains(t, []string{"engine", "vls", "roots", "file", "path_vls", "relieve", "seed", "spread", "storage", "break", "label"}, f[1], "params lists [[routing]] %s", f[1])
+			assert.Contains(t, []string{"engine", "vls", "roots", "file", "path_vls", "relieve", "seed", "spread", "storage", "break", "symmetric", "label"}, f[1], "params lists [[routing]] %s", f[1])
 		}
 	}
 }
