@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+
 	"flitsim/fabric"
 	"flitsim/faults"
 )
@@ -61,6 +63,8 @@ func BenchmarkVerify(b *testing.B) {
 // 128 32-port switches with 16 HCAs each and a varying number of random
 // switch cables; virtual layers needed by DFSSSP and LASH (min/avg/max).
 // CI runs 3 topologies per point; FLITSIM_LONG=1 runs the paper's 100.
+// As in the paper, DFSSSP needs fewer layers than LASH on the sparse
+// networks and LASH fewer the denser the network.
 func TestDFSSSPLayersOnRandom(t *testing.T) {
 	perPoint := 3
 	if os.Getenv("FLITSIM_LONG") != "" {
@@ -68,7 +72,9 @@ func TestDFSSSPLayersOnRandom(t *testing.T) {
 	} else if testing.Short() {
 		t.Skip("short")
 	}
-	for _, links := range []int{160, 200, 240} {
+	avg := map[string][]float64{}
+	points := []int{160, 240, 400}
+	for _, links := range points {
 		for _, eng := range []string{"dfsssp", "lash"} {
 			lo, hi, sum := 1<<30, 0, 0
 			for seed := 1; seed <= perPoint; seed++ {
@@ -90,7 +96,12 @@ func TestDFSSSPLayersOnRandom(t *testing.T) {
 				lo, hi, sum = min(lo, n), max(hi, n), sum+n
 			}
 			t.Logf("links=%d %-6s layers min %d avg %.2f max %d (%d topologies)", links, eng, lo, float64(sum)/float64(perPoint), hi, perPoint)
+			avg[eng] = append(avg[eng], float64(sum)/float64(perPoint))
 		}
+	}
+	assert.Less(t, avg["dfsssp"][0], avg["lash"][0], "sparse (%d cables): DFSSSP needs fewer layers than LASH", points[0])
+	for i := 1; i < len(points); i++ {
+		assert.Less(t, avg["lash"][i], avg["lash"][i-1], "LASH needs fewer layers with %d cables than with %d", points[i], points[i-1])
 	}
 }
 
