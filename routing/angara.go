@@ -34,9 +34,9 @@ var angaraEngines = []struct {
 			return angara.SSSP(t, angara.Options{Nodes: nodes})
 		}},
 	{"angara-genetic", "Angara's genetic table generation (seeds/003 §4.2): a gene per pair choosing one of its minimal routes, population 100, two-point crossover, 2 % mutation, fitness σ(4, R), stops after 30 generations without gain; seeded; source routes, VL 0, bubble flow control (bubble_vls)",
-		[]string{paramSeed}, func(t *angara.Torus, nodes []int, o Options) *angara.Routes {
+		[]string{paramSeed, paramGain}, func(t *angara.Torus, nodes []int, o Options) *angara.Routes {
 			g := angara.DefaultGenetic()
-			g.Nodes, g.Seed = nodes, o.Seed
+			g.Nodes, g.Seed, g.MinGain = nodes, o.Seed, o.MinGain
 			return angara.Genetic(t, g)
 		}},
 }

@@ -47,6 +47,8 @@ type Options struct {
 	// OpenSM's LASH does.
 	Asymmetric bool `param:"symmetric" negate:"true" default:"true" label:"-asymmetric" help:"lash: both directions of a switch pair on one layer, one SL for the pair, as OpenSM's LASH places them (osm_ucast_lash.c; it also gives both sides of a connection the same SL); false: each direction in the first layer that takes it (fewer layers)"`
 	Spread     bool `param:"spread" default:"false" label:"-spread" help:"adaptive engines: a hop inside a group takes any port on a shortest way (parallel cables, both orders of a two-hop way), picked by a hash of the packet as on Aries; false: the lowest port"`
+	// MinGain is angara-genetic's second stopping rule (angara.GeneticOptions.MinGain).
+	MinGain float64 `param:"min_gain" range:"[0,1]" default:"0" label:"-gain{}" help:"angara-genetic: also stop at the first generation that improves the best fitness by less than this fraction of it (the paper's second rule, read as a relative gain; 0: only after 30 generations without gain)"`
 	// Seed seeds the engines that draw random numbers (angara-genetic);
 	// 0 is read as 1.
 	Seed uint64 `param:"seed" range:"[0,9007199254740992]" default:"1" flag:"routing-seed" label:"-seed{}" help:"seed of an engine that draws random numbers (angara-genetic's population)"`
@@ -119,6 +121,7 @@ const (
 	paramStorage = "storage"
 	paramBreak   = "break"
 	paramSym     = "symmetric"
+	paramGain    = "min_gain"
 )
 
 // Engines returns every routing engine, sorted by name: the registry, an

@@ -131,7 +131,7 @@ func TestCampaignKeysAccepted(t *testing.T) {
 	for _, l := range strings.Split(out, "\n") {
 		f := strings.Fields(l)
 		if len(f) > 1 && f[0] == "[[routing]]" {
-			assert.Contains(t, []string{"engine", "vls", "roots", "file", "path_vls", "relieve", "seed", "spread", "storage", "break", "symmetric", "label"}, f[1], "params lists [[routing]] %s", f[1])
+			assert.Contains(t, []string{"engine", "vls", "roots", "file", "path_vls", "relieve", "seed", "spread", "storage", "break", "symmetric", "min_gain", "label"}, f[1], "params lists [[routing]] %s", f[1])
 		}
 	}
 }

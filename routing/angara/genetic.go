@@ -20,6 +20,12 @@ type GeneticOptions struct {
 	// Patience stops the search after this many generations without a
 	// better best chromosome (paper: 30).
 	Patience int
+	// MinGain, if positive, also stops the search at the first generation
+	// that improves the best fitness by less than this fraction of it: the
+	// paper's second rule ("or if the fitness value of next best solution
+	// less then 0.05 of fitness value of global best solution", read as a
+	// relative gain below 5 %). 0 (the default) leaves Patience alone.
+	MinGain float64
 	// MaxGenerations bounds the search (0: 10,000).
 	MaxGenerations int
 	// MaxVariants bounds the minimal routes enumerated per pair (0: 64).
@@ -189,7 +195,11 @@ func Genetic(t *Torus, o GeneticOptions) *Routes {
 		byFitness(next)
 		pop = next[:o.Population]
 		if pop[0].fit < best {
+			small := best-pop[0].fit < o.MinGain*best
 			best, stale = pop[0].fit, 0
+			if small {
+				break
+			}
 		} else {
 			stale++
 		}
