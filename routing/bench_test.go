@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"flitsim/fabric"
 	"flitsim/faults"
@@ -221,4 +222,13 @@ func TestNueEFIRandom(t *testing.T) {
 		t.Logf("%-7s EFI min %7.1f mean %7.1f sdv %6.1f max %7.1f; longest path avg %.2f worst %.0f%s (%d topologies)",
 			name, a.min/f, a.mean/f, a.sdv/f, a.max/f, a.longest/f, a.worstLongest, fb, n)
 	}
+	// §6.3.1: Nue with several layers balances as well as DFSSSP (flitsim's
+	// better: relieve), both far better than LASH; more layers help Nue.
+	for _, name := range []string{"nue-1", "nue-8", "dfsssp", "lash"} {
+		require.Contains(t, sums, name, "%s routed none of the topologies", name)
+	}
+	assert.LessOrEqual(t, sums["nue-8"].max, sums["dfsssp"].max, "Nue with 8 layers against DFSSSP: busiest channel")
+	assert.Less(t, 2*sums["dfsssp"].max, sums["lash"].max, "DFSSSP's busiest channel under half LASH's")
+	assert.Less(t, sums["nue-8"].max, sums["nue-1"].max, "Nue: 8 layers against 1")
+	assert.Less(t, sums["nue-8"].sdv, sums["dfsssp"].sdv, "Nue with 8 layers against DFSSSP: spread of the channel loads")
 }
