@@ -33,7 +33,7 @@ var angaraEngines = []struct {
 		nil, func(t *angara.Torus, nodes []int, _ Options) *angara.Routes {
 			return angara.SSSP(t, angara.Options{Nodes: nodes})
 		}},
-	{"angara-genetic", "Angara's genetic table generation (seeds/003 §4.2): a gene per pair choosing one of its minimal routes, population 100, two-point crossover, 2 % mutation, fitness σ(4, R), stops after 30 generations without gain; seeded; source routes, VL 0, bubble flow control (bubble_vls)",
+	{"angara-genetic", "Angara's genetic table generation (seeds/003 §4.2): a gene per pair choosing one of its minimal routes, population 100, two-point crossover, 2 % mutation, fitness σ(4, R), stops after 30 generations without gain (and with min_gain at the first smaller gain); seeded; source routes, VL 0, bubble flow control (bubble_vls)",
 		[]string{paramSeed, paramGain}, func(t *angara.Torus, nodes []int, o Options) *angara.Routes {
 			g := angara.DefaultGenetic()
 			g.Nodes, g.Seed, g.MinGain = nodes, o.Seed, o.MinGain

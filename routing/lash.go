@@ -104,6 +104,8 @@ func (g *graph) lashLayers(next [][]int32, vls int, sym bool) ([][]uint8, int, e
 			}
 			there = path(there, s, dst)
 			back = back[:0]
+			// Failures take whole cables, so a pair joined one way is
+			// joined the other way too.
 			if sym && next[s] != nil && next[s][dst] >= 0 {
 				back = path(back, dst, s)
 			}
@@ -116,7 +118,11 @@ func (g *graph) lashLayers(next [][]int32, vls int, sym bool) ([][]uint8, int, e
 					if L >= vls {
 						f := needsVLs("lash", vls+1, vls)
 						f.AtLeast = true
-						f.Reason = fmt.Sprintf("needs more than %d VLs: the path from %s to %s closes a cycle in every layer (after %d switch pairs)",
+						what := "the path from %s to %s closes"
+						if sym {
+							what = "the paths between %s and %s close"
+						}
+						f.Reason = fmt.Sprintf("needs more than %d VLs: "+what+" a cycle in every layer (after %d switch pairs placed)",
 							vls, g.net.Nodes[s].Name, g.net.Nodes[dst].Name, placed)
 						return nil, 0, f
 					}

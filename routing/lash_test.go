@@ -16,10 +16,10 @@ import (
 func TestLASHSymmetricLayers(t *testing.T) {
 	net := build(t, "torus:dims=6x6x6")
 	o := DefaultOptions()
+	require.Equal(t, 8, o.VLs)
 	_, err := Compute("lash", net, o)
 	var f *Failure
 	require.True(t, errors.As(err, &f), "symmetric LASH on the 6×6×6 torus: %v", err)
-	assert.Equal(t, 8, o.VLs)
 
 	o.Asymmetric = true
 	tb, err := Compute("lash", net, o)
@@ -31,6 +31,9 @@ func TestLASHSymmetricLayers(t *testing.T) {
 		net := build(t, spec)
 		tb, err := Compute("lash", net, DefaultOptions())
 		require.NoError(t, err, spec)
+		v, err := Verify(net, tb)
+		require.NoError(t, err, spec)
+		require.True(t, v.OK() && v.DeadlockFree, "%s: %+v", spec, v)
 		lidOn := map[int]uint16{} // an HCA's LID on each switch
 		for i, sw := range net.HCASwitches() {
 			if _, ok := lidOn[sw]; !ok {

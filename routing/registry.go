@@ -38,15 +38,16 @@ type Options struct {
 	// Nue's paths as the thesis' algorithm chooses them. The zero value
 	// relieves.
 	NoRelieve bool `param:"relieve" negate:"true" default:"true" label:"-no-relieve" help:"nue: after routing, move single switches off the busiest channel while that lowers it (flitsim's addition; false: the thesis' Nue)"`
-	// Spread lets the adaptive engines' packets take any shortest way inside
-	// a group, picked by a hash of the packet, instead of the lowest port.
 	// Break is DFSSSP's cycle-breaking heuristic (seeds/000 §IV).
 	Break string `param:"break" unset:"weakest" label:"-{}" help:"dfsssp: which edge of a channel dependency cycle moves its paths to the next layer (seeds/000 §IV): weakest (fewest HCA pairs, the paper's and OpenSM's choice), strongest (most), first (the first edge the search found: the paper's pseudo-random heuristic), online (no cycle breaking: each path into the first layer that stays acyclic, the paper's online variant)"`
 	// Asymmetric layers each direction of a switch pair on its own (key
 	// symmetric = false); the zero value puts both on one layer, as
-	// OpenSM's LASH does.
-	Asymmetric bool `param:"symmetric" negate:"true" default:"true" label:"-asymmetric" help:"lash: both directions of a switch pair on one layer, one SL for the pair, as OpenSM's LASH places them (osm_ucast_lash.c; it also gives both sides of a connection the same SL); false: each direction in the first layer that takes it (fewer layers)"`
-	Spread     bool `param:"spread" default:"false" label:"-spread" help:"adaptive engines: a hop inside a group takes any port on a shortest way (parallel cables, both orders of a two-hop way), picked by a hash of the packet as on Aries; false: the lowest port"`
+	// OpenSM's LASH does (which then moves pairs between its layers to even
+	// them out; flitsim keeps the first layer that takes a pair).
+	Asymmetric bool `param:"symmetric" negate:"true" default:"true" label:"-asymmetric" help:"lash: both directions of a switch pair on one layer, one SL for the pair, as OpenSM's LASH places them (osm_ucast_lash.c; it also gives both sides of a connection the same SL; OpenSM then evens out its layers, flitsim keeps the first that takes a pair); false: each direction in the first layer that takes it (usually fewer layers)"`
+	// Spread lets the adaptive engines' packets take any shortest way inside
+	// a group, picked by a hash of the packet, instead of the lowest port.
+	Spread bool `param:"spread" default:"false" label:"-spread" help:"adaptive engines: a hop inside a group takes any port on a shortest way (parallel cables, both orders of a two-hop way), picked by a hash of the packet as on Aries; false: the lowest port"`
 	// MinGain is angara-genetic's second stopping rule (angara.GeneticOptions.MinGain).
 	MinGain float64 `param:"min_gain" range:"[0,1]" default:"0" label:"-gain{}" help:"angara-genetic: also stop at the first generation that improves the best fitness by less than this fraction of it (the paper's second rule, read as a relative gain; 0: only after 30 generations without gain)"`
 	// Seed seeds the engines that draw random numbers (angara-genetic);

@@ -115,6 +115,7 @@ func TestCampaignKeysAccepted(t *testing.T) {
 		"spread.toml":    strings.Replace(strings.Replace(regressionBase, `engine = "minhop"`, "engine = \"ugal\"\nspread = true", 1), "kary-ntree:k=2,n=2", "dragonfly:a=4,p=2,h=2,g=9", 1),
 		"storage.toml":   strings.Replace(regressionBase, `engine = "minhop"`, "engine = \"sar\"\nstorage = [\""+net.Nodes[net.NumSwitches].Name+"\"]", 1),
 		"symmetric.toml": strings.Replace(regressionBase, `engine = "minhop"`, "engine = \"lash\"\nsymmetric = false", 1),
+		"min_gain.toml":  strings.Replace(strings.Replace(regressionBase, `engine = "minhop"`, "engine = \"angara-genetic\"\nmin_gain = 0.05", 1), "kary-ntree:k=2,n=2", "torus:dims=2x2x2x2", 1),
 	} {
 		p := filepath.Join(dir, name)
 		require.NoError(t, os.WriteFile(p, []byte(text), 0o644))

@@ -24,7 +24,8 @@ type GeneticOptions struct {
 	// that improves the best fitness by less than this fraction of it: the
 	// paper's second rule ("or if the fitness value of next best solution
 	// less then 0.05 of fitness value of global best solution", read as a
-	// relative gain below 5 %). 0 (the default) leaves Patience alone.
+	// relative gain below 5 %; a generation without gain is left to
+	// Patience). 0 (the default) leaves Patience alone.
 	MinGain float64
 	// MaxGenerations bounds the search (0: 10,000).
 	MaxGenerations int
