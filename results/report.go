@@ -259,6 +259,8 @@ type reportPage struct {
 	Decisions  []Decision
 	Regression []regressionRow
 	Figures    []pageFigure
+	// Builds lists the flitsims that ran the points, when more than one did.
+	Builds []string
 }
 
 type verdictCount struct {
@@ -302,6 +304,15 @@ func writeReport(w io.Writer, info ReportInfo, recs []Record, rep Report) error 
 	for _, wl := range info.Walls {
 		pg.WallSum += wl.Seconds
 		pg.WallMax = max(pg.WallMax, wl.Seconds)
+	}
+	if names, points := Builds(info.Walls); len(names) > 1 {
+		for _, n := range names {
+			label := n
+			if label == "" {
+				label = "(not recorded)"
+			}
+			pg.Builds = append(pg.Builds, fmt.Sprintf("%s: %d points", label, points[n]))
+		}
 	}
 	if info.Elapsed > 0 {
 		pg.Elapsed = info.Elapsed.Round(time.Millisecond).String()

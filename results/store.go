@@ -310,6 +310,23 @@ type Wall struct {
 	Fail    float64 `json:"fail_s"`
 	Route   float64 `json:"route_s"`
 	Sim     float64 `json:"sim_s"`
+	// Build names the flitsim that ran the point (its version: release,
+	// commit, Go), so that a directory resumed by another build says so.
+	Build string `json:"build,omitempty"`
+}
+
+// Builds counts the points of walls by the flitsim that ran them, the
+// builds in the order first seen ("" for points of a flitsim too old to
+// say).
+func Builds(walls []Wall) (names []string, points map[string]int) {
+	points = map[string]int{}
+	for _, w := range walls {
+		if _, ok := points[w.Build]; !ok {
+			names = append(names, w.Build)
+		}
+		points[w.Build]++
+	}
+	return names, points
 }
 
 // Close closes the files. The lock stays until Release, so that the

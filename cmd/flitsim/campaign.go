@@ -80,6 +80,9 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 		}
 		fmt.Fprintf(stderr, "%s, %d already done, %d to run on %d workers → %s\n", what, mine-len(todo), len(todo), *workers, dir)
 	}
+	if len(todo) > 0 {
+		warnOtherBuilds(dir, stderr)
+	}
 	prog := newProgress(stderr, len(todo), *quiet)
 	spent := newTimeSpent()
 	err = runPoints(c, pts, todo, store, *workers, prog, spent)
@@ -245,7 +248,7 @@ func runPoints(c *configs.Campaign, pts []configs.Point, todo []int, store *resu
 	for spec, net := range c.Built() { // what check built, taken rather than built again
 		nets.Add(spec, net)
 	}
-	hash := c.Hash()
+	hash, build := c.Hash(), version()
 	// A point cut into domains (from 8192 HCAs) would run its windows on
 	// up to GOMAXPROCS goroutines of its own; when the pool already keeps
 	// every processor busy, each point stays on its worker's goroutine.
@@ -266,7 +269,7 @@ func runPoints(c *configs.Campaign, pts []configs.Point, todo []int, store *resu
 				}
 				o := pipeline.Run(pt, hash, nets, sim.Run)
 				ph := o.Seconds
-				w := results.Wall{Seconds: time.Since(start).Seconds(), Fail: ph.Fail, Route: ph.Route, Sim: ph.Sim}
+				w := results.Wall{Seconds: time.Since(start).Seconds(), Fail: ph.Fail, Route: ph.Route, Sim: ph.Sim, Build: build}
 				if err := store.Append(o.Record, w); err != nil {
 					errs <- err
 					return
@@ -404,4 +407,30 @@ func resultsArg(pos []string) (string, []results.Record, error) {
 		return "", nil, badInput("%s holds no results", dir)
 	}
 	return dir, recs, nil
+}
+
+// warnOtherBuilds says on stderr when points already in results directory
+// dir were run by another flitsim than this one: resuming mixes the two
+// builds' results, which differ wherever the model changed between them.
+func warnOtherBuilds(dir string, stderr io.Writer) {
+	walls, err := results.ReadWalls(dir)
+	if err != nil {
+		return // the report says what it cannot read
+	}
+	names, points := results.Builds(walls)
+	var other []string
+	for _, n := range names {
+		if n != version() {
+			if n == "" {
+				other = append(other, fmt.Sprintf("%d by a flitsim that did not record its build", points[n]))
+			} else {
+				other = append(other, fmt.Sprintf("%d by flitsim %s", points[n], n))
+			}
+		}
+	}
+	if len(other) > 0 {
+		fmt.Fprintf(stderr, "warning: %s: points already there were run by another flitsim (%s); this is %s. "+
+			"If the model changed between them the tables mix both; -o to a new directory runs every point with this one.\n",
+			dir, strings.Join(other, ", "), version())
+	}
 }

@@ -228,3 +228,34 @@ kind = "exchange"
 	}
 	assert.Equal(t, "opensm:dfsssp", recs[0].Routing)
 }
+
+// A results directory resumed by another flitsim than the one that ran
+// its points says so on stderr and in the report: the two builds' results
+// differ wherever the model changed between them.
+func TestResumeByAnotherBuildWarns(t *testing.T) {
+	camp := writeCampaign(t, "2MTU")
+	dir := filepath.Join(t.TempDir(), "out")
+	code, _, errs := run("run", camp, "-o", dir, "-q")
+	require.Equal(t, 0, code, errs)
+	assert.NotContains(t, errs, "warning")
+
+	// Another build ran them; one point is left to run.
+	recs, err := os.ReadFile(filepath.Join(dir, "results.jsonl"))
+	require.NoError(t, err)
+	lines := strings.SplitAfter(strings.TrimSuffix(string(recs), "\n"), "\n")
+	require.Greater(t, len(lines), 1)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "results.jsonl"), []byte(strings.Join(lines[:len(lines)-1], "")), 0o644))
+	walls, err := os.ReadFile(filepath.Join(dir, "wall.jsonl"))
+	require.NoError(t, err)
+	require.Contains(t, string(walls), `"build":"`+version()+`"`)
+	other := strings.ReplaceAll(string(walls), `"build":"`+version()+`"`, `"build":"0.1.0 0123456789ab (go1.22)"`)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "wall.jsonl"), []byte(other), 0o644))
+
+	code, _, errs = run("run", camp, "-o", dir, "-q")
+	require.Equal(t, 0, code, errs)
+	assert.Contains(t, errs, "warning: "+dir)
+	assert.Contains(t, errs, fmt.Sprintf("%d by flitsim 0.1.0 0123456789ab (go1.22)", len(lines)))
+	page, err := os.ReadFile(filepath.Join(dir, "report.html"))
+	require.NoError(t, err)
+	assert.Contains(t, string(page), "several builds: 0.1.0 0123456789ab (go1.22): ")
+}
