@@ -599,14 +599,22 @@ func witnessMarkdown(rows []witnessOutcome) string {
 }
 
 // rescoreKeys are the hardware keys rescore may add: flitsim's own
-// choices, which change nothing the model is given.
-var rescoreKeys = map[string]bool{"forward_at_start": true, "shared_input_pointer": true, "voq": true, "hiccup_sync": false}
+// choices, which change nothing the model is given, and
+// hca_buffer_flits, which the model is given but which bounds nothing
+// there (its sink's queue lies beyond the HCA buffer's credits,
+// docs/ibmodel.md mechanism 8), so a large one in flitsim is the model's
+// rule.
+var rescoreKeys = map[string]bool{"forward_at_start": true, "shared_input_pointer": true, "voq": true, "hca_buffer_flits": true, "hiccup_sync": false}
+
+// rescoreKeyList names the keys rescore takes, for its help and errors.
+const rescoreKeyList = "forward_at_start, shared_input_pointer, voq, hca_buffer_flits"
 
 func ibmodelRescore(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("ibmodel rescore", "ibmodel rescore DIR --hw key=value,... [-o FILE.md]",
 		"Runs flitsim's side of every scenario a compare finished in DIR again with more hardware keys, the\n"+
-			"ones that change flitsim and nothing the model is given (forward_at_start, shared_input_pointer, voq),\n"+
-			"and prints the model's numbers beside both of flitsim's: how much of a difference a mechanism explains.", stderr)
+			"ones that change flitsim and nothing the model is given ("+rescoreKeyList+"; a large\n"+
+			"hca_buffer_flits is the model's sink queue beyond the credits), and prints the model's numbers beside\n"+
+			"both of flitsim's: how much of a difference a mechanism explains.", stderr)
 	hw := fs.String("hw", "", "the hardware keys to add, key=value,...")
 	out := fs.String("o", "", "also write the table here (Markdown)")
 	dir, err := parseOne(fs, args, "DIR")
@@ -616,12 +624,15 @@ func ibmodelRescore(args []string, stdout, stderr io.Writer) error {
 	for _, kv := range strings.Split(*hw, ",") {
 		k, _, _ := strings.Cut(kv, "=")
 		if !rescoreKeys[strings.TrimSpace(k)] {
-			return badInput("--hw %s: rescore takes %s, which the model is not given", k, "forward_at_start, shared_input_pointer, voq")
+			return badInput("--hw %s: rescore takes %s", k, rescoreKeyList)
 		}
 	}
 	done, err := readWitnessResults(filepath.Join(dir, "results.jsonl"))
 	if err != nil {
 		return err
+	}
+	if len(done) == 0 {
+		return badInput("%s: no scenario of an 'ibmodel compare' finished there (its results.jsonl)", dir)
 	}
 	var rows []witnessOutcome
 	for _, o := range done {
