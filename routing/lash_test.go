@@ -58,3 +58,37 @@ func TestLASHSymmetricLayers(t *testing.T) {
 		assert.Positive(t, asym, "%s: each direction on its own layer should split some pair", spec)
 	}
 }
+
+// After placing, LASH evens out its layers as OpenSM's does: the fullest
+// and the emptiest differ by fewer than 6 directed paths, or no pair of
+// the fullest fits the emptiest. On the 4×4×4 torus first fit leaves the
+// five layers far apart; evened out, they are within the limit, and the
+// tables stay deadlock-free with the same number of layers.
+func TestLASHBalancedLayers(t *testing.T) {
+	net := build(t, "torus:dims=4x4x4")
+	tb, err := Compute("lash", net, DefaultOptions())
+	require.NoError(t, err)
+	v, err := Verify(net, tb)
+	require.NoError(t, err)
+	require.True(t, v.OK() && v.DeadlockFree)
+	require.Equal(t, 5, tb.VLsNeeded)
+	count := func(tb *Tables) []int {
+		n := make([]int, tb.VLsNeeded)
+		sw := net.HCASwitches()
+		for i, a := range sw {
+			for j, b := range sw {
+				if a != b && i < j && (i == 0 || sw[i-1] != a) && (j == 0 || sw[j-1] != b) {
+					n[tb.SL(a, net.Nodes[net.NumSwitches+j].LID)]++
+				}
+			}
+		}
+		return n
+	}
+	even := count(tb)
+	lo, hi := even[0], even[0]
+	for _, c := range even {
+		lo, hi = min(lo, c), max(hi, c)
+	}
+	assert.Less(t, 2*(hi-lo), 6, "layers evened out: %v pairs", even)
+	t.Logf("pairs per layer evened out: %v", even)
+}

@@ -42,9 +42,8 @@ type Options struct {
 	Break string `param:"break" unset:"weakest" label:"-{}" help:"dfsssp: which edge of a channel dependency cycle moves its paths to the next layer (seeds/000 §IV): weakest (fewest HCA pairs, the paper's and OpenSM's choice), strongest (most), first (the first edge the search found: the paper's pseudo-random heuristic), online (no cycle breaking: each path into the first layer that stays acyclic, the paper's online variant)"`
 	// Asymmetric layers each direction of a switch pair on its own (key
 	// symmetric = false); the zero value puts both on one layer, as
-	// OpenSM's LASH does (which then moves pairs between its layers to even
-	// them out; flitsim keeps the first layer that takes a pair).
-	Asymmetric bool `param:"symmetric" negate:"true" default:"true" label:"-asymmetric" help:"lash: both directions of a switch pair on one layer, one SL for the pair, as OpenSM's LASH places them (osm_ucast_lash.c; it also gives both sides of a connection the same SL; OpenSM then evens out its layers, flitsim keeps the first that takes a pair); false: each direction in the first layer that takes it (usually fewer layers)"`
+	// OpenSM's LASH does, and then evens the layers out as OpenSM does.
+	Asymmetric bool `param:"symmetric" negate:"true" default:"true" label:"-asymmetric" help:"lash: both directions of a switch pair on one layer, one SL for the pair, as OpenSM's LASH places them (osm_ucast_lash.c; it also gives both sides of a connection the same SL; OpenSM then evens out its layers, moving random pairs from the fullest to the emptiest, as flitsim does with its seed); false: each direction in the first layer that takes it (usually fewer layers), no evening out"`
 	// Spread lets the adaptive engines' packets take any shortest way inside
 	// a group, picked by a hash of the packet, instead of the lowest port.
 	Spread bool `param:"spread" default:"false" label:"-spread" help:"adaptive engines: a hop inside a group takes any port on a shortest way (parallel cables, both orders of a two-hop way), picked by a hash of the packet as on Aries; false: the lowest port"`
@@ -52,7 +51,7 @@ type Options struct {
 	MinGain float64 `param:"min_gain" range:"[0,1]" default:"0" label:"-gain{}" help:"angara-genetic: also stop at the first generation that improves the best fitness by less than this fraction of it (the paper's second rule, read as a relative gain; 0: only after 30 generations without gain)"`
 	// Seed seeds the engines that draw random numbers (angara-genetic);
 	// 0 is read as 1.
-	Seed uint64 `param:"seed" range:"[0,9007199254740992]" default:"1" flag:"routing-seed" label:"-seed{}" help:"seed of an engine that draws random numbers (angara-genetic's population)"`
+	Seed uint64 `param:"seed" range:"[0,9007199254740992]" default:"1" flag:"routing-seed" label:"-seed{}" help:"seed of an engine that draws random numbers (angara-genetic's population, lash's evening out of its layers)"`
 	// Jobs is the job-to-HCA map the scheduling-aware engine (sar) routes
 	// for: each job's HCAs by ordinal (0..NumHCAs−1, HCAs in node order,
 	// as traffic numbers terminals). Other engines ignore it. It is no
@@ -153,8 +152,8 @@ func Engines() []Engine {
 			Params: []string{paramVLs, paramRelieve}, DeadlockFree: true, route: routeNue},
 		{Name: "sar", Help: "scheduling-aware routing (Alg. 5.1): DFSSSP routing the HCAs of the running jobs first, the largest job first, with channel weights raised only by intra-job paths; then the storage HCAs (storage) with fresh weights; then the other HCAs as DFSSSP; layered as DFSSSP (no jobs: DFSSSP)",
 			Params: []string{paramVLs, paramStorage}, JobAware: true, DeadlockFree: true, route: routeSAR},
-		{Name: "lash", Help: "layered shortest paths (Alg. 3.5): one shortest path per switch pair, each pair's two paths put together in the first virtual layer whose CDG stays acyclic (OpenSM's LASH; symmetric = false: each direction on its own)",
-			Params: []string{paramVLs, paramSym}, DeadlockFree: true, route: routeLASH},
+		{Name: "lash", Help: "layered shortest paths (Alg. 3.5): one shortest path per switch pair, each pair's two paths put together in the first virtual layer whose CDG stays acyclic, then the layers evened out (OpenSM's LASH; symmetric = false: each direction on its own, as placed)",
+			Params: []string{paramVLs, paramSym, paramSeed}, DeadlockFree: true, route: routeLASH},
 	}
 	for _, m := range []Mode{ModeMin, ModeValiant, ModeUGAL, ModeUGALImb, ModeUGALLow, ModeUGALHigh, ModeAppAware, ModeInOrder, ModeMinHash, ModeNMinHash} {
 		e = append(e, Engine{Name: m.String(), Help: adaptiveHelp[m], Params: []string{paramVLs, paramSpread}, DeadlockFree: true, route: routeAdaptive(m)})
