@@ -93,5 +93,22 @@ ibmodel-build:
 ibmodel-compare:
 	IBMODEL_HOME=$(IBMODEL_HOME) $(GO) run ./cmd/flitsim ibmodel compare --set $(IBSET) -j $(IBJOBS) -o out/ibmodel-$(IBSET)
 
+# The long experiments behind docs/validation.md's rows of the seeds'
+# figures that no test runs (issue 53), one target each, every one
+# writing under out/experiments; `make experiments` runs them all (hours).
+# The FLITSIM_LONG ones (seeds/000 Fig. 9, §6.3.1's Fig. 6.10) are in
+# test-long.
+EXPERIMENTS := fig46ab fig44c large-reg-kautz aries-modes torus-reroute fig5-9 fig6-12 angara-fig5
+.PHONY: experiments $(addprefix experiment-,$(EXPERIMENTS))
+experiments: $(addprefix experiment-,$(EXPERIMENTS))
+experiment-fig46ab experiment-fig44c experiment-large-reg-kautz experiment-aries-modes experiment-torus-reroute: build
+	bin/flitsim run docs/campaigns/$(@:experiment-%=%).toml -o out/experiments/$(@:experiment-%=%)
+experiment-fig5-9 experiment-fig6-12: build
+	mkdir -p out/experiments
+	FLITSIM=bin/flitsim bash docs/jobs/$(@:experiment-%=%).sh > out/experiments/$(@:experiment-%=%).md
+	cat out/experiments/$(@:experiment-%=%).md
+experiment-angara-fig5: build
+	FLITSIM=bin/flitsim bash docs/jobs/angara/fig5.sh out/experiments/angara-fig5.tsv
+
 clean:
 	rm -rf bin
