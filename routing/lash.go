@@ -12,9 +12,9 @@ import (
 // directions, to the first virtual layer where they close no cycle in the
 // layer's CDG, as OpenSM's LASH places them, and then the layers are
 // evened out as OpenSM's are (balanceLayers; Options.Asymmetric: each
-// direction on its own, no evening out). All HCAs on a switch share its paths, so LASH
-// balances switch-to-switch routes, not HCA traffic, which the thesis
-// found to congest links.
+// direction on its own, no evening out). All HCAs on a switch share its
+// paths, so LASH balances switch-to-switch routes, not HCA traffic, which
+// the thesis found to congest links.
 func routeLASH(g *graph, o Options) (*Tables, error) {
 	t := NewTables(g.net, "lash")
 	g.setHCAPorts(t)
@@ -170,7 +170,8 @@ type lashPair struct {
 // emptiest, it takes a pair of the fullest, from a random place in its
 // list onwards the first not yet tried, and moves it to the emptiest if
 // both its paths fit there without a cycle; it stops when every pair of
-// the fullest layer has been tried since the two layers last changed.
+// the fullest layer has been tried or moved since the two layers last
+// changed.
 // OpenSM draws with libc's rand(); here the draws come from the seeded
 // stream "lash/balance", so the layers are OpenSM's in kind, not pair for
 // pair.
