@@ -153,6 +153,11 @@ func BenchmarkRouteNue(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	benchNue(b, net)
+}
+
+// benchNue routes net with Nue on 1 and 8 VLs.
+func benchNue(b *testing.B, net *fabric.Network) {
 	for _, vls := range []int{1, 8} {
 		b.Run(fmt.Sprintf("%dvl", vls), func(b *testing.B) {
 			for i := 0; i < b.N; i++ {
@@ -240,4 +245,18 @@ func TestNueEFIRandom(t *testing.T) {
 	assert.Less(t, 2*sums["dfsssp"].max, sums["lash"].max, "DFSSSP's busiest channel under half LASH's")
 	assert.Less(t, sums["nue-8"].max, sums["nue-1"].max, "Nue: 8 layers against 1")
 	assert.Less(t, sums["nue-8"].sdv, sums["dfsssp"].sdv, "Nue with 8 layers against DFSSSP: spread of the channel loads")
+}
+
+// BenchmarkRouteNueFatTree is Nue on an eighth of BenchmarkScale's fat tree
+// (the same three levels, radix 32: 5,120 HCAs, 896 switches), where the
+// per-destination Dijkstra over the channel dependency graph is the work.
+func BenchmarkRouteNueFatTree(b *testing.B) {
+	net, err := fabric.Build("xgft:m=16x20,w=16x16,hcas=5120,radix=32")
+	if err != nil {
+		b.Fatal(err)
+	}
+	if net, _, err = faults.Inject(net, faults.Spec{LinkPercent: 1, Seed: 1}); err != nil {
+		b.Fatal(err)
+	}
+	benchNue(b, net)
 }

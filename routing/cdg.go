@@ -31,11 +31,11 @@ type cdg struct {
 	out, in [][]int32
 	outEdge [][]int32
 
-	// Ordered graphs: ord is every node's position in a topological order;
-	// mark/stamp, fwd and bwd (the two searches' queues, with their keys)
-	// and pos are the reorder's work space.
-	ord              []int32
-	mark             []uint32
+	// Ordered graphs: node holds every node's position in a topological
+	// order and the reorder's mark (with stamp); fwd and bwd (the two
+	// searches' queues, with their keys) and pos are the reorder's work
+	// space.
+	node             []orderedNode
 	stamp            uint32
 	fwd, bwd         []int32
 	fwdKeys, bwdKeys []uint64
@@ -50,16 +50,36 @@ type cdg struct {
 	cycle          []int32
 }
 
+// orderedNode is a node of an ordered graph: its position in the
+// topological order and the reorder's mark, side by side because a search
+// reads both of every node it meets.
+type orderedNode struct {
+	ord  int32
+	mark uint32
+}
+
 // edgeKey packs the dependency a→b into one map key.
 func edgeKey(a, b int32) uint64 { return uint64(uint32(a))<<32 | uint64(uint32(b)) }
 
 // newOrderedCDG returns an empty acyclic graph on the given number of
 // nodes, for insert and remove.
 func newOrderedCDG(nodes int) *cdg {
-	c := &cdg{out: make([][]int32, nodes), in: make([][]int32, nodes),
-		ord: make([]int32, nodes), mark: make([]uint32, nodes)}
-	for i := range c.ord {
-		c.ord[i] = int32(i)
+	c := &cdg{out: make([][]int32, nodes), in: make([][]int32, nodes), node: make([]orderedNode, nodes)}
+	for i := range c.node {
+		c.node[i].ord = int32(i)
+	}
+	return c
+}
+
+// newOrderedCDGFrom is newOrderedCDG starting from the given topological
+// order of the nodes (a permutation; order[i] is the node at position i).
+// Whether an insertion closes a cycle does not depend on the order, only
+// how much reordering it costs: an order that most dependencies to come
+// already respect saves that work.
+func newOrderedCDGFrom(order []int32) *cdg {
+	c := newOrderedCDG(len(order))
+	for pos, v := range order {
+		c.node[v].ord = int32(pos)
 	}
 	return c
 }
@@ -88,7 +108,7 @@ func (c *cdg) insert(x, y int32) bool {
 		c.uses[e]++
 		return true
 	}
-	if x == y || (c.ord[x] > c.ord[y] && !c.reorder(x, y)) {
+	if x == y || (c.node[x].ord > c.node[y].ord && !c.reorder(x, y)) {
 		return false
 	}
 	if !ok {
@@ -153,7 +173,9 @@ func dropNode(s []int32, v int32) []int32 {
 func (c *cdg) nextStamp() uint32 {
 	c.stamp++
 	if c.stamp == 0 {
-		clear(c.mark)
+		for i := range c.node {
+			c.node[i].mark = 0
+		}
 		c.stamp = 1
 	}
 	return c.stamp
@@ -164,7 +186,7 @@ func (c *cdg) nextStamp() uint32 {
 // groups keeping their order and together taking the positions they held.
 // It fails if x is reachable from y (the edge would close a cycle).
 func (c *cdg) reorder(x, y int32) bool {
-	lb, ub := c.ord[y], c.ord[x]
+	lb, ub := c.node[y].ord, c.node[x].ord
 	if !c.regions(x, y, lb, ub) {
 		return false
 	}
@@ -184,10 +206,10 @@ func (c *cdg) reorder(x, y int32) bool {
 		}
 	}
 	for k, key := range bwd {
-		c.ord[int32(uint32(key))] = c.pos[k]
+		c.node[int32(uint32(key))].ord = c.pos[k]
 	}
 	for k, key := range fwd {
-		c.ord[int32(uint32(key))] = c.pos[len(bwd)+k]
+		c.node[int32(uint32(key))].ord = c.pos[len(bwd)+k]
 	}
 	return true
 }
@@ -197,7 +219,7 @@ func (c *cdg) reorder(x, y int32) bool {
 func (c *cdg) byPosition(nodes []int32, keys []uint64) []uint64 {
 	keys = keys[:0]
 	for _, u := range nodes {
-		keys = append(keys, uint64(c.ord[u])<<32|uint64(u))
+		keys = append(keys, uint64(c.node[u].ord)<<32|uint64(u))
 	}
 	slices.Sort(keys)
 	return keys
@@ -222,7 +244,7 @@ func (c *cdg) regions(x, y, lo, hi int32) bool {
 	}
 	span := uint32(hi - lo) // ord[v]-lo within 0..span: one comparison
 	fwd, bwd := append(c.fwd[:0], y), append(c.bwd[:0], x)
-	c.mark[y], c.mark[x] = sf, sb
+	c.node[y].mark, c.node[x].mark = sf, sb
 	met := false
 	// One head for both queues: a queue that ran out never grows again.
 	for h := 0; !met && (h < len(fwd) || h < len(bwd)); h++ {
@@ -242,15 +264,16 @@ func (c *cdg) regions(x, y, lo, hi int32) bool {
 // own yet join the queue q marked own; it reports true, stopping, when one
 // is marked other (the other search's).
 func (c *cdg) expand(q []int32, h int, adj [][]int32, own, other uint32, lo int32, span uint32) ([]int32, bool) {
-	mark, ord := c.mark, c.ord
+	node := c.node
 	for _, v := range adj[q[h]] {
-		if uint32(ord[v]-lo) > span || mark[v] == own {
+		nv := &node[v]
+		if uint32(nv.ord-lo) > span || nv.mark == own {
 			continue
 		}
-		if mark[v] == other {
+		if nv.mark == other {
 			return q, true
 		}
-		mark[v] = own
+		nv.mark = own
 		q = append(q, v)
 	}
 	return q, false

@@ -41,12 +41,21 @@ func inUse(c *cdg, x, y int32) bool {
 }
 
 // The dynamic topological order answers as a search over the whole graph
-// would, over random insertions and removals.
+// would, over random insertions and removals, from the identity order
+// (even rounds) or a random one (odd rounds: newOrderedCDGFrom, as Nue
+// starts its layers), and keeps every edge in order.
 func TestCDGAgainstSearch(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	const n = 12
-	for round := 0; round < 20; round++ {
+	for round := 0; round < 40; round++ {
 		c := newOrderedCDG(n)
+		if round%2 == 1 {
+			order := make([]int32, n)
+			for i, v := range rng.Perm(n) {
+				order[i] = int32(v)
+			}
+			c = newOrderedCDGFrom(order)
+		}
 		var edges [][2]int32
 		for op := 0; op < 300; op++ {
 			if len(edges) > 0 && rng.IntN(3) == 0 {
@@ -60,6 +69,9 @@ func TestCDGAgainstSearch(t *testing.T) {
 			require.Equal(t, want, c.insert(x, y), "round %d op %d: %d→%d with %v", round, op, x, y, edges)
 			if want {
 				edges = append(edges, [2]int32{x, y})
+			}
+			for _, e := range edges {
+				require.Less(t, c.node[e[0]].ord, c.node[e[1]].ord, "round %d op %d: %d→%d out of order", round, op, e[0], e[1])
 			}
 		}
 	}

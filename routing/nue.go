@@ -168,7 +168,10 @@ type nueLayer struct {
 // cannot be: an internal error).
 func (n *nueState) initLayer(l *nueLayer, dstSw []int32) bool {
 	root := n.g.centralSwitch(dstSw)
-	n.deps, n.tree = newOrderedCDG(n.nch), n.g.bfsTree(root)
+	if n.initOrder == nil {
+		n.initOrder = n.g.upDownOrder()
+	}
+	n.deps, n.tree = newOrderedCDGFrom(n.initOrder), n.g.bfsTree(root)
 	l.deps, l.tree, l.blocked = n.deps, n.tree, &edgeSet{}
 	for _, d := range dstSw {
 		n.escape(d)
@@ -203,6 +206,8 @@ type nueState struct {
 	moved   []bool // switches a splice moves onto their escape channels
 	edits   []nueEdit
 	byHops  []int32 // relieve's scratch
+	// initOrder is every layer's initial channel order (upDownOrder).
+	initOrder []int32
 	// Shortcuts counts the switches that moved onto a shorter path
 	// through a former island (Alg. 6.6); Spliced the islands reached
 	// along their escape paths (splice).
@@ -616,6 +621,55 @@ func (n *nueState) addLoad(dst int32) {
 			u = g.chTo(c)
 		}
 	}
+}
+
+// upDownOrder returns the channels in an order that up*/down* paths
+// respect, for an ordered CDG to start from: a switch's level is its hop
+// distance from the nearest switch with HCAs; channels that climb a level
+// come first (from the lowest level up), then those within a level, then
+// those that descend (from the highest level down), each class in channel
+// order. On a fat tree Nue's minimal paths climb and then descend, so
+// their dependencies almost never need the order changed; where every
+// switch has HCAs (tori, random networks) it is the channel order.
+func (g *graph) upDownOrder() []int32 {
+	var sources []int32
+	for s := 0; s < g.S; s++ {
+		if g.numHCAs(s) > 0 {
+			sources = append(sources, int32(s))
+		}
+	}
+	level := g.hopsFrom(sources)
+	nch := g.chans.Len()
+	key := func(c int32) int64 {
+		f, t := g.chans.From(c).Node, g.chans.To(c).Node
+		if int(f) >= g.S || int(t) >= g.S { // an HCA's channel: no dependency leads through it
+			return 1 << 40
+		}
+		lf, lt := int64(level[f]), int64(level[t])
+		switch {
+		case lt > lf:
+			return lf
+		case lt == lf:
+			return 1 << 40
+		default:
+			return 1<<41 - lf
+		}
+	}
+	order := make([]int32, nch)
+	for i := range order {
+		order[i] = int32(i)
+	}
+	slices.SortStableFunc(order, func(a, b int32) int {
+		ka, kb := key(a), key(b)
+		switch {
+		case ka < kb:
+			return -1
+		case ka > kb:
+			return 1
+		}
+		return 0
+	})
+	return order
 }
 
 // bfsTree returns the BFS spanning tree of the switch graph from root as a
