@@ -4,8 +4,10 @@
 # uniform noise (other users, routed ugal) on aries:groups=3,h=1,hcas=384, one fixed placement,
 # ten traffic seeds per mode (flitsim jobs modes). Writes DIR/<fig>.json and DIR/<fig>.svg (the
 # paper's box plots) and prints the table with appaware.py.
-# Usage: [RENDEZVOUS=8KiB] docs/jobs/aries/appaware.sh [DIR] [fig9|fig8|fig10|alpha]
+# Usage: [RENDEZVOUS=8KiB] [SPREAD=1] [J=2] docs/jobs/aries/appaware.sh [DIR] [fig9|fig8|fig10|alpha]
 #   RENDEZVOUS the measured jobs send messages from this size as MPI's rendezvous over GET
+#   SPREAD     minimal ways inside a group spread over every shortest way (routing option spread)
+#   J          simulations at once (2; the results do not depend on it)
 #   fig9  (default) 64-node jobs beside noise on 256 nodes, about 10 minutes on two cores
 #   fig8  1,024-node jobs on aries:groups=6,h=1,hcas=1536 (beside noise on 256), about an hour
 #   fig10 the application skeletons with compute, 256 nodes (and the FFT on 64) on the fig8
@@ -18,6 +20,9 @@ out=${1:-out/aries-appaware}
 fig=${2:-fig9}
 mkdir -p "$out"
 flitsim=${FLITSIM:-go run ./cmd/flitsim}
+j=${J:-2}
+extra=""
+if [ -n "${SPREAD:-}" ]; then extra="--spread"; fi
 hw="pcie_gbps=128,hiccup=0" # Aries NICs: x16 PCIe Gen3 host interface, no IB-model hiccups
 modes="default,ugal-high,app-aware"
 net="aries:groups=3,h=1,hcas=384"
@@ -48,7 +53,7 @@ if [ "$fig" = fig10 ]; then
   bench fft fft 16KiB 5
   bench fft-64 fft 16KiB 5 64
   bench bfs bfs 16KiB 5
-  $flitsim jobs modes "$net" --jobs "$files" --modes default --seeds 3 -j 2 --hw "$hw" --json >"$out/fig10-comm.json"
+  $flitsim jobs modes "$net" --jobs "$files" --modes default --seeds 3 -j "$j" $extra --hw "$hw" --json >"$out/fig10-comm.json"
   # compute = ratio x the median iteration time alone; OS noise of 1 % of it (exponential mean)
   python3 - "$out" "$ratios" <<'PY'
 import json, sys
@@ -77,5 +82,5 @@ bench alltoall-64KiB alltoall 64KiB 1
 bench halo3d-64KiB halo3d 64KiB 5
 bench sweep3d-16KiB sweep3d 16KiB 2
 fi
-$flitsim jobs modes "$net" --jobs "$files" --modes "$modes" --seeds 10 -j 2 --hw "$hw" --plot "$out/$fig.svg" --json >"$out/$fig.json"
+$flitsim jobs modes "$net" --jobs "$files" --modes "$modes" --seeds 10 -j "$j" $extra --hw "$hw" --plot "$out/$fig.svg" --json >"$out/$fig.json"
 python3 "$here/appaware.py" "$out/$fig.json"
