@@ -108,6 +108,20 @@
 // arrival. (Below, ft without a channel is an HCA's cable's; every HCA's cable
 // has it.)
 //
+// Wire bytes. With HW.WireBytes a packet takes its bytes on the wire, not
+// whole flits: its last flit, of b = HW.LastFlitBytes bytes (its payload
+// and headers modulo flit_bytes; responses, RTSs and GET requests carry
+// headers alone), takes τ(c) = HW.LastFlitPs(ft(c), b) = ⌈ft(c)·b/flit_bytes⌉
+// on channel c, and ⌈pf·b/flit_bytes⌉ of a sink's bus. Every other flit
+// and every start time are as above (flit k of n still starts at
+// d₀ + k·ft(c)); the last flit has fully arrived at d₀ + (n−1)·ft(c) + τ(c)
+// + cab (a one-flit packet's head is its last flit), the cable is free at
+// d₀ + (n−1)·ft(c) + τ(c), and wherever the text below counts flits·ft of
+// a packet (an HCA's next start, a packet stored before a faster cable, a
+// message's wire time w_m, a cable's idle instant) it means that sum.
+// Credits, the crossbar (fx a flit), buffers, FlitHops and utilization
+// still count whole flits.
+//
 // # HCAs: the sources
 //
 // Terminal i (the i-th HCA in node order) takes its messages from
@@ -198,7 +212,8 @@
 // A sink consumes the flits arriving on its port in arrival order (packets
 // arrive as whole trains, so this is packet order) through its host bus:
 // flit k of the sink's flit stream starts when it has fully arrived and the
-// previous flit is done, and takes pf of bus time; the bus does no work
+// previous flit is done, and takes pf of bus time (a short last flit less:
+// Wire bytes); the bus does no work
 // during PCIe hiccups, which last HW.HiccupPs at the start of every
 // HW.HiccupPeriodPs, shifted by the sink's phase φ (bus time t is in a
 // hiccup when (t−φ) mod period < HiccupPs; with HiccupPs = 0 there are

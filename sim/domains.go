@@ -105,9 +105,10 @@ type domainMem struct {
 // sender's wake-up from first on.
 type creditOp struct {
 	l              int32
-	n1, n2         int32
+	n1, n2, n3     int32
 	t1, dt1        int64
 	t2, dt2, first int64
+	t3, dt3        int64 // a short last flit's credit (HW.WireBytes)
 }
 
 // doneRec is a counted delivery of a message from HCA src (its index) at at.
@@ -522,8 +523,7 @@ func (p *domains) deliver(d *simulator) {
 			if ln.fromDom != d.dom {
 				continue
 			}
-			d.cr.release(&ln.cr, op.t1, op.dt1, op.n1, d.k.now)
-			d.cr.release(&ln.cr, op.t2, op.dt2, op.n2, d.k.now)
+			d.releaseOp(ln, op, d.k.now)
 			d.wakeSender(int(op.l), op.first)
 		}
 	}

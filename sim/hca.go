@@ -118,7 +118,11 @@ func (s *simulator) nextPacket(hc *hcaDev) int32 {
 	hc.pktSeq++
 	s.pkts[i] = packet{dstLID: lid, sl: sl, vl: s.t.InjectVL(sl), flits: uint16(flits), next: -1}
 	s.minFlits = min(s.minFlits, int32(s.pkts[i].flits))
-	s.info[i] = packetInfo{seq: hc.pktSeq, src: hc.node, dst: hc.msgDst, payload: payload, last: hc.msgLeft == 0, tag: hc.msgTag, kind: kind,
+	lastB := s.p.HW.LastFlitBytes(int(payload))
+	if kind == kindRTS {
+		lastB = s.p.HW.LastFlitBytes(0)
+	}
+	s.info[i] = packetInfo{seq: hc.pktSeq, src: hc.node, dst: hc.msgDst, payload: payload, lastB: int32(lastB), last: hc.msgLeft == 0, tag: hc.msgTag, kind: kind,
 		msg: hc.msgSeq, msgPkts: hc.msgPkts}
 	if s.ad != nil {
 		// Its candidates are drawn now, from the HCA's own route stream:
@@ -239,10 +243,10 @@ func (s *simulator) tryInject(h int32) {
 	s.inNetwork++
 	s.res.FlitsInjected += int64(pk.flits)
 	s.res.FlitHops += int64(pk.flits)
-	c.linkFree = now + int64(pk.flits)*c.ft
+	c.linkFree = now + s.trainPs(pi, c.ft)
 	s.horizon = max(s.horizon, c.linkFree+s.prop)
 	pk.ch = hc.ch
-	s.k.schedule(event{at: now + s.headDelay(c) + s.prop, phase: phaseArrive, kind: evHeadArrive, node: c.to, port: c.toPort, vl: pk.vl, ref: pi})
+	s.k.schedule(event{at: now + s.headDelay(c, pi) + s.prop, phase: phaseArrive, kind: evHeadArrive, node: c.to, port: c.toPort, vl: pk.vl, ref: pi})
 	s.scheduleHCA(h, c.linkFree)
 }
 
@@ -292,15 +296,27 @@ func (s *simulator) consume(hc *hcaDev, pi int32) {
 	var runT0, runN int64                   // credits arriving at runT0, runT0+pf, …
 	first := int64(-1)                      // the first of them
 	fas := s.p.HW.ForwardAtStart && pf < ft // a flit may not be done before it has fully arrived
-	for k, arr := int64(0), s.k.now; k < int64(pk.flits); k, arr = k+1, arr+ft {
-		t := max(arr, done)
-		if fas {
-			t = max(t, arr+ft-pf)
+	n := int64(pk.flits)
+	for k, arr := int64(0), s.k.now; k < n; k, arr = k+1, arr+ft {
+		work, a, dur := pf, arr, ft
+		if s.wire && k == n-1 {
+			// Its last flit takes its bytes' share of the cable's and the
+			// bus' flit times; taken once fully arrived, it has arrived
+			// that much sooner (unless it is also the head).
+			lb := int(s.info[pi].lastB)
+			work, dur = s.p.HW.LastFlitPs(pf, lb), s.p.HW.LastFlitPs(ft, lb)
+			if !s.p.HW.ForwardAtStart && n > 1 {
+				a -= ft - dur
+			}
 		}
-		if H == 0 || (t+pf <= nextH && t >= nextH-P+H) {
-			done = t + pf
+		t := max(a, done)
+		if fas || s.wire && s.p.HW.ForwardAtStart && work < dur {
+			t = max(t, a+dur-work)
+		}
+		if H == 0 || (t+work <= nextH && t >= nextH-P+H) {
+			done = t + work
 		} else {
-			done = s.serve(hc, t, pf)
+			done = s.serve(hc, t, work)
 			off := (done - hc.phase) % P
 			if off < 0 {
 				off += P
@@ -345,6 +361,11 @@ func (s *simulator) queueResponse(hc *hcaDev, dst int32, flits int, in packetInf
 	s.pkts[i] = packet{dstLID: lid, sl: sl, vl: s.t.InjectVL(sl), flits: uint16(flits), next: -1}
 	s.minFlits = min(s.minFlits, int32(flits))
 	in.src, in.dst, in.queued = hc.node, dst, s.k.now
+	if in.kind == kindGetData {
+		in.lastB = int32(s.p.HW.LastFlitBytes(int(in.payload)))
+	} else {
+		in.lastB = int32(s.p.HW.LastFlitBytes(0))
+	}
 	s.info[i] = in
 	if s.ad != nil {
 		s.drawRoute(i, hc, dst, addr, hc.respRng)

@@ -50,6 +50,7 @@ type packetInfo struct {
 	injected int64
 	src, dst int32 // HCA node indices
 	payload  int32
+	lastB    int32  // bytes of its last flit (HW.LastFlitBytes)
 	hop      uint16 // switch-to-switch hops taken (source routes), saturating
 	last     bool   // last packet of its message
 	kind     pktKind
@@ -202,8 +203,13 @@ type simulator struct {
 	// through a crossbar; output buffer size in flits.
 	ft, prop, pcieFt, lat, fx, obuf int64
 
-	voq      bool      // HW.VOQ: input buffers keep a queue per output
-	sameFt   bool      // every channel's flit time is ft (no rank rates)
+	voq    bool // HW.VOQ: input buffers keep a queue per output
+	sameFt bool // every channel's flit time is ft (no rank rates)
+	// wire is HW.WireBytes: a packet's last flit takes its bytes' share
+	// of a flit time; trains then holds per switch output channel the
+	// packets granted to it whose last flit has not started (roomFrom).
+	wire     bool
+	trains   [][]obTrain
 	bubble   uint32    // HW.BubbleVLs: a bit per VL with bubble flow control
 	bubbleN  int32     // a bubble's credits: one full packet's flits
 	chans    []channel // numbered as fabric.Channels numbers them
@@ -366,9 +372,9 @@ func newSimulator(net *fabric.Network, t *routing.Tables, p Params) (*simulator,
 	// A message's wire time: its full packets and the rest back to back.
 	wire := func(bytes int) int64 {
 		full, rem := bytes/hw.MTU, bytes%hw.MTU
-		w := int64(full*hw.PacketFlits(hw.MTU)) * s.ft
+		w := int64(full) * hw.PacketPs(hw.MTU, s.ft)
 		if rem > 0 {
-			w += int64(hw.PacketFlits(rem)) * s.ft
+			w += hw.PacketPs(rem, s.ft)
 		}
 		return w
 	}
@@ -512,6 +518,9 @@ func (s *simulator) wireChannels(chs *fabric.Channels) {
 			reqHead: -1, tryAt: never, lastVL: uint8(s.nVL - 1), ring: int16(net.Ring(int(from.Node), int(from.Port))),
 			ports: int16(net.Nodes[from.Node].Radix + 1)}
 		s.sameFt = s.sameFt && s.chans[i].ft == s.ft
+	}
+	if s.wire = s.p.HW.WireBytes; s.wire {
+		s.trains = make([][]obTrain, len(s.chans))
 	}
 	s.portBase = make([]int32, len(net.Nodes)+1)
 	for i := range net.Nodes {

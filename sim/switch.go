@@ -65,7 +65,7 @@ func (s *simulator) request(pi int32) {
 	c := &s.chans[pk.out]
 	pk.reqNext = c.reqHead
 	c.reqHead = pi
-	s.requestTry(pk.out, max(s.k.now, s.readyAt(pk)), int32(pk.flits))
+	s.requestTry(pk.out, max(s.k.now, s.readyAt(pi)), int32(pk.flits))
 }
 
 // route sets the channel a packet whose head has arrived at switch sw
@@ -166,7 +166,7 @@ func (s *simulator) becomeHead(l int) {
 // has been routed and the buffer's previous packet has crossed.
 func (s *simulator) ready(l int) int64 {
 	ln := &s.lanes[l]
-	return max(s.readyAt(&s.pkts[ln.head]), ln.free)
+	return max(s.readyAt(ln.head), ln.free)
 }
 
 // requestTry makes output out arbitrate at t, unless it already will
@@ -182,7 +182,7 @@ func (s *simulator) requestTry(out int32, t int64, n int32) {
 	c := &s.chans[out]
 	t = max(t, c.xbarFree)
 	if s.tm == nil || !s.tm.down(out, t) { // a cable that is down needs no room
-		t = max(t, s.roomFrom(c, n))
+		t = max(t, s.roomFrom(out, n))
 	}
 	if t >= c.tryAt {
 		return
@@ -256,7 +256,7 @@ func (s *simulator) arbitrateVOQ(out int32) {
 	rk := s.newRanker(out)
 	prev := int32(-1)
 	for r := c.reqHead; r >= 0; prev, r = r, s.pkts[r].reqNext {
-		if t := s.readyAt(&s.pkts[r]); t > now {
+		if t := s.readyAt(r); t > now {
 			sc.wake = min(sc.wake, t)
 			continue
 		}
@@ -372,14 +372,58 @@ func (r *ranker) better(s *simulator, ovl uint8, pi int32) bool {
 // linkFree−ft: at instant t it holds ⌈(linkFree−t)/ft⌉−1 flits (ft the
 // channel's).
 func (s *simulator) roomAt(out int32, n int32) int64 {
-	return max(s.k.now, s.roomFrom(&s.chans[out], n))
+	return max(s.k.now, s.roomFrom(out, n))
 }
 
 // roomFrom is the instant from which the output buffer of channel c has
 // room for n flits, valid for instants at or after c.xbarFree (see
 // roomAt); it may lie in the past.
-func (s *simulator) roomFrom(c *channel, n int32) int64 {
+func (s *simulator) roomFrom(out int32, n int32) int64 {
+	if s.wire {
+		return s.roomFromTrains(out, n)
+	}
+	c := &s.chans[out]
 	return c.linkFree - (s.obuf-int64(n)+1)*c.ft
+}
+
+// obTrain is a packet granted to a switch output under HW.WireBytes: its
+// first flit's start onto the cable and its flits.
+type obTrain struct {
+	d0 int64
+	n  int64
+}
+
+// roomFromTrains is roomFrom when a packet's last flit may be short
+// (HW.WireBytes): the output buffer has room for n flits once the
+// (obuf−n+1)-th flit from the end of what it was granted has started,
+// found by walking the packets not yet wholly started from the newest
+// back (their flits start ft apart within a packet). Packets whose last
+// flit started before now were dropped (trainsAdd): if the walk passes
+// them all, that flit started in the past.
+func (s *simulator) roomFromTrains(out int32, n int32) int64 {
+	q, ft := s.trains[out], s.chans[out].ft
+	m := s.obuf - int64(n) + 1
+	for j := len(q) - 1; j >= 0; j-- {
+		if m <= q[j].n {
+			return q[j].d0 + (q[j].n-m)*ft
+		}
+		m -= q[j].n
+	}
+	return math.MinInt64 / 2
+}
+
+// trainsAdd records packet pi's train on switch output out, from d0, and
+// drops the packets whose last flit started before now.
+func (s *simulator) trainsAdd(out int32, d0 int64, n int64) {
+	q, ft, now := s.trains[out], s.chans[out].ft, s.k.now
+	drop := 0
+	for drop < len(q) && q[drop].d0+(q[drop].n-1)*ft < now {
+		drop++
+	}
+	if drop > 0 {
+		q = q[:copy(q, q[drop:])]
+	}
+	s.trains[out] = append(q, obTrain{d0: d0, n: n})
 }
 
 // grant moves the head packet of input lane in through output out on VL
@@ -453,7 +497,7 @@ func (s *simulator) move(out int32, in int, pi int32, ovl uint8) int64 {
 	if !s.sameFt {
 		fi = s.chans[pk.ch].ft
 	}
-	last := s.crossFrom(in, pk, fi)
+	last := s.crossFrom(in, pi, fi)
 	c.xbarFree = last + s.fx
 	// The cable sends the output buffer back to back: the packet starts when
 	// the cable has sent what is ahead of it, as one train (its flits reach
@@ -464,10 +508,13 @@ func (s *simulator) move(out int32, in int, pi int32, ovl uint8) int64 {
 	if c.ft < fi {
 		d0 = max(d0, last)
 	}
-	c.linkFree = d0 + n*c.ft
+	c.linkFree = d0 + s.trainPs(pi, c.ft)
+	if s.wire {
+		s.trainsAdd(out, d0, n)
+	}
 	s.horizon = max(s.horizon, c.linkFree+s.prop, last+s.prop)
 	pk.ch, pk.vl, pk.next = out, ovl, -1
-	e := event{at: d0 + s.headDelay(c) + s.prop, phase: phaseArrive, kind: evHeadArrive, node: c.to, port: c.toPort, vl: ovl, ref: pi}
+	e := event{at: d0 + s.headDelay(c, pi) + s.prop, phase: phaseArrive, kind: evHeadArrive, node: c.to, port: c.toPort, vl: ovl, ref: pi}
 	if c.toDom == s.dom {
 		s.k.schedule(e)
 	} else { // another domain's node: queued there at the window's end
@@ -476,34 +523,72 @@ func (s *simulator) move(out int32, in int, pi int32, ovl uint8) int64 {
 	return last
 }
 
-// crossFrom crosses packet pk, granted now, out of input lane in (flit
+// crossFrom crosses packet pi, granted now, out of input lane in (flit
 // time fi) and returns the instant its last flit crosses. Flit k crosses
 // when it has arrived (head + k·fi) and the crossbar has moved its
 // predecessor (now + k·fx); the earlier flits are crossbar-bound, the
-// later ones arrival-bound. Each freed place's credit goes upstream.
-func (s *simulator) crossFrom(in int, pk *packet, fi int64) int64 {
+// later ones arrival-bound. With HW.WireBytes (taken once fully arrived)
+// a short last flit arrives early by what it lacks of fi and crosses on
+// its own. Each freed place's credit goes upstream.
+func (s *simulator) crossFrom(in int, pi int32, fi int64) int64 {
+	pk := &s.pkts[pi]
 	g, h, n := s.k.now, pk.headAt, int64(pk.flits)
-	k1 := n
+	var early int64 // how much sooner than h + (n−1)·fi the last flit has arrived
+	if s.wire && n > 1 && !s.p.HW.ForwardAtStart {
+		early = fi - s.p.HW.LastFlitPs(fi, int(s.info[pi].lastB))
+	}
+	m := n // flits on the progressions
+	if early > 0 {
+		m = n - 1
+	}
+	k1 := m
 	if s.fx < fi {
-		k1 = min(n, (g-h)/(fi-s.fx)+1)
+		k1 = min(m, (g-h)/(fi-s.fx)+1)
+	}
+	lastC := max(g+(m-1)*s.fx, h+(m-1)*fi)
+	op := creditOp{l: int32(in), t1: g + s.prop, dt1: s.fx, n1: int32(k1),
+		t2: h + k1*fi + s.prop, dt2: fi, n2: int32(m - k1), first: g + s.prop}
+	if early > 0 {
+		c := max(lastC+s.fx, h+(n-1)*fi-early)
+		op.t3, op.dt3, op.n3 = c+s.prop, c-lastC, 1
+		lastC = c
 	}
 	if ln := &s.lanes[in]; ln.fromDom == s.dom {
-		s.cr.release(&ln.cr, g+s.prop, s.fx, int32(k1), g)
-		s.cr.release(&ln.cr, h+k1*fi+s.prop, fi, int32(n-k1), g)
+		s.releaseOp(ln, &op, g)
 	} else { // the sender is another domain's: at the window's end
-		s.dmem.ops = append(s.dmem.ops, creditOp{l: int32(in), t1: g + s.prop, dt1: s.fx, n1: int32(k1),
-			t2: h + k1*fi + s.prop, dt2: fi, n2: int32(n - k1), first: g + s.prop})
+		s.dmem.ops = append(s.dmem.ops, op)
 	}
-	return max(g+(n-1)*s.fx, h+(n-1)*fi)
+	return lastC
+}
+
+// releaseOp queues a grant's credits for lane ln's sender (now: the
+// current instant).
+func (s *simulator) releaseOp(ln *lane, op *creditOp, now int64) {
+	s.cr.release(&ln.cr, op.t1, op.dt1, op.n1, now)
+	s.cr.release(&ln.cr, op.t2, op.dt2, op.n2, now)
+	s.cr.release(&ln.cr, op.t3, op.dt3, op.n3, now)
+}
+
+// trainPs is how long packet pi takes on a cable of flit time ft: its
+// flits, the last with HW.WireBytes its bytes' share of ft.
+func (s *simulator) trainPs(pi int32, ft int64) int64 {
+	n := int64(s.pkts[pi].flits)
+	if !s.wire {
+		return n * ft
+	}
+	return (n-1)*ft + s.p.HW.LastFlitPs(ft, int(s.info[pi].lastB))
 }
 
 // headDelay is how long after a flit starts onto channel c (before the
 // cable delay) its receiver may take it: the flit time, or nothing when
 // switches and sinks take flits at the start of their reception
 // (HW.ForwardAtStart).
-func (s *simulator) headDelay(c *channel) int64 {
+func (s *simulator) headDelay(c *channel, pi int32) int64 {
 	if s.p.HW.ForwardAtStart {
 		return 0
+	}
+	if s.wire && s.pkts[pi].flits == 1 {
+		return s.trainPs(pi, c.ft) // the head is the last flit
 	}
 	return c.ft
 }
@@ -512,11 +597,12 @@ func (s *simulator) headDelay(c *channel) int64 {
 // output: its head routed (lat after it arrived), and with
 // HW.ForwardAtStart, bound for a faster cable than it came in on, all of
 // it arrived (the switch stores it).
-func (s *simulator) readyAt(pk *packet) int64 {
+func (s *simulator) readyAt(pi int32) int64 {
+	pk := &s.pkts[pi]
 	t := pk.headAt + s.lat
 	if s.p.HW.ForwardAtStart && pk.out >= 0 {
 		if in := s.chans[pk.ch].ft; s.chans[pk.out].ft < in {
-			t = max(t, pk.headAt+int64(pk.flits)*in)
+			t = max(t, pk.headAt+s.trainPs(pi, in))
 		}
 	}
 	return t

@@ -176,7 +176,7 @@ func (s *simulator) discard(out int32, in int, pi int32, ovl uint8) int64 {
 	pk := &s.pkts[pi]
 	c.lastVL = ovl
 	s.lanes[s.lane(out, ovl)].lastIn = pk.inPort
-	last := s.crossFrom(in, pk, s.chans[pk.ch].ft)
+	last := s.crossFrom(in, pi, s.chans[pk.ch].ft)
 	c.xbarFree = last + s.fx
 	s.horizon = max(s.horizon, last+s.prop)
 	s.lose(pi)

@@ -599,15 +599,16 @@ func witnessMarkdown(rows []witnessOutcome) string {
 }
 
 // rescoreKeys are the hardware keys rescore may add: flitsim's own
-// choices, which change nothing the model is given, and
+// choices, which change nothing the model is given (wire_bytes: the model
+// always sends bytes), and
 // hca_buffer_flits, which the model is given but which bounds nothing
 // there (its sink's queue lies beyond the HCA buffer's credits,
 // docs/ibmodel.md mechanism 8), so a large one in flitsim is the model's
 // rule.
-var rescoreKeys = map[string]bool{"forward_at_start": true, "shared_input_pointer": true, "voq": true, "hca_buffer_flits": true, "hiccup_sync": false}
+var rescoreKeys = map[string]bool{"forward_at_start": true, "shared_input_pointer": true, "voq": true, "hca_buffer_flits": true, "wire_bytes": true, "hiccup_sync": false}
 
 // rescoreKeyList names the keys rescore takes, for its help and errors.
-const rescoreKeyList = "forward_at_start, shared_input_pointer, voq, hca_buffer_flits"
+const rescoreKeyList = "forward_at_start, shared_input_pointer, voq, hca_buffer_flits, wire_bytes"
 
 func ibmodelRescore(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("ibmodel rescore", "ibmodel rescore DIR --hw key=value,... [-o FILE.md]",

@@ -12,7 +12,7 @@ func TestIBModelRescoreKeys(t *testing.T) {
 	dir := t.TempDir()
 	code, _, errs := run("ibmodel", "rescore", dir, "--hw", "pcie_gbps=40")
 	assert.Equal(t, 2, code)
-	assert.Contains(t, errs, "--hw pcie_gbps: rescore takes forward_at_start, shared_input_pointer, voq, hca_buffer_flits")
+	assert.Contains(t, errs, "--hw pcie_gbps: rescore takes forward_at_start, shared_input_pointer, voq, hca_buffer_flits, wire_bytes")
 	code, _, errs = run("ibmodel", "rescore", dir, "--hw", "hiccup_sync=1")
 	assert.Equal(t, 2, code, errs)
 	// Accepted keys go on to read the compare's results: none here.

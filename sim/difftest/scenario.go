@@ -230,6 +230,7 @@ func hwDiff(h fabric.Hardware) string {
 	add("hiccup_sync", h.HiccupSync, d.HiccupSync)
 	add("shared_input_pointer", h.SharedInputPointer, d.SharedInputPointer)
 	add("forward_at_start", h.ForwardAtStart, d.ForwardAtStart)
+	add("wire_bytes", h.WireBytes, d.WireBytes)
 	add("switch_latency_ps", h.SwitchLatencyPs, d.SwitchLatencyPs)
 	add("voq", h.VOQ, d.VOQ)
 	add("nic_window", h.NICWindow, d.NICWindow)
@@ -938,6 +939,9 @@ func drawLate(c chooser, s *Scenario, topo string) {
 			}
 		}
 	}
+	// Packets on the cables and host buses by their bytes (after the
+	// trace jobs).
+	hw.WireBytes = chance(c, 40)
 }
 
 // placeJobs lays the job plans on the network's n HCAs: a seeded shuffle

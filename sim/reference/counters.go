@@ -47,7 +47,10 @@ func (s *simulator) noteStall(o *port) {
 		if o.credits[h.outVL] < s.creditsNeeded(h) {
 			idle := o.cableFree
 			if len(o.queue) > 0 {
-				idle = max(o.cableFree, o.queue[0].ready) + int64(len(o.queue))*o.ft
+				idle = max(o.cableFree, o.queue[0].ready)
+				for _, q := range o.queue {
+					idle += s.flitPs(q.h.p, q.k, o.ft)
+				}
 			}
 			o.stallAt(max(t, idle))
 			return

@@ -238,10 +238,11 @@ func (s *simulator) decideHCA(h *hca) {
 		h.state = s.stateAt(s.now)
 	}
 	s.lastActive = max(s.lastActive, s.now)
-	h.linkFree = s.now + int64(p.flits)*o.ft
+	h.linkFree = s.now + s.trainPs(p, o.ft)
 
 	// The packet leaves as a train: its flits queue for the cable now and
-	// start ft apart, the first at once.
+	// start ft apart, the first at once (the last may take less than ft:
+	// HW.WireBytes).
 	src := &hop{p: p, out: o, outVL: vl}
 	for k := 0; k < p.flits; k++ {
 		o.queue = append(o.queue, qflit{h: src, k: k, ready: s.now})
@@ -273,12 +274,14 @@ func (s *simulator) busStart(h *hca) {
 	}
 	h.busy = true
 	start := s.now
-	if in := h.port.ft; s.p.HW.ForwardAtStart && s.pf < in {
+	f := h.bus[0]
+	work := s.flitPs(f.h.p, f.k, s.pf)
+	if in := s.flitPs(f.h.p, f.k, h.port.ft); s.p.HW.ForwardAtStart && work < in {
 		// Taken at the start of its reception, a flit is done no sooner
 		// than it has fully arrived.
-		start = max(start, h.bus[0].arrival+in-s.pf)
+		start = max(start, f.arrival+in-work)
 	}
-	s.post(event{t: s.busDone(h, start, s.pf), kind: evConsumed, hca: h})
+	s.post(event{t: s.busDone(h, start, work), kind: evConsumed, hca: h})
 }
 
 // busDone returns when bus work started at start is done: the bus works

@@ -6,6 +6,7 @@ import (
 
 	"gonum.org/v1/gonum/stat/distuv"
 
+	"flitsim/fabric"
 	"flitsim/routing"
 	"flitsim/sim"
 )
@@ -70,6 +71,31 @@ const (
 	getReq                 // a rendezvous' GET request, for the data of payload bytes
 	getData                // a rendezvous' data response: a packet of its message
 )
+
+// lastFlitBytes is how many bytes the packet's last flit holds: a packet
+// of a message (a PUT's or a GET's data) carries its payload and headers,
+// every other kind its headers alone.
+func (p *packet) lastFlitBytes(hw fabric.Hardware) int {
+	if p.kind == data || p.kind == getData {
+		return hw.LastFlitBytes(p.payload)
+	}
+	return hw.LastFlitBytes(0)
+}
+
+// flitPs is how long flit k of packet p takes where a flit takes ft (a
+// cable, or a host bus): ft, its last flit with HW.WireBytes its bytes'
+// share of ft.
+func (s *simulator) flitPs(p *packet, k int, ft int64) int64 {
+	if k == p.flits-1 {
+		return s.p.HW.LastFlitPs(ft, p.lastFlitBytes(s.p.HW))
+	}
+	return ft
+}
+
+// trainPs is how long packet p takes on a cable of flit time ft.
+func (s *simulator) trainPs(p *packet, ft int64) int64 {
+	return int64(p.flits-1)*ft + s.flitPs(p, p.flits-1, ft)
+}
 
 // queued: the packet waits among its HCA's responses, not in its message
 // order.

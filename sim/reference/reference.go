@@ -200,13 +200,14 @@ func newSimulator(net *fabric.Network, t *routing.Tables, p sim.Params) (*simula
 		vls: p.HW.VLs, obuf: p.HW.OutputBufferFlits, voq: p.HW.VOQ,
 		firstInject: -1,
 	}
-	// A message's wire time: each packet's flits, counted packet by packet.
+	// A message's wire time: each packet's time on an HCA's cable, packet
+	// by packet.
 	wire := func(bytes int) int64 {
-		flits := 0
+		var w int64
 		for left := bytes; left > 0; left -= min(left, p.HW.MTU) {
-			flits += p.HW.PacketFlits(min(left, p.HW.MTU))
+			w += p.HW.PacketPs(min(left, p.HW.MTU), s.ft)
 		}
-		return s.ft * int64(flits)
+		return w
 	}
 	var err error
 	if s.src, err = traffic.Open(p.Traffic, p.Jobs, net.HCASwitches(), func(name string) *rand.Rand { return fabric.Stream(p.Seed, name) }, wire); err != nil {

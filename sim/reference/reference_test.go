@@ -123,6 +123,44 @@ func TestZeroLoadLatency(t *testing.T) {
 	}
 }
 
+// With WireBytes a packet's last flit, of b bytes, takes ⌈ft·b/64⌉ on
+// every cable and ⌈pf·b/64⌉ on the host bus (pf = ft here). In the
+// exchange of TestZeroLoadLatency (three switches, lat = 0) the trains
+// keep their flits ft apart, so the last flit reaches the sink ft − tail
+// early, waits for the bus and is done tail after its predecessor: the
+// packet is done (h+1)(ft+cab) + (n−1)·ft + tail. A one-flit packet is all
+// tail: each hop takes tail + cab, the bus tail more; taken at the start
+// of its reception (ForwardAtStart) each hop takes cab alone and the sink
+// finishes it once it has fully arrived, tail later. 2,048 + 26 bytes end
+// in a flit of 26 bytes (6.5 ns: the packet takes 518.5 ns, not 528 ns),
+// 100 + 26 in one of 62 (15.5 ns), 8 + 26 in a one-flit packet of 34
+// (8.5 ns). Both simulators agree to the picosecond.
+func TestWireBytesLatency(t *testing.T) {
+	net, tab := build(t, "mesh:dims=4,hcas=2", "minhop")
+	const h = 3
+	for _, tc := range []struct {
+		name  string
+		bytes int
+		fas   bool
+		done  int64
+	}{
+		{"one MTU", 2048, false, (h+1)*(ft+cab) + (mtu-1)*ft + 6_500},
+		{"two flits", 100, false, (h+1)*(ft+cab) + ft + 15_500},
+		{"one flit", 8, false, (h+1)*(8_500+cab) + 8_500},
+		{"one flit at reception start", 8, true, (h+1)*cab + 8_500},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := noHiccups(params(traffic.Exchange))
+			p.Traffic.MessageBytes = tc.bytes
+			p.HW.WireBytes, p.HW.ForwardAtStart = true, tc.fas
+			bothDoneAt(t, net, tab, p, tc.done)
+			p.HW.WireBytes = false
+			whole := run(t, net, tab, p)
+			assert.Less(t, tc.done, whole.Deliveries[0].DonePs, "whole flits take longer")
+		})
+	}
+}
+
 // bothDoneAt runs both simulators on a two-HCA exchange and requires both
 // packets delivered at done ps.
 func bothDoneAt(t *testing.T, net *fabric.Network, tab *routing.Tables, p sim.Params, done int64) {

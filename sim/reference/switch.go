@@ -24,7 +24,7 @@ func (s *simulator) arrive(h *hop, k int) {
 	}
 	s.lastActive = max(s.lastActive, s.now)
 	if s.p.HW.ForwardAtStart {
-		s.lastActive = max(s.lastActive, s.now+b.at.ft) // a flit moves until it has fully arrived
+		s.lastActive = max(s.lastActive, s.now+s.flitPs(h.p, k, b.at.ft)) // a flit moves until it has fully arrived
 	}
 	if !b.at.isSwitch {
 		sink := s.hcaAt(b.at.node)
@@ -408,7 +408,8 @@ func (s *simulator) cableStart(o *port) {
 	if s.err != nil {
 		return
 	}
-	o.cableFree = s.now + o.ft
+	dur := s.flitPs(h.p, f.k, o.ft)
+	o.cableFree = s.now + dur
 	s.lastActive = max(s.lastActive, s.now)
 	if f.k == 0 {
 		h.d0 = s.now
@@ -416,7 +417,7 @@ func (s *simulator) cableStart(o *port) {
 	}
 	// The receiver takes the flit once it has fully arrived, or, with
 	// ForwardAtStart, as soon as it begins to arrive.
-	at := s.now + o.ft + s.cab
+	at := s.now + dur + s.cab
 	if s.p.HW.ForwardAtStart {
 		at = s.now + s.cab
 	}
@@ -496,7 +497,7 @@ func (s *simulator) grantVOQ(o *port, b *inBuf) {
 func (s *simulator) headReady(h *hop) int64 {
 	t := h.arr[0] + s.lat
 	if in := h.buf.at.ft; s.p.HW.ForwardAtStart && h.out != nil && h.out.ft < in {
-		t = max(t, h.arr[0]+int64(h.p.flits)*in)
+		t = max(t, h.arr[0]+s.trainPs(h.p, in))
 	}
 	return t
 }
