@@ -45,7 +45,7 @@ func (s *edgeSet) probe(key uint64) (uint64, bool) {
 
 func (s *edgeSet) grow() {
 	old := s.slots
-	s.slots = make([]uint64, max(1024, 2*len(old)))
+	s.slots = make([]uint64, max(64, 2*len(old)))
 	mask := uint64(len(s.slots) - 1)
 	for _, k := range old {
 		if k == 0 {
@@ -128,10 +128,11 @@ func (m *edgeMap) reset() {
 	m.n = 0
 }
 
-// grow doubles the table (at least 1,024 slots) and re-inserts the keys.
+// grow doubles the table (at least 64 slots: small fabrics route many
+// small graphs) and re-inserts the keys.
 func (m *edgeMap) grow() {
 	old := m.slots
-	m.slots = make([]edgeSlot, max(1024, 2*len(old)))
+	m.slots = make([]edgeSlot, max(64, 2*len(old)))
 	mask := uint64(len(m.slots) - 1)
 	for _, s := range old {
 		if s.key == 0 {

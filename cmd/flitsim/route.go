@@ -427,10 +427,18 @@ func (s *setString) Set(v string) error {
 }
 func (s *setString) IsSet() bool { return s.set }
 
+// engineMS formats a side's engine time ("-" unknown).
+func engineMS(s opensm.Side) string {
+	if s.EngineMS < 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.1f", s.EngineMS)
+}
+
 func printComparison(w io.Writer, net *fabric.Network, cmp []opensm.Comparison) {
 	fmt.Fprintln(w, net.Describe())
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "engine\tside\tok\tdeadlock-free\tVLs\tVLs by\tEFI min\tmean\tmax\tpath mean\tmax\troute ms\tsame LFT\t")
+	fmt.Fprintln(tw, "engine\tside\tok\tdeadlock-free\tVLs\tVLs by\tEFI min\tmean\tmax\tpath mean\tmax\troute ms\tengine ms\tsame LFT\t")
 	for _, c := range cmp {
 		same := "-"
 		if c.SameLFT >= 0 {
@@ -439,7 +447,7 @@ func printComparison(w io.Writer, net *fabric.Network, cmp []opensm.Comparison) 
 		for i, s := range []opensm.Side{c.Flitsim, c.OpenSM} {
 			who := [2]string{"flitsim", "opensm"}[i]
 			if !s.OK {
-				fmt.Fprintf(tw, "%s\t%s\tfailed\t\t%d\t\t\t\t\t\t\t%.1f\t%s\t\n", c.Engine, who, s.VLsNeeded, s.RouteMS, same)
+				fmt.Fprintf(tw, "%s\t%s\tfailed\t\t%d\t\t\t\t\t\t\t%.1f\t%s\t%s\t\n", c.Engine, who, s.VLsNeeded, s.RouteMS, engineMS(s), same)
 				continue
 			}
 			by := "engine"
@@ -449,8 +457,8 @@ func printComparison(w io.Writer, net *fabric.Network, cmp []opensm.Comparison) 
 			case routing.SLsByFlitsim:
 				by = "flitsim"
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%v\t%v\t%d\t%s\t%d\t%.1f\t%d\t%.2f\t%d\t%.1f\t%s\t\n", c.Engine, who, s.OK, s.DeadlockFree, s.VLsNeeded, by,
-				s.EFIMin, s.EFIMean, s.EFIMax, s.PathLenMean, s.PathLenMax, s.RouteMS, same)
+			fmt.Fprintf(tw, "%s\t%s\t%v\t%v\t%d\t%s\t%d\t%.1f\t%d\t%.2f\t%d\t%.1f\t%s\t%s\t\n", c.Engine, who, s.OK, s.DeadlockFree, s.VLsNeeded, by,
+				s.EFIMin, s.EFIMean, s.EFIMax, s.PathLenMean, s.PathLenMax, s.RouteMS, engineMS(s), same)
 		}
 	}
 	tw.Flush()

@@ -78,16 +78,29 @@ var (
 // GUID file, so both engines start from the same roots; torus-2QoS gets a
 // torus configuration built from the generated dimensions.
 func Route(ctx context.Context, net *fabric.Network, engine string, o routing.Options) (*routing.Tables, error) {
+	t, _, err := route(ctx, net, engine, o, false)
+	return t, err
+}
+
+// RouteTimed is Route that also returns OpenSM's own engine time in ms
+// (Result.EngineMS; -1 unknown). DFSSSP and Nue report their VLs only at
+// debug level, whose output slows their engines down, so for those a
+// second sweep without it is timed.
+func RouteTimed(ctx context.Context, net *fabric.Network, engine string, o routing.Options) (*routing.Tables, float64, error) {
+	return route(ctx, net, engine, o, true)
+}
+
+func route(ctx context.Context, net *fabric.Network, engine string, o routing.Options, timed bool) (*routing.Tables, float64, error) {
 	name, ok := osmName(engine)
 	if !ok || name == "file" {
-		return nil, fmt.Errorf("unknown OpenSM engine %q (known: %s)", engine, strings.Join(Engines(), ", "))
+		return nil, -1, fmt.Errorf("unknown OpenSM engine %q (known: %s)", engine, strings.Join(Engines(), ", "))
 	}
 	if o.VLs == 0 {
 		o.VLs = routing.DefaultOptions().VLs
 	}
 	dir, err := os.MkdirTemp("", "flitsim-osmcfg-")
 	if err != nil {
-		return nil, err
+		return nil, -1, err
 	}
 	defer os.RemoveAll(dir)
 	var args []string
@@ -100,7 +113,7 @@ func Route(ctx context.Context, net *fabric.Network, engine string, o routing.Op
 	if rootEngines[name] {
 		roots, err := rootIndices(net, o.Roots)
 		if err != nil {
-			return nil, err
+			return nil, -1, err
 		}
 		var b bytes.Buffer
 		for _, r := range roots {
@@ -108,25 +121,28 @@ func Route(ctx context.Context, net *fabric.Network, engine string, o routing.Op
 		}
 		path := filepath.Join(dir, "roots")
 		if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
-			return nil, err
+			return nil, -1, err
 		}
 		args = append(args, "-a", path)
 	}
 	if name == "torus-2QoS" {
 		conf, err := torusConfig(net)
 		if err != nil {
-			return nil, &routing.Failure{Engine: Prefix + engine, Reason: err.Error()}
+			return nil, -1, &routing.Failure{Engine: Prefix + engine, Reason: err.Error()}
 		}
 		path := filepath.Join(dir, "torus-2QoS.conf")
 		if err := os.WriteFile(path, []byte(conf), 0o644); err != nil {
-			return nil, err
+			return nil, -1, err
 		}
 		args = append(args, "--torus_config", path)
 	}
 	// DFSSSP and Nue report their VL choice only at debug level.
-	res, err := Run(ctx, net, Config{Engine: name, Args: args, Debug: name == "dfsssp" || name == "nue"})
+	debug := name == "dfsssp" || name == "nue"
+	res, err := Run(ctx, net, Config{Engine: name, Args: args, Debug: debug})
 	var needed int
+	engineMS := float64(-1)
 	if res != nil {
+		engineMS = res.EngineMS
 		if m := reVLsNeeded.FindAllStringSubmatch(res.Log, -1); m != nil {
 			needed, _ = strconv.Atoi(m[len(m)-1][1])
 		}
@@ -139,7 +155,12 @@ func Route(ctx context.Context, net *fabric.Network, engine string, o routing.Op
 		if errors.As(err, &f) {
 			f.VLsNeeded = needed
 		}
-		return nil, err
+		return nil, engineMS, err
+	}
+	if timed && debug {
+		if r2, err := Run(ctx, net, Config{Engine: name, Args: args}); err == nil {
+			engineMS = r2.EngineMS
+		}
 	}
 	t := res.Tables
 	t.Engine = Prefix + strings.ToLower(engine)
@@ -155,7 +176,7 @@ func Route(ctx context.Context, net *fabric.Network, engine string, o routing.Op
 			t.Notes = append(t.Notes, "VLs: OpenSM's own, from Nue's destination distribution in its log")
 		default:
 			if err := routing.AssignLayers(net, t, o.VLs); err != nil {
-				return nil, err
+				return nil, -1, err
 			}
 			t.SLSource = routing.SLsByFlitsim
 			t.Notes = append(t.Notes, fmt.Sprintf("VLs: flitsim's cycle breaking of OpenSM's LFTs (needs %d); OpenSM does not report its %s's SLs", t.VLsNeeded, name))
@@ -165,7 +186,7 @@ func Route(ctx context.Context, net *fabric.Network, engine string, o routing.Op
 		t.Notes = append(t.Notes, fmt.Sprintf("OpenSM's log: %d VLs needed", needed))
 		t.VLsNeeded = needed
 	}
-	return t, nil
+	return t, engineMS, nil
 }
 
 // applyPathVLs sets the SL of every (source switch, destination HCA) path

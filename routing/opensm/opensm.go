@@ -74,6 +74,10 @@ type Result struct {
 	// DestVLs maps a destination LID to the VL OpenSM's Nue routed it on;
 	// nil for other engines.
 	DestVLs map[uint16]uint8
+	// EngineMS is the routing engine's own time by the log's timestamps
+	// (-1 unknown): the sweep around it (ibsim's MADs, discovery, the
+	// switches' configuration) is left out.
+	EngineMS float64
 }
 
 // Run routes net with OpenSM.
@@ -91,7 +95,7 @@ func Run(ctx context.Context, net *fabric.Network, cfg Config) (*Result, error) 
 	if err != nil {
 		return nil, err
 	}
-	res := &Result{Dir: dir}
+	res := &Result{Dir: dir, EngineMS: -1}
 	if !cfg.Keep {
 		defer os.RemoveAll(dir)
 	}
@@ -163,7 +167,7 @@ wait:
 		if err != nil {
 			return res, fmt.Errorf("reading OpenSM's log: %w", err)
 		}
-		res.Log, res.PathVLs, res.DestVLs = pl.text, pl.pathVLs, pl.destVLs
+		res.Log, res.PathVLs, res.DestVLs, res.EngineMS = pl.text, pl.pathVLs, pl.destVLs, pl.engineMS
 	}
 	dump := filepath.Join(dir, "opensm-lfts.dump")
 	used := usedEngine(res.Log)

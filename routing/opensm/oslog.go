@@ -60,19 +60,37 @@ type parsedLog struct {
 	// destVLs maps a destination LID to the VL Nue routed it on
 	// ("destination lids (base lid) for vl N:" and the lines under it).
 	destVLs map[uint16]uint8
+	// engineMS is the routing engine's own time in the last sweep that
+	// finished it: from "building routing with …" to "… tables configured
+	// on all switches" (the LFTs computed and handed to the switches'
+	// update), by the log's timestamps; -1 when the log has no such pair.
+	engineMS float64
 }
 
 // parseLog reads an OpenSM log. A later sweep's VL lines replace an
 // earlier one's.
 func parseLog(r io.Reader) (parsedLog, error) {
-	var p parsedLog
+	p := parsedLog{engineMS: -1}
 	var text strings.Builder
+	start := int64(-1)
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64<<10), 16<<20)
 	nueVL := -1
 	for sc.Scan() {
 		line := sc.Text()
 		fn, msg, level := splitLogLine(line)
+		switch {
+		case fn == "ucast_mgr_route" && strings.HasPrefix(msg, "building routing with"):
+			start = logMicros(line)
+		case fn == "osm_ucast_mgr_process" && strings.HasSuffix(msg, "tables configured on all switches") && start >= 0:
+			if end := logMicros(line); end >= 0 {
+				if end < start {
+					end += 24 * 3600 * 1_000_000 // past midnight
+				}
+				p.engineMS = float64(end-start) / 1000
+			}
+			start = -1
+		}
 		switch fn {
 		case "vltable_print":
 			if s, d, vl, ok := parseRouteVL(msg); ok {
@@ -103,6 +121,29 @@ func parseLog(r io.Reader) (parsedLog, error) {
 	}
 	p.text = text.String()
 	return p, sc.Err()
+}
+
+// logMicros returns the time of day of a log line "Nov 21 23:25:43 702619
+// …" in µs, or -1.
+func logMicros(line string) int64 {
+	f := strings.Fields(line)
+	if len(f) < 4 {
+		return -1
+	}
+	hms := strings.Split(f[2], ":")
+	us, err := strconv.ParseInt(f[3], 10, 64)
+	if len(hms) != 3 || err != nil {
+		return -1
+	}
+	var t int64
+	for _, x := range hms {
+		v, err := strconv.ParseInt(x, 10, 64)
+		if err != nil {
+			return -1
+		}
+		t = 60*t + v
+	}
+	return t*1_000_000 + us
 }
 
 // splitLogLine splits "Nov 21 23:25:43 702619 [C336E6C0] 0x08 -> fn: msg"

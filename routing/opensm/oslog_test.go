@@ -39,6 +39,25 @@ func TestParseLog(t *testing.T) {
 	assert.Equal(t, map[uint16]uint8{29: 0}, p.destVLs)
 }
 
+// The engine's time is the span from "building routing with" to "tables
+// configured on all switches" of the last sweep, across midnight too; a
+// log without the pair leaves it unknown.
+func TestParseLogEngineTime(t *testing.T) {
+	p, err := parseLog(strings.NewReader(sampleLog))
+	require.NoError(t, err)
+	assert.Equal(t, -1.0, p.engineMS)
+	sweep := func(from, to string) string {
+		return "Nov 29 " + from + " [4D] 0x04 -> ucast_mgr_route: building routing with 'dfsssp' routing algorithm...\n" +
+			"Nov 29 " + to + " [4D] 0x02 -> osm_ucast_mgr_process: dfsssp tables configured on all switches\n"
+	}
+	p, err = parseLog(strings.NewReader(sweep("10:06:32 127795", "10:06:35 064930")))
+	require.NoError(t, err)
+	assert.InDelta(t, 2937.135, p.engineMS, 1e-9)
+	p, err = parseLog(strings.NewReader(sweep("10:06:32 127795", "10:06:35 064930") + sweep("23:59:59 900000", "00:00:00 100000")))
+	require.NoError(t, err)
+	assert.InDelta(t, 200.0, p.engineMS, 1e-9)
+}
+
 func TestLogTailFindsMarkerAcrossReads(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "osm.log")
 	lt := &logTail{path: path, marker: []byte("No routing engine able")}
