@@ -224,12 +224,23 @@ func (t *Tables) SetVL(s, inPort, outPort int, sl, vl uint8) {
 	if t.sl2vl[s] == nil {
 		r := t.radix[s] + 1
 		m := make([]uint8, r*r*MaxVLs)
-		for i := range m {
-			m[i] = uint8(i % MaxVLs)
+		for i := range MaxVLs { // identity, then doubled by copies
+			m[i] = uint8(i)
+		}
+		for n := MaxVLs; n < len(m); n *= 2 {
+			copy(m[n:], m[:n])
 		}
 		t.sl2vl[s] = m
 	}
 	t.sl2vl[s][(inPort*(t.radix[s]+1)+outPort)*MaxVLs+int(sl)] = vl
+}
+
+// SetVLs sets the SL→VL mapping of switch s for (inPort, outPort): SL i
+// to vl[i], every SL at once.
+func (t *Tables) SetVLs(s, inPort, outPort int, vl *[MaxVLs]uint8) {
+	t.SetVL(s, inPort, outPort, 0, vl[0]) // makes the switch's table
+	i := (inPort*(t.radix[s]+1) + outPort) * MaxVLs
+	copy(t.sl2vl[s][i:i+MaxVLs], vl[:])
 }
 
 // InjectVL returns the virtual lane an HCA sends a packet of service

@@ -603,9 +603,7 @@ func (r *torus2qos) setVLs() {
 // every input port.
 func (r *torus2qos) setPortVLs(s, out int, vl *[MaxVLs]uint8) {
 	for in := 0; in <= r.net.Nodes[s].Radix; in++ {
-		for sl := 0; sl < MaxVLs; sl++ {
-			r.t.SetVL(s, in, out, uint8(sl), vl[sl])
-		}
+		r.t.SetVLs(s, in, out, vl)
 	}
 }
 
