@@ -118,11 +118,7 @@ func (s *simulator) nextPacket(hc *hcaDev) int32 {
 	hc.pktSeq++
 	s.pkts[i] = packet{dstLID: lid, sl: sl, vl: s.t.InjectVL(sl), flits: uint16(flits), next: -1}
 	s.minFlits = min(s.minFlits, int32(s.pkts[i].flits))
-	lastB := s.p.HW.LastFlitBytes(int(payload))
-	if kind == kindRTS {
-		lastB = s.p.HW.LastFlitBytes(0)
-	}
-	s.info[i] = packetInfo{seq: hc.pktSeq, src: hc.node, dst: hc.msgDst, payload: payload, lastB: int32(lastB), last: hc.msgLeft == 0, tag: hc.msgTag, kind: kind,
+	s.info[i] = packetInfo{seq: hc.pktSeq, src: hc.node, dst: hc.msgDst, payload: payload, lastB: s.lastFlitBytes(kind, payload), last: hc.msgLeft == 0, tag: hc.msgTag, kind: kind,
 		msg: hc.msgSeq, msgPkts: hc.msgPkts}
 	if s.ad != nil {
 		// Its candidates are drawn now, from the HCA's own route stream:
@@ -340,6 +336,17 @@ func (s *simulator) consume(hc *hcaDev, pi int32) {
 	s.wakeSender(l, first)
 }
 
+// lastFlitBytes is how many bytes the last flit of a packet of this kind
+// and payload field holds: a message's packet (a PUT's or a GET's data)
+// carries its payload and headers, every other kind its headers alone
+// (an RTS's payload field is its message's bytes).
+func (s *simulator) lastFlitBytes(kind pktKind, payload int32) int32 {
+	if kind == kindData || kind == kindGetData {
+		return int32(s.p.HW.LastFlitBytes(int(payload)))
+	}
+	return int32(s.p.HW.LastFlitBytes(0))
+}
+
 // respond queues HCA hc's acknowledgement of the packet from node src it
 // has just received: a packet of HW.ResponseFlits() flits, routed like any
 // other, its adaptive candidates drawn now from hc's response stream.
@@ -361,11 +368,7 @@ func (s *simulator) queueResponse(hc *hcaDev, dst int32, flits int, in packetInf
 	s.pkts[i] = packet{dstLID: lid, sl: sl, vl: s.t.InjectVL(sl), flits: uint16(flits), next: -1}
 	s.minFlits = min(s.minFlits, int32(flits))
 	in.src, in.dst, in.queued = hc.node, dst, s.k.now
-	if in.kind == kindGetData {
-		in.lastB = int32(s.p.HW.LastFlitBytes(int(in.payload)))
-	} else {
-		in.lastB = int32(s.p.HW.LastFlitBytes(0))
-	}
+	in.lastB = s.lastFlitBytes(in.kind, in.payload)
 	s.info[i] = in
 	if s.ad != nil {
 		s.drawRoute(i, hc, dst, addr, hc.respRng)
