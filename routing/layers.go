@@ -238,30 +238,34 @@ func (b *cycleBreaker) breakLayer(ps *pathSet, cur []int32, layer []uint8, L uin
 	b.build(ps, cur)
 	var moved []int32
 	b.deps.searchCycles(func(cycle []int32) bool {
-		// Cut the weakest edge (or the strongest, or the first found);
-		// among equals the closing one, then the first along the search
-		// path.
-		cut := cycle[len(cycle)-1]
-		switch {
-		case b.rule.first:
-			cut = cycle[0]
-		case b.rule.strongest:
-			for _, f := range cycle[:len(cycle)-1] {
-				if b.weight[f] > b.weight[cut] {
-					cut = f
-				}
-			}
-		default:
-			for _, f := range cycle[:len(cycle)-1] {
-				if b.weight[f] < b.weight[cut] {
-					cut = f
-				}
-			}
-		}
-		moved = b.move(ps, cut, layer, L, moved)
+		moved = b.move(ps, b.rule.cut(cycle, b.weight), layer, L, moved)
 		return true
 	})
 	return moved
+}
+
+// cut returns the edge of a cycle to cut given the edges' weights: the
+// weakest (or the strongest, or the first found); among equals the
+// closing one, then the first along the search path.
+func (r breakRule) cut(cycle []int32, weight []int64) int32 {
+	cut := cycle[len(cycle)-1]
+	switch {
+	case r.first:
+		cut = cycle[0]
+	case r.strongest:
+		for _, f := range cycle[:len(cycle)-1] {
+			if weight[f] > weight[cut] {
+				cut = f
+			}
+		}
+	default:
+		for _, f := range cycle[:len(cycle)-1] {
+			if weight[f] < weight[cut] {
+				cut = f
+			}
+		}
+	}
+	return cut
 }
 
 // move takes every path of layer L that induces edge e to layer L+1.
@@ -310,23 +314,45 @@ func balanceLayers(ps *pathSet, layer []uint8, n, k int) int {
 	if n >= k || ps.len() == 0 {
 		return n
 	}
-	groups := make([][]uint8, n)
-	for i := range groups {
-		groups[i] = []uint8{uint8(i)}
+	d := newLayerDealer(n, k)
+	for p := range layer {
+		layer[p] = d.deal(layer[p])
+	}
+	return d.inUse()
+}
+
+// layerDealer deals the paths of n needed layers over k available ones,
+// one path at a time (balanceLayers).
+type layerDealer struct {
+	groups [][]uint8 // per needed layer, itself and its extras
+	next   []int
+	used   []bool
+}
+
+func newLayerDealer(n, k int) *layerDealer {
+	d := &layerDealer{groups: make([][]uint8, n), next: make([]int, n), used: make([]bool, k)}
+	for i := range d.groups {
+		d.groups[i] = []uint8{uint8(i)}
 	}
 	for x := n; x < k; x++ {
-		groups[(x-n)%n] = append(groups[(x-n)%n], uint8(x))
+		d.groups[(x-n)%n] = append(d.groups[(x-n)%n], uint8(x))
 	}
-	next := make([]int, n)
-	used := make([]bool, k)
-	for p := range layer {
-		g := groups[layer[p]]
-		layer[p] = g[next[g[0]]%len(g)]
-		next[g[0]]++
-		used[layer[p]] = true
-	}
+	return d
+}
+
+// deal returns the layer the next path of layer l goes to.
+func (d *layerDealer) deal(l uint8) uint8 {
+	g := d.groups[l]
+	to := g[d.next[l]%len(g)]
+	d.next[l]++
+	d.used[to] = true
+	return to
+}
+
+// inUse returns how many layers the dealt paths use (at least 1).
+func (d *layerDealer) inUse() int {
 	c := 0
-	for _, u := range used {
+	for _, u := range d.used {
 		if u {
 			c++
 		}

@@ -122,7 +122,7 @@ func routeSAR(g *graph, o Options) (*Tables, error) {
 		}
 	}
 	g.routeSwitchLIDs(t, g.hopDistances())
-	t, err = layerDFSSSP(g, t, o, "sar")
+	t, err = layerDFSSSP(g, t, o, "sar", layerAuto)
 	if err != nil {
 		return nil, err
 	}

@@ -39,9 +39,10 @@ func TestSpreadVLsMatchesPathSet(t *testing.T) {
 	}
 }
 
-// DFSSSP fails at once, saying why, when its path list would not fit, and
-// the count it gives is the hops collectPaths would keep; AssignLayers fails
-// likewise on tables it is given.
+// DFSSSP's online layering fails at once, saying why, when its path list
+// would not fit, and the count it gives is the hops collectPaths would
+// keep; collectPaths fails likewise within its walk. (The offline layering
+// goes on along the tables: TestDFSSSPPastThePathList.)
 func TestPathListLimit(t *testing.T) {
 	net := build(t, "torus:dims=4x4,hcas=32")
 	g := newGraph(net)
@@ -54,7 +55,7 @@ func TestPathListLimit(t *testing.T) {
 	require.Equal(t, hops, g.minimalPathHops(g.hopDistances()), "SSSP's paths are minimal")
 
 	g.maxPathHops = hops - 1
-	_, err = routeDFSSSP(g, Options{VLs: 8})
+	_, err = routeDFSSSP(g, Options{VLs: 8, Break: "online"})
 	var f *Failure
 	require.ErrorAs(t, err, &f)
 	require.Contains(t, f.Reason, fmt.Sprintf("would hold %d channel hops, more than the %d", hops, hops-1))
