@@ -10,6 +10,7 @@ package routing
 
 import (
 	"fmt"
+	"slices"
 
 	"flitsim/fabric"
 )
@@ -45,8 +46,11 @@ type Tables struct {
 	lft      []uint8   // [switch*NumLIDs + lid]
 	sl       []uint8   // [switch*NumLIDs + lid]; nil = SL 0 everywhere
 	sl2vl    [][]uint8 // per switch [(in*(radix+1)+out)*MaxVLs + sl]; nil = identity
-	injectVL []uint8   // HCA ports' SL→VL [sl]; nil = identity
-	radix    []int
+	// sl2vlShared marks the switches whose SL→VL table others share
+	// (VLsByOutput): SetVL copies it first.
+	sl2vlShared []bool
+	injectVL    []uint8 // HCA ports' SL→VL [sl]; nil = identity
+	radix       []int
 	// VLsNeeded is how many virtual lanes the engine needed for
 	// deadlock-freedom; VLsUsed how many its tables use after balancing.
 	VLsNeeded, VLsUsed int
@@ -221,26 +225,70 @@ func (t *Tables) SetVL(s, inPort, outPort int, sl, vl uint8) {
 	if t.sl2vl == nil {
 		t.sl2vl = make([][]uint8, t.switches)
 	}
-	if t.sl2vl[s] == nil {
-		r := t.radix[s] + 1
-		m := make([]uint8, r*r*MaxVLs)
-		for i := range MaxVLs { // identity, then doubled by copies
-			m[i] = uint8(i)
-		}
-		for n := MaxVLs; n < len(m); n *= 2 {
-			copy(m[n:], m[:n])
-		}
-		t.sl2vl[s] = m
+	switch {
+	case t.sl2vl[s] == nil:
+		t.sl2vl[s] = identityVLs(t.radix[s])
+	case t.sl2vlShared != nil && t.sl2vlShared[s]:
+		t.sl2vl[s], t.sl2vlShared[s] = slices.Clone(t.sl2vl[s]), false
 	}
 	t.sl2vl[s][(inPort*(t.radix[s]+1)+outPort)*MaxVLs+int(sl)] = vl
 }
 
-// SetVLs sets the SL→VL mapping of switch s for (inPort, outPort): SL i
-// to vl[i], every SL at once.
-func (t *Tables) SetVLs(s, inPort, outPort int, vl *[MaxVLs]uint8) {
-	t.SetVL(s, inPort, outPort, 0, vl[0]) // makes the switch's table
-	i := (inPort*(t.radix[s]+1) + outPort) * MaxVLs
-	copy(t.sl2vl[s][i:i+MaxVLs], vl[:])
+// identityVLs returns an SL→VL table of a switch of the given radix that
+// maps every SL to the VL of its number.
+func identityVLs(radix int) []uint8 {
+	r := radix + 1
+	m := make([]uint8, r*r*MaxVLs)
+	for i := range MaxVLs { // identity, then doubled by copies
+		m[i] = uint8(i)
+	}
+	for n := MaxVLs; n < len(m); n *= 2 {
+		copy(m[n:], m[:n])
+	}
+	return m
+}
+
+// VLsByOutput gives each switch an SL→VL table that depends on the output
+// port alone: byOut(s, out) returns the SL→VL mapping out of port out of
+// switch s (nil: identity), whatever the input port. Switches whose
+// tables come out equal share one, which SetVL copies before changing
+// (a 36-port switch's table is 21 KB; a torus's switches mostly map
+// alike).
+func (t *Tables) VLsByOutput(byOut func(s, out int) *[MaxVLs]uint8) {
+	if t.sl2vl == nil {
+		t.sl2vl = make([][]uint8, t.switches)
+	}
+	if t.sl2vlShared == nil {
+		t.sl2vlShared = make([]bool, t.switches)
+	}
+	seen := map[string]int{} // a table's bytes → the first switch with it
+	var row []uint8
+	for s := range t.switches {
+		r := t.radix[s] + 1
+		row = slices.Grow(row[:0], r*MaxVLs)[:r*MaxVLs]
+		for out := range r {
+			vl := byOut(s, out)
+			for sl := range MaxVLs {
+				if vl == nil {
+					row[out*MaxVLs+sl] = uint8(sl)
+				} else {
+					row[out*MaxVLs+sl] = vl[sl]
+				}
+			}
+		}
+		key := fmt.Sprint(r, string(row))
+		if first, ok := seen[key]; ok {
+			t.sl2vl[s] = t.sl2vl[first]
+			t.sl2vlShared[s], t.sl2vlShared[first] = true, true
+			continue
+		}
+		seen[key] = s
+		m := make([]uint8, r*len(row))
+		for in := range r {
+			copy(m[in*len(row):], row)
+		}
+		t.sl2vl[s] = m
+	}
 }
 
 // InjectVL returns the virtual lane an HCA sends a packet of service
@@ -335,8 +383,12 @@ func (t *Tables) check(net *fabric.Network) error {
 // Bytes returns the memory the tables hold, for capacity planning.
 func (t *Tables) Bytes() int {
 	b := len(t.lft) + len(t.sl)
+	seen := map[*uint8]bool{} // a shared table counted once
 	for _, m := range t.sl2vl {
-		b += len(m)
+		if len(m) > 0 && !seen[&m[0]] {
+			seen[&m[0]] = true
+			b += len(m)
+		}
 	}
 	return b
 }

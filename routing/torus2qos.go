@@ -582,28 +582,27 @@ func (r *torus2qos) setVLs() {
 		}
 	}
 	var toHCA [MaxVLs]uint8
-	for s := 0; s < r.g.S; s++ {
-		for k := 0; k < r.nd; k++ {
-			for di := 0; di < 2; di++ {
-				for _, a := range r.cables[s][2*k+di] {
-					r.setPortVLs(s, int(a.port), &perDim[k])
+	byOut := make([]*[MaxVLs]uint8, r.g.stride) // switch s's, by output port
+	last := -1
+	r.t.VLsByOutput(func(s, out int) *[MaxVLs]uint8 {
+		if s != last {
+			last = s
+			clear(byOut)
+			for k := 0; k < r.nd; k++ {
+				for di := 0; di < 2; di++ {
+					for _, a := range r.cables[s][2*k+di] {
+						byOut[a.port] = &perDim[k]
+					}
 				}
 			}
+			for _, h := range r.g.hcas[s] {
+				byOut[r.g.hcaPort[int(h)-r.g.S]] = &toHCA
+			}
 		}
-		for _, h := range r.g.hcas[s] {
-			r.setPortVLs(s, int(r.g.hcaPort[int(h)-r.g.S]), &toHCA)
-		}
-	}
+		return byOut[out]
+	})
 	for sl := 0; sl < MaxVLs; sl++ {
 		r.t.SetInjectVL(uint8(sl), 0)
-	}
-}
-
-// setPortVLs maps every SL to vl[SL] on output port out of switch s, from
-// every input port.
-func (r *torus2qos) setPortVLs(s, out int, vl *[MaxVLs]uint8) {
-	for in := 0; in <= r.net.Nodes[s].Radix; in++ {
-		r.t.SetVLs(s, in, out, vl)
 	}
 }
 

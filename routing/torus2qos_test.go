@@ -148,3 +148,44 @@ func TestTorus2QoSPathVLs(t *testing.T) {
 		assert.True(t, v.DeadlockFree, "%s: cycle %v", tc.spec, v.Cycle)
 	}
 }
+
+// Torus-2QoS's SL→VL tables depend on the output port alone; switches
+// whose tables are equal share one, counted once, and changing one switch's
+// entry (SetVL) copies its table first, leaving the others as they were.
+func TestSharedSL2VL(t *testing.T) {
+	net := build(t, "torus:dims=4x4x4")
+	tb, err := Compute("torus-2qos", net, DefaultOptions())
+	require.NoError(t, err)
+	r := net.Nodes[0].Radix + 1
+	one := r * r * MaxVLs
+	require.Less(t, tb.Bytes()-len(tb.lft)-len(tb.sl), 4*one, "64 switches share a few tables")
+	// Some switch maps an SL to another VL than its number somewhere.
+	s, in, out, sl := -1, 0, 0, uint8(0)
+	for x := 0; x < net.NumSwitches && s < 0; x++ {
+		for o := 1; o < r && s < 0; o++ {
+			for l := uint8(0); l < MaxVLs; l++ {
+				if tb.VL(x, 1, o, l) != l {
+					s, in, out, sl = x, 1, o, l
+					break
+				}
+			}
+		}
+	}
+	require.GreaterOrEqual(t, s, 0)
+	var sharing []int
+	for x := 0; x < net.NumSwitches; x++ {
+		if x != s && &tb.sl2vl[x][0] == &tb.sl2vl[s][0] {
+			sharing = append(sharing, x)
+		}
+	}
+	require.NotEmpty(t, sharing)
+	was := tb.VL(s, in, out, sl)
+	tb.SetVL(s, in, out, sl, was+1)
+	require.Equal(t, was+1, tb.VL(s, in, out, sl))
+	for _, x := range sharing {
+		require.Equal(t, was, tb.VL(x, in, out, sl), "switch %d shared switch %d's table", x, s)
+	}
+	for i := 0; i < r; i++ { // every input port maps alike
+		require.Equal(t, tb.VL(sharing[0], i, out, sl), was)
+	}
+}
