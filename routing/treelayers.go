@@ -292,19 +292,24 @@ func (b *treeBreaker) move(e int32, L uint8) int64 {
 			continue
 		}
 		dst := int(g.destSwitch[i])
-		if !b.reaches(v, lid, dst) {
-			continue // broken beyond: no listed path goes through u
+		if L == 0 && !b.reaches(v, lid, dst) {
+			// Broken beyond: no listed path goes through u. (Past the
+			// first layer every path is one that reaches.)
+			continue
 		}
 		// u's subtree: the switches whose channel toward lid enters a
 		// member, breadth first from u.
 		b.queue, b.parent = append(b.queue[:0], int32(u)), append(b.parent[:0], -1)
-		for q := 0; q < len(b.queue); q++ {
+		for q := 0; q < len(b.queue) && len(b.queue) <= g.S; q++ {
 			y := b.queue[q]
 			for _, a := range b.into[y] {
 				if t.lft[int(a.to)*n+int(lid)] == uint8(a.port) {
 					b.queue, b.parent = append(b.queue, a.to), append(b.parent, int32(q))
 				}
 			}
+		}
+		if len(b.queue) > g.S {
+			continue // a loop through u: no path of any layer goes there
 		}
 		var cnt int32
 		mark := len(b.moved)
