@@ -2,6 +2,7 @@ package routing
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -128,7 +129,14 @@ const (
 // explicit table like OpenSM's routing_modules[]. Each engine lives in its
 // own file (minhop.go, sssp.go, dfsssp.go, updn.go, file.go, ftree.go,
 // dor.go, torus2qos.go, nue.go, lash.go); engine.go runs them.
-func Engines() []Engine {
+func Engines() []Engine { return slices.Clone(engineTable) }
+
+// engineTable is the registry, built once (read only: Engines hands out
+// copies, Lookup copies an entry).
+var engineTable = buildEngines()
+
+// buildEngines makes the registry, sorted by name.
+func buildEngines() []Engine {
 	e := []Engine{
 		{Name: "minhop", Help: "shortest paths; each switch balances destinations over its equal-hop ports by how many it has routed (OpenSM's default)",
 			route: routeMinHop},
@@ -181,7 +189,7 @@ var adaptiveHelp = map[Mode]string{
 
 // Lookup finds an engine by name.
 func Lookup(name string) (Engine, bool) {
-	for _, e := range Engines() {
+	for _, e := range engineTable {
 		if e.Name == name {
 			return e, true
 		}
@@ -192,7 +200,7 @@ func Lookup(name string) (Engine, bool) {
 // Names lists the engine names.
 func Names() []string {
 	var n []string
-	for _, e := range Engines() {
+	for _, e := range engineTable {
 		n = append(n, e.Name)
 	}
 	return n
