@@ -10,6 +10,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"text/tabwriter"
@@ -605,15 +606,12 @@ func witnessMarkdown(rows []witnessOutcome) string {
 // there (its sink's queue lies beyond the HCA buffer's credits,
 // docs/ibmodel.md mechanism 8), so a large one in flitsim is the model's
 // rule.
-var rescoreKeys = map[string]bool{"forward_at_start": true, "shared_input_pointer": true, "voq": true, "hca_buffer_flits": true, "wire_bytes": true, "hiccup_sync": false}
-
-// rescoreKeyList names the keys rescore takes, for its help and errors.
-const rescoreKeyList = "forward_at_start, shared_input_pointer, voq, hca_buffer_flits, wire_bytes"
+var rescoreKeys = []string{"forward_at_start", "shared_input_pointer", "voq", "hca_buffer_flits", "wire_bytes"}
 
 func ibmodelRescore(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("ibmodel rescore", "ibmodel rescore DIR --hw key=value,... [-o FILE.md]",
 		"Runs flitsim's side of every scenario a compare finished in DIR again with more hardware keys, the\n"+
-			"ones that change flitsim and nothing the model is given ("+rescoreKeyList+"; a large\n"+
+			"ones that change flitsim and nothing the model is given ("+strings.Join(rescoreKeys, ", ")+"; a large\n"+
 			"hca_buffer_flits is the model's sink queue beyond the credits), and prints the model's numbers beside\n"+
 			"both of flitsim's: how much of a difference a mechanism explains.", stderr)
 	hw := fs.String("hw", "", "the hardware keys to add, key=value,...")
@@ -624,8 +622,8 @@ func ibmodelRescore(args []string, stdout, stderr io.Writer) error {
 	}
 	for _, kv := range strings.Split(*hw, ",") {
 		k, _, _ := strings.Cut(kv, "=")
-		if !rescoreKeys[strings.TrimSpace(k)] {
-			return badInput("--hw %s: rescore takes %s", k, rescoreKeyList)
+		if !slices.Contains(rescoreKeys, strings.TrimSpace(k)) {
+			return badInput("--hw %s: rescore takes %s", k, strings.Join(rescoreKeys, ", "))
 		}
 	}
 	done, err := readWitnessResults(filepath.Join(dir, "results.jsonl"))
