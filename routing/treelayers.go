@@ -67,6 +67,10 @@ type treeBreaker struct {
 	// (cut by cut, each cut's in its layer's order).
 	record bool
 	moved  []listedPath
+	// movedHops counts the recorded paths' channels; level is move's BFS
+	// level of each subtree member below the cut switch.
+	movedHops int64
+	level     []int32
 	// alongTables: some layer past the first was made along the tables.
 	alongTables bool
 	// stopAt: along the tables, the layering stops when it would open a
@@ -156,7 +160,7 @@ func (b *treeBreaker) layers(limit int) (int, error) {
 // they are too many.
 func (b *treeBreaker) listMoved() *pathSet {
 	g := b.g
-	if len(b.moved) > maxListedMoves {
+	if !b.record || len(b.moved) > maxListedMoves {
 		return nil
 	}
 	ps := &pathSet{off: []int32{0}}
@@ -292,10 +296,14 @@ func (b *treeBreaker) move(e int32, L uint8) int64 {
 			continue
 		}
 		dst := int(g.destSwitch[i])
-		if L == 0 && !b.reaches(v, lid, dst) {
-			// Broken beyond: no listed path goes through u. (Past the
-			// first layer every path is one that reaches.)
-			continue
+		beyond := 0 // channels from v on (counted in the first layer only)
+		if L == 0 {
+			var ok bool
+			if beyond, ok = b.reaches(v, lid, dst); !ok {
+				// Broken beyond: no listed path goes through u. (Past
+				// the first layer every path is one that reaches.)
+				continue
+			}
 		}
 		// u's subtree: the switches whose channel toward lid enters a
 		// member, breadth first from u.
@@ -313,13 +321,20 @@ func (b *treeBreaker) move(e int32, L uint8) int64 {
 		}
 		var cnt int32
 		mark := len(b.moved)
-		for _, z := range b.queue {
+		if b.record {
+			b.level = append(b.level[:0], 0) // BFS levels below u
+			for q := 1; q < len(b.queue); q++ {
+				b.level = append(b.level, b.level[b.parent[q]]+1)
+			}
+		}
+		for q, z := range b.queue {
 			if k := int(z)*n + int(lid); g.numHCAs(int(z)) > 0 && t.sl[k] == L {
 				t.sl[k] = L + 1
 				b.accW[z], b.accN[z] = int64(g.numHCAs(int(z))), 1
 				cnt++
 				if b.record {
 					b.moved = append(b.moved, listedPath{z, lid})
+					b.movedHops += int64(b.level[q]) + 1 + int64(beyond)
 				}
 			}
 		}
@@ -330,8 +345,8 @@ func (b *treeBreaker) move(e int32, L uint8) int64 {
 			// In the order breakCyclesBy moves them: the cut's paths in
 			// the order its layer listed them, sources ascending.
 			slices.SortFunc(b.moved[mark:], func(a, c listedPath) int { return int(a.src) - int(c.src) })
-			if len(b.moved) > maxListedMoves {
-				b.record, b.moved = false, nil
+			if len(b.moved) > maxListedMoves || b.movedHops > g.maxPathHops {
+				b.record, b.moved = false, nil // they would not be listed
 			}
 		}
 		moved += int64(cnt)
@@ -371,21 +386,22 @@ func (b *treeBreaker) move(e int32, L uint8) int64 {
 }
 
 // reaches reports whether the tables lead from switch y to dst toward lid
-// over inter-switch channels without a loop.
-func (b *treeBreaker) reaches(y int, lid uint16, dst int) bool {
+// over inter-switch channels without a loop, and how many it crosses.
+func (b *treeBreaker) reaches(y int, lid uint16, dst int) (int, bool) {
 	g := b.g
-	for steps := 0; y != dst; steps++ {
+	steps := 0
+	for ; y != dst; steps++ {
 		p := b.t.lft[y*b.n+int(lid)]
 		if p == NoPath || p == 0 || steps > g.S {
-			return false
+			return 0, false
 		}
 		ch := g.chanAt(y, int(p))
 		if ch < 0 || !g.isSwitchChannel(ch) {
-			return false
+			return 0, false
 		}
 		y = int(g.chTo(ch))
 	}
-	return true
+	return steps, true
 }
 
 // balance is balanceLayers over the tables' SLs: the paths of layer l

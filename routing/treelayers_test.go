@@ -41,10 +41,16 @@ func TestTreeLayers(t *testing.T) {
 			tb := sssp()
 			tb.sl = make([]uint8, len(tb.lft))
 			b := newTreeBreaker(g, tb, rule)
+			b.record = true
 			b.breakLayer(0)
+			var hops int64
 			for p := range ps.len() {
 				require.Equal(t, layer[p], tb.SL(int(ps.src[p]), ps.lid[p]), "%s: path %d (switch %d to LID %d)", name, p, ps.src[p], ps.lid[p])
+				if layer[p] == 1 {
+					hops += int64(len(ps.channels(p)))
+				}
 			}
+			require.Equal(t, hops, b.movedHops, "%s: the moved paths' channels, counted as they move", name)
 			require.Equal(t, len(cb.weight), len(b.weight), "%s: edges of layer 0", name)
 
 			// Whole: listed, along the tables after the first layer
