@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"flitsim/configs/pipeline"
 	"flitsim/results"
 )
 
@@ -175,6 +176,56 @@ routing = "ugal"
 	require.Len(t, rep1.Workloads, 2)
 	assert.Equal(t, rep.Workloads[0], rep1.Workloads[0])
 	assert.Equal(t, rep.Workloads[0].Summary, rep1.Workloads[1].Summary)
+
+	// -o keeps every run: the same comparison from a directory that holds
+	// some of its runs (a killed one) runs the others and gives the same
+	// report; one that holds them all simulates nothing (a kept run
+	// altered by hand shows through); other parameters get a workload of
+	// their own; a directory in use is refused.
+	keep := filepath.Join(dir, "keep")
+	_, outK, errs := run("jobs", "modes", net, "--jobs", jobs, "--seeds", "3", "-o", keep, "--json")
+	var repK modesReport
+	require.NoError(t, json.Unmarshal([]byte(outK), &repK), errs)
+	assert.Equal(t, rep.Workloads[0], repK.Workloads[0])
+	wdirs, err := filepath.Glob(filepath.Join(keep, "jobs-*"))
+	require.NoError(t, err)
+	require.Len(t, wdirs, 1)
+	kept, err := filepath.Glob(filepath.Join(wdirs[0], "*-seed*.json"))
+	require.NoError(t, err)
+	require.Len(t, kept, 9)
+	require.NoError(t, os.Remove(filepath.Join(wdirs[0], "ugal-high-seed2.json")))
+	_, outR, errs := run("jobs", "modes", net, "--jobs", jobs, "--seeds", "3", "-o", keep, "--json")
+	require.Equal(t, outK, outR, errs)
+	_, err = os.Stat(filepath.Join(wdirs[0], "ugal-high-seed2.json"))
+	require.NoError(t, err, "the missing run was run and kept")
+	var k pipeline.ModeRun
+	one := filepath.Join(wdirs[0], "app-aware-seed3.json")
+	b, err := os.ReadFile(one)
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(b, &k))
+	k.Jobs[0].CompletionNs = 1e12
+	b, err = json.Marshal(k)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(one, b, 0o644))
+	_, outA, _ := run("jobs", "modes", net, "--jobs", jobs, "--seeds", "3", "-o", keep, "--json")
+	var repA modesReport
+	require.NoError(t, json.Unmarshal([]byte(outA), &repA))
+	assert.Equal(t, 1e12, repA.Workloads[0].Summary[2].CompletionNs.Max, "the kept run, not a new one")
+	code, _, errs = run("jobs", "modes", net, "--jobs", jobs, "--seeds", "1", "--hw", "pcie_gbps=128", "-o", keep, "--json")
+	require.Equal(t, 0, code, errs)
+	wdirs, err = filepath.Glob(filepath.Join(keep, "jobs-*"))
+	require.NoError(t, err)
+	assert.Len(t, wdirs, 2, "other hardware, another workload")
+	require.NoError(t, os.WriteFile(one, []byte("{\"mode\":"), 0o644))
+	code, _, errs = run("jobs", "modes", net, "--jobs", jobs, "--seeds", "3", "-o", keep)
+	assert.Equal(t, 2, code)
+	assert.Contains(t, errs, "app-aware-seed3.json")
+	lock, err := results.AcquireLock(keep, "a test")
+	require.NoError(t, err)
+	code, _, errs = run("jobs", "modes", net, "--jobs", jobs, "--seeds", "3", "-o", keep)
+	assert.Equal(t, 2, code)
+	assert.Contains(t, errs, "in use by")
+	require.NoError(t, lock.Release())
 
 	// The routing options reach every mode: spread changes nothing on
 	// complete groups (one way between two routers), a routing option no

@@ -1,15 +1,21 @@
 package main
 
 import (
+	"crypto/sha256"
+	"encoding/json"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"text/tabwriter"
+	"unicode"
 
 	"flitsim/configs/pipeline"
 	"flitsim/results"
 	"flitsim/routing"
 	"flitsim/sim"
+	"flitsim/traffic"
 )
 
 // modesReport is what `flitsim jobs modes --json` prints: per jobs file
@@ -49,6 +55,7 @@ func jobsModes(args []string, stdout, stderr io.Writer) error {
 	maxTime := declVar(fs, "max-time", sim.ParamDecls(), "max_time", "simulated time limit per run (default: 10 s with a finite job, else 10 ms)", new(sim.Params))
 	workers := fs.Int("j", 1, "simulations at once (results do not depend on it)")
 	asJSON := fs.Bool("json", false, "print JSON (every run's job results too)")
+	outDir := fs.String("o", "", "keep every run in this directory as it finishes (one JSON file a run); run the same command again to resume a killed comparison, or to summarize and plot a finished one without simulating")
 	var rf routeFlags
 	rf.register(fs)
 	spec, err := parseOne(fs, args, "SPEC or FILE")
@@ -76,6 +83,13 @@ func jobsModes(args []string, stdout, stderr io.Writer) error {
 		p.MaxTime = mt
 	}
 	files := strings.Split(*jobsFile, ",")
+	var store *pipeline.ModeDir
+	if *outDir != "" {
+		if store, err = pipeline.OpenModeDir(*outDir, "flitsim jobs modes"); err != nil {
+			return badInput("-o: %v", err)
+		}
+		defer store.Close()
+	}
 	rep := modesReport{Modes: strings.Split(*modesFlag, ",")}
 	for s := 1; s <= *nSeeds; s++ {
 		rep.Seeds = append(rep.Seeds, uint64(s))
@@ -102,7 +116,17 @@ func jobsModes(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 		rep.Workloads = append(rep.Workloads, w)
-		mcs = append(mcs, pipeline.Modes{Net: net, Jobs: jobs, Modes: w.Modes, Seeds: rep.Seeds, Options: opts, Params: p, Workers: *workers})
+		mc := pipeline.Modes{Net: net, Jobs: jobs, Modes: w.Modes, Seeds: rep.Seeds, Options: opts, Params: p, Workers: *workers, Build: version()}
+		if store != nil {
+			key, desc, err := modesWorkloadKey(spec, f, mc)
+			if err != nil {
+				return err
+			}
+			if mc.Store, err = store.Workload(key, desc); err != nil {
+				return err
+			}
+		}
+		mcs = append(mcs, mc)
 	}
 	total := len(files) * len(rep.Modes) * len(rep.Seeds)
 	for i := range mcs {
@@ -119,6 +143,13 @@ func jobsModes(args []string, stdout, stderr io.Writer) error {
 		}
 		w := &rep.Workloads[i]
 		w.Runs, w.Summary = runs, pipeline.SummarizeModes(runs, w.Modes)
+		builds := map[string]int{}
+		for _, r := range runs {
+			builds[r.Build]++
+		}
+		if len(builds) > 1 {
+			fmt.Fprintf(stderr, "\nwarning: %s: the kept runs come from %d flitsim builds (%v); remove the directory's runs to run them all with this one\n", files[i], len(builds), builds)
+		}
 	}
 	if !*asJSON {
 		fmt.Fprintln(stderr)
@@ -156,6 +187,44 @@ func jobsModes(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stdout, "plot: %s\n", *plotFile)
 	}
 	return nil
+}
+
+// modesWorkloadDesc is what a stored workload's runs depend on besides the
+// mode and the seed (workload.json of its directory under -o).
+type modesWorkloadDesc struct {
+	Spec string `json:"spec"`
+	// SpecSHA256 is the network file's digest when the spec names a file.
+	SpecSHA256 string          `json:"spec_sha256,omitempty"`
+	JobsFile   string          `json:"jobs_file"`
+	Jobs       []traffic.Job   `json:"jobs"`
+	Params     sim.Params      `json:"params"`
+	Options    routing.Options `json:"options"`
+}
+
+// modesWorkloadKey names a workload's directory under -o by a digest of
+// everything its runs depend on but the mode and the seed: the network
+// (its file's bytes when spec is a file), the jobs as placed, the
+// parameters and the routing options, after the jobs file's base name
+// for the reader (its folder is not keyed: a moved file keeps its runs).
+func modesWorkloadKey(spec, jobsFile string, m pipeline.Modes) (string, modesWorkloadDesc, error) {
+	d := modesWorkloadDesc{Spec: spec, JobsFile: jobsFile, Jobs: m.Jobs, Params: m.Params, Options: m.Options}
+	if b, err := os.ReadFile(spec); err == nil {
+		d.SpecSHA256 = fmt.Sprintf("%x", sha256.Sum256(b))
+	}
+	keyed := d
+	keyed.JobsFile = ""
+	b, err := json.Marshal(keyed)
+	if err != nil {
+		return "", d, fmt.Errorf("-o: describing %s: %w", jobsFile, err)
+	}
+	name := strings.TrimSuffix(filepath.Base(jobsFile), filepath.Ext(jobsFile))
+	name = strings.Map(func(r rune) rune {
+		if r == '-' || r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r) {
+			return r
+		}
+		return '_'
+	}, name)
+	return fmt.Sprintf("%s-%x", name, sha256.Sum256(b))[:len(name)+17], d, nil
 }
 
 // summary lists every workload's summary rows in order.

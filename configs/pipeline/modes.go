@@ -3,6 +3,7 @@ package pipeline
 import (
 	"fmt"
 	"math"
+	"sync"
 
 	"flitsim/fabric"
 	"flitsim/results"
@@ -31,8 +32,13 @@ type Modes struct {
 	// not depend on it.
 	Workers int
 	// Progress, when set, hears of every run done (from one goroutine at
-	// a time).
+	// a time); runs the Store gave back count as done before the first.
 	Progress func(done, total int)
+	// Store, when set, gives back the runs done before and keeps each
+	// new one as soon as it is done.
+	Store ModeStore
+	// Build names the flitsim that runs (ModeRun.Build).
+	Build string
 }
 
 // ModeRun is one simulation of a Modes comparison: a mode and a seed, and
@@ -42,11 +48,14 @@ type ModeRun struct {
 	Seed    uint64          `json:"seed"`
 	Verdict string          `json:"verdict"`
 	Jobs    []sim.JobResult `json:"jobs"`
+	// Build names the flitsim that ran it, so that a comparison resumed
+	// by another build says so.
+	Build string `json:"build,omitempty"`
 }
 
 // Run simulates every mode × seed (with the NIC counters, without their
-// series over time) and returns the runs, modes in order,
-// each mode's seeds in order.
+// series over time) the Store does not hold and returns the runs, modes
+// in order, each mode's seeds in order.
 func (m Modes) Run() ([]ModeRun, error) {
 	tables := make([]*routing.Tables, len(m.Modes))
 	opts := m.Options
@@ -67,13 +76,38 @@ func (m Modes) Run() ([]ModeRun, error) {
 		tables[i] = rt.Tables
 	}
 	runs := make([]ModeRun, len(m.Modes)*len(m.Seeds))
+	var todo []int
+	for i := range runs {
+		mi, si := i/len(m.Seeds), i%len(m.Seeds)
+		if m.Store != nil {
+			r, ok, err := m.Store.Load(m.Modes[mi], m.Seeds[si])
+			if err != nil {
+				return nil, err
+			}
+			if ok {
+				runs[i] = r
+				continue
+			}
+		}
+		todo = append(todo, i)
+	}
+	kept := len(runs) - len(todo)
+	progress := m.Progress
+	if progress != nil {
+		if kept > 0 {
+			progress(kept, len(runs))
+		}
+		progress = func(done, _ int) { m.Progress(kept+done, len(runs)) }
+	}
+	var saveMu sync.Mutex
 	errs := make([]error, len(runs))
-	each(len(runs), m.Workers, m.Progress, func(i int) {
+	each(len(todo), m.Workers, progress, func(k int) {
+		i := todo[k]
 		mi, si := i/len(m.Seeds), i%len(m.Seeds)
 		q := m.Params
 		q.Seed, q.Jobs, q.Counters = m.Seeds[si], m.Jobs, true
 		q.CounterWindow = 0 // the totals, not the series
-		r := ModeRun{Mode: m.Modes[mi], Seed: m.Seeds[si]}
+		r := ModeRun{Mode: m.Modes[mi], Seed: m.Seeds[si], Build: m.Build}
 		err := q.Normalize()
 		var res *sim.Result
 		if err == nil {
@@ -81,9 +115,16 @@ func (m Modes) Run() ([]ModeRun, error) {
 		}
 		if err != nil {
 			errs[i] = fmt.Errorf("%s, seed %d: %w", r.Mode, r.Seed, err)
-		} else {
-			r.Verdict, r.Jobs = string(res.Verdict), res.Jobs
-			runs[i] = r
+			return
+		}
+		r.Verdict, r.Jobs = string(res.Verdict), res.Jobs
+		runs[i] = r
+		if m.Store != nil {
+			saveMu.Lock()
+			defer saveMu.Unlock()
+			if err := m.Store.Save(r); err != nil {
+				errs[i] = fmt.Errorf("%s, seed %d: keeping the run: %w", r.Mode, r.Seed, err)
+			}
 		}
 	})
 	for _, err := range errs {
