@@ -63,7 +63,7 @@ type JobEntry struct {
 	Nodes []string `param:"nodes" help:"the job's HCAs: node names, 0x node or port GUIDs, or lid:N"`
 	// Size and Placement place a job without a node list.
 	Size      int    `param:"size" range:"[1,16777216]" help:"a job of this many HCAs, placed on the free ones by placement"`
-	Placement string `param:"placement" unset:"contiguous" help:"how a sized job is placed"`
+	Placement string `param:"placement" unset:"contiguous" help:"how a sized job is placed; also switches:N: dealt evenly over N switches drawn at random among those with a free HCA (the workload seed), ranks in fabric order"`
 	// Routing is the job's own adaptive routing mode (routing.ModeNames;
 	// default: the engine's), as an Aries job sets
 	// MPICH_GNI_ROUTING_MODE; it needs an adaptive engine.
@@ -131,6 +131,30 @@ func Placements() []struct{ Name, Help string } {
 		{"random", "HCAs drawn at random among the free ones (the workload seed)"},
 		{"round-robin", "one free HCA per switch in turn, switches in fabric order"},
 	}
+}
+
+// ParamAccepts takes, for the placement key, switches:N with N ≥ 1 beside
+// the named placements (param.Acceptor).
+func (*JobEntry) ParamAccepts(key string) func(string) error {
+	if key != "placement" {
+		return nil
+	}
+	return func(s string) error {
+		if _, ok := placementSwitches(s); !ok {
+			return fmt.Errorf("or switches:N with N ≥ 1 (the job dealt over N random switches)")
+		}
+		return nil
+	}
+}
+
+// placementSwitches parses switches:N.
+func placementSwitches(p string) (int, bool) {
+	v, ok := strings.CutPrefix(p, "switches:")
+	if !ok {
+		return 0, false
+	}
+	n, err := strconv.Atoi(v)
+	return n, err == nil && n >= 1
 }
 
 func placementOrder(p string) (traffic.Order, bool) {
@@ -469,9 +493,15 @@ func (w *Workload) Resolve(net *fabric.Network, seed int64) ([][]int, []string, 
 		if !contains(j.Given, "size") {
 			continue
 		}
-		o, _ := placementOrder(j.Placement)
 		rng := fabric.Stream(uint64(seed), "jobs/place/"+j.label(i))
-		hs, err := traffic.Place(o, j.Size, free, switchOf, rng)
+		var hs []int
+		var err error
+		if n, ok := placementSwitches(j.Placement); ok {
+			hs, err = traffic.PlaceOnSwitches(j.Size, n, free, switchOf, rng)
+		} else {
+			o, _ := placementOrder(j.Placement)
+			hs, err = traffic.Place(o, j.Size, free, switchOf, rng)
+		}
 		if err != nil {
 			return nil, nil, w.errAt("job.size", i, "job %q on %s: %v", j.label(i), net.Name, err)
 		}

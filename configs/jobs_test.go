@@ -26,6 +26,10 @@ placement = "round-robin"
 id = "rand"
 size = 4
 placement = "random"
+[[job]]
+id = "sw"
+size = 2
+placement = "switches:2"
 [fragmentation]
 utilization = 0.5
 max_size = 2
@@ -41,10 +45,12 @@ func TestWorkloadResolve(t *testing.T) {
 	jobs, ids, err := w.Resolve(net, -1)
 	require.NoError(t, err)
 	require.GreaterOrEqual(t, len(jobs), 3)
-	assert.Equal(t, []string{"a2a", "job2", "rand"}, ids[:3])
+	assert.Equal(t, []string{"a2a", "job2", "rand", "sw"}, ids[:4])
 	assert.Equal(t, []int{0, 1, 2}, jobs[0], "name, LID and GUID resolve to HCAs 0, 1, 2")
 	assert.Len(t, jobs[1], 5)
 	assert.Len(t, jobs[2], 4)
+	require.Len(t, jobs[3], 2)
+	assert.NotEqual(t, jobs[3][0]/4, jobs[3][1]/4, "switches:2 deals two HCAs over two switches of four: %v", jobs[3])
 	seen := map[int]bool{}
 	busy := 0
 	for _, j := range jobs {
@@ -54,7 +60,7 @@ func TestWorkloadResolve(t *testing.T) {
 		}
 		busy += len(j)
 	}
-	assert.LessOrEqual(t, busy, 3+5+4+(16-12)/2, "the mix keeps to half of the HCAs left")
+	assert.LessOrEqual(t, busy, 3+5+4+2+(16-14)/2, "the mix keeps to half of the HCAs left")
 	again, _, err := w.Resolve(net, -1)
 	require.NoError(t, err)
 	assert.Equal(t, jobs, again, "the file's seed: same jobs")
@@ -80,6 +86,8 @@ func TestWorkloadErrors(t *testing.T) {
 		{"[[job]]\nsize = 2\nnodes = [\"x\"]\n", 2, "job.size", "not both"},
 		{"[[job]]\nnodes = [\"x\"]\nplacement = \"random\"\n", 3, "job.placement", "places a size"},
 		{"[[job]]\nsize = 2\nplacement = \"spread\"\n", 3, "job.placement", "want one of contiguous, random, round-robin"},
+		{"[[job]]\nsize = 2\nplacement = \"switches:0\"\n", 3, "job.placement", "or switches:N with N ≥ 1"},
+		{"[[job]]\nsize = 2\nplacement = \"switches:x\"\n", 3, "job.placement", "or switches:N"},
 		{"[[job]]\nsize = 2\n[[job]]\nid = \"job1\"\nsize = 2\n", 4, "job.id", "twice"},
 		{"[[job]]\nid = \"a b\"\nsize = 2\n", 2, "job.id", "plain word"},
 		{"[fragmentation]\nutilization = 1.5\n", 2, "fragmentation.utilization", "1.5"},

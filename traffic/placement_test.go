@@ -1,6 +1,7 @@
 package traffic
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"sort"
 	"testing"
@@ -75,4 +76,62 @@ func TestFragmentationMix(t *testing.T) {
 		_, err := bad.Mix(n, rand.New(rand.NewPCG(1, 1)))
 		assert.Error(t, err, "%+v", bad)
 	}
+}
+
+// PlaceOnSwitches deals a job evenly over n random switches with a free
+// HCA, ranks in fabric order; a switch short of free HCAs leaves its turn
+// to the others; too few switches or HCAs are refused.
+func TestPlaceOnSwitches(t *testing.T) {
+	// Five switches with four HCAs each; switch 1 has one free HCA.
+	switchOf := make([]int, 20)
+	for h := range switchOf {
+		switchOf[h] = h / 4
+	}
+	freeSet := func() []bool {
+		f := make([]bool, 20)
+		for h := range f {
+			f[h] = h < 4 || h > 6
+		}
+		return f
+	}
+	for seed := range uint64(20) {
+		free := freeSet()
+		got, err := PlaceOnSwitches(7, 3, free, switchOf, rand.New(rand.NewPCG(seed, 1)))
+		require.NoError(t, err)
+		require.Len(t, got, 7)
+		per := map[int]int{}
+		for i, h := range got {
+			per[switchOf[h]]++
+			assert.False(t, free[h])
+			if i > 0 {
+				assert.Less(t, got[i-1], h, "fabric order")
+			}
+		}
+		require.Len(t, per, 3, "seed %d: %v", seed, got)
+		var counts []int
+		for _, c := range per {
+			counts = append(counts, c)
+		}
+		want := []int{2, 2, 3} // 7 over 3 switches
+		if per[1] > 0 {
+			want = []int{1, 3, 3} // switch 1's one free HCA, the others take its turns
+		}
+		assert.ElementsMatch(t, want, counts, "seed %d: %v", seed, per)
+	}
+	// The drawn switches differ by seed, and the same seed draws the same.
+	a, _ := PlaceOnSwitches(8, 2, nil, switchOf, rand.New(rand.NewPCG(1, 1)))
+	b, _ := PlaceOnSwitches(8, 2, nil, switchOf, rand.New(rand.NewPCG(1, 1)))
+	assert.Equal(t, a, b)
+	seen := map[string]bool{}
+	for seed := range uint64(10) {
+		c, _ := PlaceOnSwitches(8, 2, nil, switchOf, rand.New(rand.NewPCG(seed, 1)))
+		seen[fmt.Sprint(c)] = true
+	}
+	assert.Greater(t, len(seen), 2)
+	_, err := PlaceOnSwitches(4, 6, freeSet(), switchOf, rand.New(rand.NewPCG(1, 1)))
+	require.ErrorContains(t, err, "6 switches: 5 have a free HCA")
+	_, err = PlaceOnSwitches(9, 2, freeSet(), switchOf, rand.New(rand.NewPCG(1, 1)))
+	require.ErrorContains(t, err, "9 HCAs on 2 switches")
+	_, err = PlaceOnSwitches(18, 5, freeSet(), switchOf, rand.New(rand.NewPCG(1, 1)))
+	require.ErrorContains(t, err, "they have 17 free")
 }
