@@ -3,10 +3,16 @@
 # and application-aware routing (issue 50; docs/validation.md). Each benchmark is one job beside
 # uniform noise (other users, routed ugal) on aries:groups=3,h=1,hcas=384, one fixed placement,
 # ten traffic seeds per mode (flitsim jobs modes). Writes DIR/<fig>.json and DIR/<fig>.svg (the
-# paper's box plots) and prints the table with appaware.py.
-# Usage: [RENDEZVOUS=8KiB] [SPREAD=1] [J=2] docs/jobs/aries/appaware.sh [DIR] [fig9|fig8|fig10|alpha]
+# paper's box plots) and prints the table with appaware.py. Every run is kept in DIR/<fig>-runs as
+# it finishes (jobs modes -o): run the same command again to resume a killed one.
+# Usage: [RENDEZVOUS=8KiB] [SPREAD=1] [COMPACT=1] [ONLY="a b"] [J=2] docs/jobs/aries/appaware.sh [DIR] [fig9|fig8|fig10|alpha]
 #   RENDEZVOUS the measured jobs send messages from this size as MPI's rendezvous over GET
 #   SPREAD     minimal ways inside a group spread over every shortest way (routing option spread)
+#   COMPACT    the paper's allocations: four HCAs per router (Aries' four NICs) and the measured
+#              job dealt over the paper's number of random routers (fig8: 1,024 nodes on 257,
+#              fig9: 64 on 33; placement switches:N); without it the job is placed at random on
+#              a network of 2.67 (fig8) or 1.33 (fig9) HCAs per router
+#   ONLY       run only these benchmarks (names as below, space-separated)
 #   J          simulations at once (2; the results do not depend on it)
 #   fig9  (default) 64-node jobs beside noise on 256 nodes, about 10 minutes on two cores
 #   fig8  1,024-node jobs on aries:groups=6,h=1,hcas=1536 (beside noise on 256), about an hour
@@ -27,15 +33,22 @@ hw="pcie_gbps=128,hiccup=0" # Aries NICs: x16 PCIe Gen3 host interface, no IB-mo
 modes="default,ugal-high,app-aware"
 net="aries:groups=3,h=1,hcas=384"
 size=64
+routers=33
 case $fig in
 alpha) modes="default,ugal-high" ;;
-fig8) net="aries:groups=6,h=1,hcas=1536"; size=1024 ;;
+fig8) net="aries:groups=6,h=1,hcas=1536"; size=1024; routers=257 ;;
 fig10) net="aries:groups=6,h=1,hcas=1536"; size=256 ;;
 esac
+placement=random
+if [ -n "${COMPACT:-}" ]; then
+  net=${net%,hcas=*} # p = 4 HCAs per router, the generator's default for aries
+  if [ "$fig" = fig8 ] || [ "$fig" = fig9 ]; then placement="switches:$routers"; fi
+fi
 files=""
 bench() { # name pattern bytes iterations [size]; the collectives run as MPICH runs them (algorithm = "mpich")
+  if [ -n "${ONLY:-}" ] && [[ " $ONLY " != *" $1 "* ]]; then return; fi
   sed -e "s/@ID@/$1/" -e "s/@PATTERN@/$2/" -e "s/@BYTES@/$3/" -e "s/@ITER@/$4/" -e "s/^size = 64/size = ${5:-$size}/" \
-    "$here/bench.toml.in" >"$out/$fig-$1.toml"
+    -e "0,/^placement = .*/s//placement = \"$placement\"/" "$here/bench.toml.in" >"$out/$fig-$1.toml"
   case $2 in allreduce | broadcast | alltoall | barrier)
     sed -i "0,/^iterations = .*/s//&\nalgorithm = \"mpich\"/" "$out/$fig-$1.toml" ;;
   esac
@@ -82,5 +95,5 @@ bench alltoall-64KiB alltoall 64KiB 1
 bench halo3d-64KiB halo3d 64KiB 5
 bench sweep3d-16KiB sweep3d 16KiB 2
 fi
-$flitsim jobs modes "$net" --jobs "$files" --modes "$modes" --seeds 10 -j "$j" $extra --hw "$hw" --plot "$out/$fig.svg" --json >"$out/$fig.json"
+$flitsim jobs modes "$net" --jobs "$files" --modes "$modes" --seeds 10 -j "$j" $extra --hw "$hw" -o "$out/$fig-runs" --plot "$out/$fig.svg" --json >"$out/$fig.json"
 python3 "$here/appaware.py" "$out/$fig.json"
