@@ -216,6 +216,25 @@ routing = "ugal"
 	wdirs, err = filepath.Glob(filepath.Join(keep, "jobs-*"))
 	require.NoError(t, err)
 	assert.Len(t, wdirs, 2, "other hardware, another workload")
+	// --kept summarizes what is kept, each workload with the seeds it
+	// has, and runs nothing.
+	_, outP, errs := run("jobs", "modes", net, "--jobs", jobs, "--seeds", "5", "--hw", "pcie_gbps=128", "-o", keep, "--kept", "--json")
+	var repP modesReport
+	require.NoError(t, json.Unmarshal([]byte(outP), &repP), errs)
+	require.Len(t, repP.Workloads[0].Runs, 3, "seed 1 of each mode")
+	for _, s := range repP.Workloads[0].Summary {
+		assert.Equal(t, 1, s.Runs)
+	}
+	kept, err = filepath.Glob(filepath.Join(keep, "*", "*-seed*.json"))
+	require.NoError(t, err)
+	assert.Len(t, kept, 12, "nothing run")
+	code, _, _ = run("jobs", "modes", net, "--jobs", jobs, "--seeds", "5", "--hw", "pcie_gbps=64", "-o", keep, "--kept")
+	assert.Equal(t, 2, code, "nothing kept for it")
+	wdirs, err = filepath.Glob(filepath.Join(keep, "jobs-*"))
+	require.NoError(t, err)
+	assert.Len(t, wdirs, 2, "and nothing written for it")
+	code, _, _ = run("jobs", "modes", net, "--jobs", jobs, "--kept")
+	assert.Equal(t, 2, code, "--kept needs -o")
 	require.NoError(t, os.WriteFile(one, []byte("{\"mode\":"), 0o644))
 	code, _, errs = run("jobs", "modes", net, "--jobs", jobs, "--seeds", "3", "-o", keep)
 	assert.Equal(t, 2, code)

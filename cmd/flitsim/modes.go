@@ -35,7 +35,7 @@ type modesWorkload struct {
 }
 
 func jobsModes(args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("jobs modes", "jobs modes SPEC|FILE --jobs FILE[,FILE...] [--modes A,B,...] [--seeds N] [--jobs-seed S] [--plot FILE.svg|.png] [--hw key=value,...] [--sim key=value,...] [--spread] [-j N] [--json]",
+	fs := newFlags("jobs modes", "jobs modes SPEC|FILE --jobs FILE[,FILE...] [--modes A,B,...] [--seeds N] [--jobs-seed S] [--plot FILE.svg|.png] [--hw key=value,...] [--sim key=value,...] [--spread] [-j N] [-o DIR [--kept]] [--json]",
 		"Compares adaptive routing modes on workloads as seeds/004 §5 does: one fixed placement of each\n"+
 			"jobs file's jobs (several files: one benchmark each, one table and one figure), each mode (the engine: jobs without a routing of their own take it, e.g.\n"+
 			"the measured job, while a noise job keeps its routing = \"ugal\") run on the same traffic seeds\n"+
@@ -56,6 +56,7 @@ func jobsModes(args []string, stdout, stderr io.Writer) error {
 	workers := fs.Int("j", 1, "simulations at once (results do not depend on it)")
 	asJSON := fs.Bool("json", false, "print JSON (every run's job results too)")
 	outDir := fs.String("o", "", "keep every run in this directory as it finishes (one JSON file a run); run the same command again to resume a killed comparison, or to summarize and plot a finished one without simulating")
+	keptOnly := fs.Bool("kept", false, "with -o: run nothing, summarize and plot the runs kept there (each jobs file with the seeds of 1..N it holds)")
 	var rf routeFlags
 	rf.register(fs)
 	spec, err := parseOne(fs, args, "SPEC or FILE")
@@ -71,6 +72,8 @@ func jobsModes(args []string, stdout, stderr io.Writer) error {
 		return badInput("-j %d: want 1 or more", *workers)
 	case *jobsSeed < -1:
 		return badInput("--jobs-seed %d: want a seed ≥ 0", *jobsSeed)
+	case *keptOnly && *outDir == "":
+		return badInput("--kept: summarizes the runs kept in -o DIR; give -o")
 	}
 	if err := plotFileError(*plotFile); err != nil {
 		return err
@@ -116,7 +119,7 @@ func jobsModes(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 		rep.Workloads = append(rep.Workloads, w)
-		mc := pipeline.Modes{Net: net, Jobs: jobs, Modes: w.Modes, Seeds: rep.Seeds, Options: opts, Params: p, Workers: *workers, Build: version()}
+		mc := pipeline.Modes{Net: net, Jobs: jobs, Modes: w.Modes, Seeds: rep.Seeds, Options: opts, Params: p, Workers: *workers, Build: version(), KeptOnly: *keptOnly}
 		if store != nil {
 			key, desc, err := modesWorkloadKey(spec, f, mc)
 			if err != nil {

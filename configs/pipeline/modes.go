@@ -3,6 +3,7 @@ package pipeline
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sync"
 
 	"flitsim/fabric"
@@ -39,6 +40,10 @@ type Modes struct {
 	Store ModeStore
 	// Build names the flitsim that runs (ModeRun.Build).
 	Build string
+	// KeptOnly runs nothing: Run returns the runs the Store holds alone
+	// (a comparison summarized from what was kept, each workload with the
+	// seeds it has).
+	KeptOnly bool
 }
 
 // ModeRun is one simulation of a Modes comparison: a mode and a seed, and
@@ -90,6 +95,21 @@ func (m Modes) Run() ([]ModeRun, error) {
 			}
 		}
 		todo = append(todo, i)
+	}
+	if m.KeptOnly {
+		if m.Store == nil {
+			return nil, fmt.Errorf("only the kept runs, but no store")
+		}
+		var out []ModeRun
+		for i, r := range runs {
+			if !slices.Contains(todo, i) {
+				out = append(out, r)
+			}
+		}
+		if len(out) == 0 {
+			return nil, fmt.Errorf("no runs kept")
+		}
+		return out, nil
 	}
 	kept := len(runs) - len(todo)
 	progress := m.Progress

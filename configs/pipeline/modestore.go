@@ -47,37 +47,30 @@ func OpenModeDir(dir, what string) (*ModeDir, error) {
 func (d *ModeDir) Close() error { return d.lock.Release() }
 
 // Workload returns the store of the workload keyed key (a file name's
-// worth of letters, digits and dashes), writing describe as its
-// workload.json if that is not there yet.
+// worth of letters, digits and dashes); its directory and describe, as
+// its workload.json, are written with its first run.
 func (d *ModeDir) Workload(key string, describe any) (ModeStore, error) {
 	if key == "" || strings.ContainsAny(key, `/\.`) {
 		return nil, fmt.Errorf("mode store: bad workload key %q", key)
 	}
-	sub := filepath.Join(d.dir, key)
-	if err := os.MkdirAll(sub, 0o755); err != nil {
-		return nil, err
+	b, err := json.MarshalIndent(describe, "", "  ")
+	if err != nil {
+		return nil, fmt.Errorf("mode store %s: %w", key, err)
 	}
-	desc := filepath.Join(sub, "workload.json")
-	if _, err := os.Stat(desc); errors.Is(err, fs.ErrNotExist) {
-		b, err := json.MarshalIndent(describe, "", "  ")
-		if err != nil {
-			return nil, fmt.Errorf("mode store %s: %w", desc, err)
-		}
-		if err := results.WriteFileAtomic(desc, append(b, '\n')); err != nil {
-			return nil, err
-		}
-	}
-	return modeDirWorkload(sub), nil
+	return &modeDirWorkload{dir: filepath.Join(d.dir, key), describe: append(b, '\n')}, nil
 }
 
 // modeDirWorkload is one workload's subdirectory of a ModeDir.
-type modeDirWorkload string
-
-func (w modeDirWorkload) path(mode string, seed uint64) string {
-	return filepath.Join(string(w), fmt.Sprintf("%s-seed%d.json", mode, seed))
+type modeDirWorkload struct {
+	dir      string
+	describe []byte
 }
 
-func (w modeDirWorkload) Load(mode string, seed uint64) (ModeRun, bool, error) {
+func (w *modeDirWorkload) path(mode string, seed uint64) string {
+	return filepath.Join(w.dir, fmt.Sprintf("%s-seed%d.json", mode, seed))
+}
+
+func (w *modeDirWorkload) Load(mode string, seed uint64) (ModeRun, bool, error) {
 	p := w.path(mode, seed)
 	b, err := os.ReadFile(p)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -96,7 +89,16 @@ func (w modeDirWorkload) Load(mode string, seed uint64) (ModeRun, bool, error) {
 	return r, true, nil
 }
 
-func (w modeDirWorkload) Save(r ModeRun) error {
+func (w *modeDirWorkload) Save(r ModeRun) error {
+	desc := filepath.Join(w.dir, "workload.json")
+	if _, err := os.Stat(desc); errors.Is(err, fs.ErrNotExist) {
+		if err := os.MkdirAll(w.dir, 0o755); err != nil {
+			return err
+		}
+		if err := results.WriteFileAtomic(desc, w.describe); err != nil {
+			return err
+		}
+	}
 	b, err := json.Marshal(r)
 	if err != nil {
 		return err

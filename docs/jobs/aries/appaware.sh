@@ -13,6 +13,7 @@
 #              fig9: 64 on 33; placement switches:N); without it the job is placed at random on
 #              a network of 2.67 (fig8) or 1.33 (fig9) HCAs per router
 #   ONLY       run only these benchmarks (names as below, space-separated)
+#   SEEDS      traffic seeds per mode (10)
 #   J          simulations at once (2; the results do not depend on it)
 #   fig9  (default) 64-node jobs beside noise on 256 nodes, about 10 minutes on two cores
 #   fig8  1,024-node jobs on aries:groups=6,h=1,hcas=1536 (beside noise on 256), about an hour
@@ -95,5 +96,5 @@ bench alltoall-64KiB alltoall 64KiB 1
 bench halo3d-64KiB halo3d 64KiB 5
 bench sweep3d-16KiB sweep3d 16KiB 2
 fi
-$flitsim jobs modes "$net" --jobs "$files" --modes "$modes" --seeds 10 -j "$j" $extra --hw "$hw" -o "$out/$fig-runs" --plot "$out/$fig.svg" --json >"$out/$fig.json"
+$flitsim jobs modes "$net" --jobs "$files" --modes "$modes" --seeds "${SEEDS:-10}" -j "$j" $extra --hw "$hw" -o "$out/$fig-runs" --plot "$out/$fig.svg" --json >"$out/$fig.json"
 python3 "$here/appaware.py" "$out/$fig.json"
