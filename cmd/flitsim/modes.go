@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"text/tabwriter"
+	"time"
 	"unicode"
 
 	"flitsim/configs/pipeline"
@@ -132,16 +133,15 @@ func jobsModes(args []string, stdout, stderr io.Writer) error {
 		mcs = append(mcs, mc)
 	}
 	total := len(files) * len(rep.Modes) * len(rep.Seeds)
+	start := time.Now()
 	for i := range mcs {
-		if !*asJSON {
-			before := i * len(rep.Modes) * len(rep.Seeds)
-			mcs[i].Progress = func(done, _ int) { fmt.Fprintf(stderr, "\r%d/%d runs", before+done, total) }
+		before := i * len(rep.Modes) * len(rep.Seeds)
+		mcs[i].Progress = func(done, _ int) {
+			fmt.Fprintf(stderr, "\r%d/%d runs, %s", before+done, total, time.Since(start).Round(time.Second))
 		}
 		runs, err := mcs[i].Run()
 		if err != nil {
-			if !*asJSON {
-				fmt.Fprintln(stderr)
-			}
+			fmt.Fprintln(stderr)
 			return asInput(fmt.Errorf("%s: %w", files[i], err))
 		}
 		w := &rep.Workloads[i]
@@ -154,9 +154,7 @@ func jobsModes(args []string, stdout, stderr io.Writer) error {
 			fmt.Fprintf(stderr, "\nwarning: %s: the kept runs come from %d flitsim builds (%v); remove the directory's runs to run them all with this one\n", files[i], len(builds), builds)
 		}
 	}
-	if !*asJSON {
-		fmt.Fprintln(stderr)
-	}
+	fmt.Fprintln(stderr)
 	if *plotFile != "" {
 		if err := modesPlot(*plotFile, rep); err != nil {
 			return err
