@@ -601,19 +601,16 @@ func witnessMarkdown(rows []witnessOutcome) string {
 
 // rescoreKeys are the hardware keys rescore may add: flitsim's own
 // choices, which change nothing the model is given (wire_bytes: the model
-// always sends bytes), and
-// hca_buffer_flits, which the model is given but which bounds nothing
-// there (its sink's queue lies beyond the HCA buffer's credits,
-// docs/ibmodel.md mechanism 8), so a large one in flitsim is the model's
-// rule.
-var rescoreKeys = []string{"forward_at_start", "shared_input_pointer", "voq", "hca_buffer_flits", "wire_bytes"}
+// always sends bytes). hca_buffer_flits is not one: the model's HCA
+// buffer is given it and holds its sink's queue within those credits
+// (docs/ibmodel.md, mechanism 8, retracted).
+var rescoreKeys = []string{"forward_at_start", "shared_input_pointer", "voq", "wire_bytes"}
 
 func ibmodelRescore(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("ibmodel rescore", "ibmodel rescore DIR --hw key=value,... [-o FILE.md]",
 		"Runs flitsim's side of every scenario a compare finished in DIR again with more hardware keys, the\n"+
-			"ones that change flitsim and nothing the model is given ("+strings.Join(rescoreKeys, ", ")+"; a large\n"+
-			"hca_buffer_flits is the model's sink queue beyond the credits), and prints the model's numbers beside\n"+
-			"both of flitsim's: how much of a difference a mechanism explains.", stderr)
+			"ones that change flitsim and nothing the model is given ("+strings.Join(rescoreKeys, ", ")+"), and\n"+
+			"prints the model's numbers beside both of flitsim's: how much of a difference a mechanism explains.", stderr)
 	hw := fs.String("hw", "", "the hardware keys to add, key=value,...")
 	out := fs.String("o", "", "also write the table here (Markdown)")
 	dir, err := parseOne(fs, args, "DIR")
