@@ -244,6 +244,8 @@ routing = "ugal"
 	code, _, errs = run("jobs", "modes", net, "--jobs", jobs, "--seeds", "3", "-o", keep)
 	assert.Equal(t, 2, code)
 	assert.Contains(t, errs, "in use by")
+	code, _, errs = run("jobs", "modes", net, "--jobs", jobs, "--seeds", "5", "--hw", "pcie_gbps=128", "-o", keep, "--kept")
+	assert.Equal(t, 0, code, "--kept reads a directory in use: %s", errs)
 	require.NoError(t, lock.Release())
 
 	// The routing options reach every mode: spread changes nothing on

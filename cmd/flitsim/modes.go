@@ -57,7 +57,7 @@ func jobsModes(args []string, stdout, stderr io.Writer) error {
 	workers := fs.Int("j", 1, "simulations at once (results do not depend on it)")
 	asJSON := fs.Bool("json", false, "print JSON (every run's job results too)")
 	outDir := fs.String("o", "", "keep every run in this directory as it finishes (one JSON file a run); run the same command again to resume a killed comparison, or to summarize and plot a finished one without simulating")
-	keptOnly := fs.Bool("kept", false, "with -o: run nothing, summarize and plot the runs kept there (each jobs file with the seeds of 1..N it holds)")
+	keptOnly := fs.Bool("kept", false, "with -o: run nothing, summarize and plot the runs kept there (each jobs file with the seeds of 1..N it holds), also while another comparison is writing there")
 	var rf routeFlags
 	rf.register(fs)
 	spec, err := parseOne(fs, args, "SPEC or FILE")
@@ -88,7 +88,12 @@ func jobsModes(args []string, stdout, stderr io.Writer) error {
 	}
 	files := strings.Split(*jobsFile, ",")
 	var store *pipeline.ModeDir
-	if *outDir != "" {
+	switch {
+	case *keptOnly: // reading alone: a comparison still running there may be summarized
+		if store, err = pipeline.ReadModeDir(*outDir); err != nil {
+			return badInput("-o: %v", err)
+		}
+	case *outDir != "":
 		if store, err = pipeline.OpenModeDir(*outDir, "flitsim jobs modes"); err != nil {
 			return badInput("-o: %v", err)
 		}

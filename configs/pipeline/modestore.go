@@ -43,6 +43,20 @@ func OpenModeDir(dir, what string) (*ModeDir, error) {
 	return &ModeDir{dir: dir, lock: l}, nil
 }
 
+// ReadModeDir opens dir to read its runs alone, without the lock: each
+// run file is written whole or not at all, so a comparison still running
+// there can be summarized as it stands. Its stores refuse to save.
+func ReadModeDir(dir string) (*ModeDir, error) {
+	st, err := os.Stat(dir)
+	if err != nil {
+		return nil, err
+	}
+	if !st.IsDir() {
+		return nil, fmt.Errorf("%s is not a directory", dir)
+	}
+	return &ModeDir{dir: dir}, nil
+}
+
 // Close releases the directory.
 func (d *ModeDir) Close() error { return d.lock.Release() }
 
@@ -57,13 +71,14 @@ func (d *ModeDir) Workload(key string, describe any) (ModeStore, error) {
 	if err != nil {
 		return nil, fmt.Errorf("mode store %s: %w", key, err)
 	}
-	return &modeDirWorkload{dir: filepath.Join(d.dir, key), describe: append(b, '\n')}, nil
+	return &modeDirWorkload{dir: filepath.Join(d.dir, key), describe: append(b, '\n'), readOnly: d.lock == nil}, nil
 }
 
 // modeDirWorkload is one workload's subdirectory of a ModeDir.
 type modeDirWorkload struct {
 	dir      string
 	describe []byte
+	readOnly bool
 }
 
 func (w *modeDirWorkload) path(mode string, seed uint64) string {
@@ -90,6 +105,9 @@ func (w *modeDirWorkload) Load(mode string, seed uint64) (ModeRun, bool, error) 
 }
 
 func (w *modeDirWorkload) Save(r ModeRun) error {
+	if w.readOnly {
+		return fmt.Errorf("%s: opened to read", w.dir)
+	}
 	desc := filepath.Join(w.dir, "workload.json")
 	if _, err := os.Stat(desc); errors.Is(err, fs.ErrNotExist) {
 		if err := os.MkdirAll(w.dir, 0o755); err != nil {
