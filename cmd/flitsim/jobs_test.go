@@ -183,6 +183,8 @@ routing = "ugal"
 	// altered by hand shows through); other parameters get a workload of
 	// their own; a directory in use is refused.
 	keep := filepath.Join(dir, "keep")
+	b0, err := os.ReadFile(jobs)
+	require.NoError(t, err)
 	_, outK, errs := run("jobs", "modes", net, "--jobs", jobs, "--seeds", "3", "-o", keep, "--json")
 	var repK modesReport
 	require.NoError(t, json.Unmarshal([]byte(outK), &repK), errs)
@@ -235,6 +237,13 @@ routing = "ugal"
 	assert.Len(t, wdirs, 2, "and nothing written for it")
 	code, _, _ = run("jobs", "modes", net, "--jobs", jobs, "--kept")
 	assert.Equal(t, 2, code, "--kept needs -o")
+	other := filepath.Join(dir, "other.toml")
+	require.NoError(t, os.WriteFile(other, []byte(strings.Replace(string(b0), "16KiB", "8KiB", 1)), 0o644))
+	_, outO, errs := run("jobs", "modes", net, "--jobs", other+","+jobs, "--seeds", "3", "-o", keep, "--kept", "--json")
+	var repO modesReport
+	require.NoError(t, json.Unmarshal([]byte(outO), &repO), errs)
+	require.Len(t, repO.Workloads, 1, "a file with nothing kept is left out")
+	assert.Contains(t, errs, "other.toml: no runs kept")
 	require.NoError(t, os.WriteFile(one, []byte("{\"mode\":"), 0o644))
 	code, _, errs = run("jobs", "modes", net, "--jobs", jobs, "--seeds", "3", "-o", keep)
 	assert.Equal(t, 2, code)

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -149,6 +150,10 @@ func jobsModes(args []string, stdout, stderr io.Writer) error {
 			fmt.Fprintln(stderr)
 			return asInput(fmt.Errorf("%s: %w", files[i], err))
 		}
+		if len(runs) == 0 { // --kept: nothing kept for this file yet
+			fmt.Fprintf(stderr, "\n%s: no runs kept, left out\n", files[i])
+			continue
+		}
 		w := &rep.Workloads[i]
 		w.Runs, w.Summary = runs, pipeline.SummarizeModes(runs, w.Modes)
 		builds := map[string]int{}
@@ -160,6 +165,10 @@ func jobsModes(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	fmt.Fprintln(stderr)
+	rep.Workloads = slices.DeleteFunc(rep.Workloads, func(w modesWorkload) bool { return w.Runs == nil })
+	if len(rep.Workloads) == 0 {
+		return badInput("-o %s: no runs kept for these jobs files and parameters", *outDir)
+	}
 	if *plotFile != "" {
 		if err := modesPlot(*plotFile, rep); err != nil {
 			return err
