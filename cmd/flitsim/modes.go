@@ -181,7 +181,11 @@ func jobsModes(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "%s: %d seeds per mode, times normalized to the median of %s\n", net.Describe(), *nSeeds, rep.Modes[0])
+	seeds := fmt.Sprintf("%d seeds per mode", *nSeeds)
+	if *keptOnly {
+		seeds = fmt.Sprintf("the runs kept in %s of seeds 1..%d", *outDir, *nSeeds)
+	}
+	fmt.Fprintf(stdout, "%s: %s, times normalized to the median of %s\n", net.Describe(), seeds, rep.Modes[0])
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "job\tmode\truns\tmedian µs\tnormalized\t95% CI\tq1-q3\tlatency µs\tstalls/flit\tdefault share\tswitches\t")
 	for _, s := range rep.summary() {
