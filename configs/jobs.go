@@ -496,14 +496,16 @@ func (w *Workload) Resolve(net *fabric.Network, seed int64) ([][]int, []string, 
 		rng := fabric.Stream(uint64(seed), "jobs/place/"+j.label(i))
 		var hs []int
 		var err error
+		key := "job.size"
 		if n, ok := placementSwitches(j.Placement); ok {
 			hs, err = traffic.PlaceOnSwitches(j.Size, n, free, switchOf, rng)
+			key = "job.placement" // too few switches, or too few HCAs on them
 		} else {
 			o, _ := placementOrder(j.Placement)
 			hs, err = traffic.Place(o, j.Size, free, switchOf, rng)
 		}
 		if err != nil {
-			return nil, nil, w.errAt("job.size", i, "job %q on %s: %v", j.label(i), net.Name, err)
+			return nil, nil, w.errAt(key, i, "job %q on %s: %v", j.label(i), net.Name, err)
 		}
 		jobs, ids = append(jobs, hs), append(ids, j.label(i))
 	}

@@ -130,6 +130,8 @@ func TestWorkloadErrors(t *testing.T) {
 		{"[[job]]\nnodes = [\"0xzz\"]\n", 2, "not a GUID"},
 		{"[[job]]\nnodes = [\"h-l0-0-0\", \"h-l0-0-0\"]\n", 2, "listed twice"},
 		{"[[job]]\nsize = 17\n", 2, "17 HCAs: 16 of 16 free"},
+		{"[[job]]\nsize = 4\nplacement = \"switches:5\"\n", 3, "on 5 switches: 4 have a free HCA"},
+		{"[[job]]\nsize = 9\nplacement = \"switches:2\"\n", 3, "9 HCAs on 2 switches: they have 8 free"},
 		{"[[job]]\nsize = 16\n[fragmentation]\nmax_size = 4\n", 3, "on the 0 free HCAs"},
 	} {
 		w, err := ParseWorkload([]byte(tc.text), "jobs.toml")
