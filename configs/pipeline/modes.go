@@ -3,7 +3,6 @@ package pipeline
 import (
 	"fmt"
 	"math"
-	"slices"
 	"sync"
 
 	"flitsim/fabric"
@@ -80,8 +79,12 @@ func (m Modes) Run() ([]ModeRun, error) {
 		}
 		tables[i] = rt.Tables
 	}
+	if m.KeptOnly && m.Store == nil {
+		return nil, fmt.Errorf("only the kept runs, but no store")
+	}
 	runs := make([]ModeRun, len(m.Modes)*len(m.Seeds))
 	var todo []int
+	var kept []ModeRun
 	for i := range runs {
 		mi, si := i/len(m.Seeds), i%len(m.Seeds)
 		if m.Store != nil {
@@ -91,30 +94,21 @@ func (m Modes) Run() ([]ModeRun, error) {
 			}
 			if ok {
 				runs[i] = r
+				kept = append(kept, r)
 				continue
 			}
 		}
 		todo = append(todo, i)
 	}
 	if m.KeptOnly {
-		if m.Store == nil {
-			return nil, fmt.Errorf("only the kept runs, but no store")
-		}
-		var out []ModeRun
-		for i, r := range runs {
-			if !slices.Contains(todo, i) {
-				out = append(out, r)
-			}
-		}
-		return out, nil // none: nil
+		return kept, nil // none: nil
 	}
-	kept := len(runs) - len(todo)
 	progress := m.Progress
 	if progress != nil {
-		if kept > 0 {
-			progress(kept, len(runs))
+		if len(kept) > 0 {
+			progress(len(kept), len(runs))
 		}
-		progress = func(done, _ int) { m.Progress(kept+done, len(runs)) }
+		progress = func(done, _ int) { m.Progress(len(kept)+done, len(runs)) }
 	}
 	var saveMu sync.Mutex
 	errs := make([]error, len(runs))
