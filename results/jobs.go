@@ -293,7 +293,7 @@ func jobFigures(suffix, title string, levels []JobLevel) ([]Figure, error) {
 		if err != nil {
 			return figs, err
 		}
-		figs = append(figs, Figure{Name: "job-" + slug(k.topo+"-"+k.traffic+"-"+k.job+"-"+suffix),
+		figs = append(figs, Figure{Name: "job-" + Slug(k.topo+"-"+k.traffic+"-"+k.job+"-"+suffix),
 			Caption: fmt.Sprintf("%s: job %s (%s): %s per routing and failure level", k.topo, k.job, k.traffic, ylabel), Plot: p})
 	}
 	return figs, nil

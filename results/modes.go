@@ -223,7 +223,7 @@ func modeFigures(suffix, title string, rows []ModeRow) ([]Figure, error) {
 		if err != nil {
 			return figs, err
 		}
-		figs = append(figs, Figure{Name: "routings-" + slug(k.topo+"-"+k.traffic+"-"+suffix),
+		figs = append(figs, Figure{Name: "routings-" + Slug(k.topo+"-"+k.traffic+"-"+suffix),
 			Caption: fmt.Sprintf("%s, %s: each job's completion time per routing over the seeds, normalized to %s's median (seeds/004 Figs. 8-10)", k.topo, k.traffic, names.list[0]),
 			Plot:    p})
 	}

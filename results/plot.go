@@ -96,10 +96,10 @@ func figureSet(recs []Record, faults string) ([]Figure, error) {
 	}
 	var figs []Figure
 	for _, k := range order.list {
-		base := slug(k.topo + "-" + k.traffic)
+		base := Slug(k.topo + "-" + k.traffic)
 		title := k.traffic
 		if faults != "" {
-			base = slug(k.topo + "-" + k.traffic + "-" + faults)
+			base = Slug(k.topo + "-" + k.traffic + "-" + faults)
 			title = k.traffic + ", " + faults + " failures"
 		}
 		var levels []Level
@@ -158,7 +158,10 @@ func faultsTitle(faults string) string {
 
 var nonWord = regexp.MustCompile(`[^A-Za-z0-9]+`)
 
-func slug(s string) string { return strings.Trim(nonWord.ReplaceAllString(s, "-"), "-") }
+// Slug makes s a file name's worth of letters, digits and dashes (every
+// other run of characters a dash, none at either end), as plot files are
+// named.
+func Slug(s string) string { return strings.Trim(nonWord.ReplaceAllString(s, "-"), "-") }
 
 // errPoints feeds YErrorBars.
 type errPoints struct {

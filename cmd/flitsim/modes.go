@@ -11,7 +11,6 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
-	"unicode"
 
 	"flitsim/configs/pipeline"
 	"flitsim/results"
@@ -236,13 +235,7 @@ func modesWorkloadKey(spec, jobsFile string, m pipeline.Modes) (string, modesWor
 	if err != nil {
 		return "", d, fmt.Errorf("-o: describing %s: %w", jobsFile, err)
 	}
-	name := strings.TrimSuffix(filepath.Base(jobsFile), filepath.Ext(jobsFile))
-	name = strings.Map(func(r rune) rune {
-		if r == '-' || r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r) {
-			return r
-		}
-		return '_'
-	}, name)
+	name := results.Slug(strings.TrimSuffix(filepath.Base(jobsFile), filepath.Ext(jobsFile)))
 	return fmt.Sprintf("%s-%x", name, sha256.Sum256(b))[:len(name)+17], d, nil
 }
 
