@@ -52,6 +52,8 @@ type Dragonfly struct {
 type Gate struct {
 	Switch int32
 	Port   int16
+	// To is the switch at the cable's far end.
+	To int32
 }
 
 // Route is the path choice a packet carries. Gate[k] picks the cable of
@@ -95,7 +97,7 @@ func NewDragonfly(net *fabric.Network) (*Dragonfly, error) {
 	for s := 0; s < S; s++ {
 		for _, a := range g.out[s] {
 			if gs, gt := d.group[s], d.group[a.to]; gs != gt {
-				d.gates[gs][gt] = append(d.gates[gs][gt], Gate{Switch: int32(s), Port: int16(a.port)})
+				d.gates[gs][gt] = append(d.gates[gs][gt], Gate{Switch: int32(s), Port: int16(a.port), To: int32(a.to)})
 			}
 		}
 	}
@@ -331,8 +333,41 @@ func SpreadMode(m Mode) Mode {
 	return ModeMinHash
 }
 
-// Hops returns the switch-to-switch hops of route r from src to dst.
+// Hops returns the switch-to-switch hops of route r from src to dst: the
+// hops to each leg's gate switch inside a group, one per global cable, and
+// the hops to dst inside its group, as Next would walk them. (An adaptive
+// simulator asks this for every candidate of every packet.) Only a detour
+// still in the destination's group may pass dst's switch on its way out,
+// where a switch ejects it first; that route is walked.
 func (d *Dragonfly) Hops(src, dst int, r Route) int {
+	s, n := int32(src), 0
+	g, gd := d.group[s], d.group[dst]
+	if r.Via >= 0 && r.Phase == 0 {
+		if g == gd {
+			return d.walkHops(src, dst, r)
+		}
+		if g != int32(r.Via) {
+			gl := d.gates[g][r.Via]
+			gate := gl[int(r.Gate[0])%len(gl)]
+			n += int(d.dist[s][d.pos[gate.Switch]]) + 1
+			s, g = gate.To, int32(r.Via)
+		}
+	}
+	if g != gd {
+		k := 0
+		if r.Via >= 0 {
+			k = 1
+		}
+		gl := d.gates[g][gd]
+		gate := gl[int(r.Gate[k])%len(gl)]
+		n += int(d.dist[s][d.pos[gate.Switch]]) + 1
+		s = gate.To
+	}
+	return n + int(d.dist[s][d.pos[dst]])
+}
+
+// walkHops counts the hops of route r from src to dst by walking it.
+func (d *Dragonfly) walkHops(src, dst int, r Route) int {
 	n := 0
 	for s := src; s != dst; n++ {
 		p, _ := d.Next(s, dst, &r)

@@ -173,3 +173,61 @@ func TestDragonflyAriesHops(t *testing.T) {
 	assert.LessOrEqual(t, most, 8)
 	assert.GreaterOrEqual(t, most, 7, "some detours cross three groups far from their gates")
 }
+
+// Hops counts a route's hops from the groups' distances; it must give what
+// walking the route with Next gives, for every kind of route a packet can
+// carry (minimal, detours before and after their intermediate group,
+// routes reconsidered after hops, spreading or not) and on a network with
+// failed cables, where the lowest-port ways and the gates change.
+func TestDragonflyHopsIsTheWalk(t *testing.T) {
+	aries, err := fabric.Build("aries:groups=3,h=1,p=1")
+	require.NoError(t, err)
+	drop := make([]bool, len(aries.Links))
+	rng := rand.New(rand.NewPCG(7, 8))
+	for i := range drop {
+		// A tenth of the switch-to-switch cables, ten global ones at most.
+		l := aries.Links[i]
+		if int(l.A.Node) < aries.NumSwitches && int(l.B.Node) < aries.NumSwitches && rng.IntN(10) == 0 {
+			drop[i] = true
+		}
+	}
+	cut, err := aries.Without(drop, nil)
+	require.NoError(t, err)
+	df, err := fabric.Build("dragonfly:a=4,p=2,h=2,g=9")
+	require.NoError(t, err)
+	for _, tc := range []struct {
+		name string
+		net  *fabric.Network
+	}{{"dragonfly", df}, {"aries", aries}, {"aries-cut", cut}} {
+		t.Run(tc.name, func(t *testing.T) {
+			d, err := NewDragonfly(tc.net)
+			require.NoError(t, err)
+			S := tc.net.NumSwitches
+			rng := rand.New(rand.NewPCG(1, 2))
+			checked := 0
+			for _, spread := range []bool{false, true} {
+				d.Spread = spread
+				for i := 0; i < 20000; i++ {
+					src, dst := rng.IntN(S), rng.IntN(S)
+					for _, r := range d.Candidates(src, dst, rng, nil) {
+						r.Spread = SpreadKey(rng.Uint64())
+						// From the source, and from each switch the route passes.
+						s := src
+						for n := 0; n <= d.VLs; n++ {
+							require.Equal(t, d.walkHops(s, dst, r), d.Hops(s, dst, r), "%s: %+v from %d to %d", tc.name, r, s, dst)
+							checked++
+							if s == dst {
+								break
+							}
+							p, _ := d.Next(s, dst, &r)
+							e, ok := tc.net.Peer(s, p)
+							require.True(t, ok)
+							s = int(e.Node)
+						}
+					}
+				}
+			}
+			t.Logf("%d routes", checked)
+		})
+	}
+}

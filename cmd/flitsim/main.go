@@ -10,12 +10,48 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
+	"runtime/pprof"
 	"sort"
 	"strings"
 )
 
 func main() {
-	os.Exit(Main(os.Args[1:], os.Stdout, os.Stderr))
+	os.Exit(profiled(func() int { return Main(os.Args[1:], os.Stdout, os.Stderr) }))
+}
+
+// profiled runs f under the CPU and heap profilers the environment asks for:
+// FLITSIM_CPUPROFILE=FILE writes a CPU profile of the whole command,
+// FLITSIM_MEMPROFILE=FILE a heap profile at its end (read with go tool pprof).
+func profiled(f func() int) int {
+	if p := os.Getenv("FLITSIM_CPUPROFILE"); p != "" {
+		out, err := os.Create(p)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "flitsim: FLITSIM_CPUPROFILE: %v\n", err)
+			return 2
+		}
+		defer out.Close()
+		if err := pprof.StartCPUProfile(out); err != nil {
+			fmt.Fprintf(os.Stderr, "flitsim: FLITSIM_CPUPROFILE: %v\n", err)
+			return 2
+		}
+		defer pprof.StopCPUProfile()
+	}
+	code := f()
+	if p := os.Getenv("FLITSIM_MEMPROFILE"); p != "" {
+		out, err := os.Create(p)
+		if err == nil {
+			runtime.GC()
+			err = pprof.WriteHeapProfile(out)
+			if cerr := out.Close(); err == nil {
+				err = cerr
+			}
+		}
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "flitsim: FLITSIM_MEMPROFILE: %v\n", err)
+		}
+	}
+	return code
 }
 
 // command is one subcommand of the CLI.
@@ -102,6 +138,7 @@ func usage(w io.Writer) {
 		fmt.Fprintf(w, "  %-8s %s\n", c.name, c.summary)
 	}
 	fmt.Fprintln(w, "\nExit status: 0 ok, 1 a run failed, 2 bad input.")
+	fmt.Fprintln(w, "Profiles: FLITSIM_CPUPROFILE=FILE and FLITSIM_MEMPROFILE=FILE write pprof profiles of a command.")
 }
 
 // newFlags returns a FlagSet whose errors are returned, with a usage text.
