@@ -107,3 +107,8 @@ func TestCreditsFullQueueSettleKeepsOrder(t *testing.T) {
 	require.EqualValues(t, 5, l.avail) // A's 0, B, D, E, C
 	require.Equal(t, int64(10), c.when(&l, 6, 7))
 }
+
+// A channel's sender state is one cache line.
+func TestChannelSize(t *testing.T) {
+	require.EqualValues(t, 64, unsafe.Sizeof(channel{}))
+}

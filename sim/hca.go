@@ -192,6 +192,7 @@ func (s *simulator) tryInject(h int32) {
 		return
 	}
 	s.cr.take(&s.lanes[l].cr, int32(pk.flits))
+	s.chans[hc.ch].usedVLs |= 1 << (l % s.nVL)
 	stalledBefore := int64(0)
 	kind := s.info[pi].kind
 	if s.ctr != nil {

@@ -118,25 +118,15 @@ type msgKey struct {
 // channel is one direction of a cable. When a switch sends on it, it is
 // also that switch's output port: arbiter, crossbar path, output buffer.
 type channel struct {
-	from, to         int32
-	fromPort, toPort int16
+	from, to int32
 	// reqHead heads the output port's requests: lanes whose head packet
 	// routes here, linked by lane.reqNext (with VOQ, packets that are the
 	// oldest for this port in their lane, linked by packet.reqNext).
-	reqHead int32
-	// linkFree is when the cable has sent every flit granted to it; the
-	// output buffer holds the flits not yet started.
-	linkFree int64
-	// ft is a flit's time on this channel's cable (its class's rate).
-	ft int64
+	reqHead          int32
+	fromPort, toPort int16
 	// ring is the channel's torus ring (fabric.Network.Ring), -1 off the
 	// rings: a packet entering it from another channel's needs a bubble.
 	ring int16
-	// The rest of the arbiter: when the crossbar path is free, the pending
-	// arbitration and the VL granted last.
-	xbarFree int64
-	tryAt    int64
-	lastVL   uint8
 	// ports is the sending node's radix + 1 (the arbiter's round-robin
 	// modulus).
 	ports int16
@@ -144,8 +134,24 @@ type channel struct {
 	// blocked need (lane.blocked ≠ 0; VOQ only), so that an arbitration
 	// clears those lanes alone.
 	blockedVLs uint16
+	// usedVLs has a bit for each of its lanes whose sender may hold fewer
+	// credits than the buffer's capacity: set when it takes credits,
+	// cleared by occupancy once they are all back, so that an adaptive
+	// decision reads the lanes in use alone.
+	usedVLs uint16
+	// lastVL is the VL the arbiter granted last.
+	lastVL uint8
 	// toDom is the domain of the receiving node (domains.go).
 	toDom uint8
+	// linkFree is when the cable has sent every flit granted to it; the
+	// output buffer holds the flits not yet started.
+	linkFree int64
+	// ft is a flit's time on this channel's cable (its class's rate).
+	ft int64
+	// The rest of the arbiter: when the crossbar path is free and the
+	// pending arbitration.
+	xbarFree int64
+	tryAt    int64
 }
 
 // lane is one VL of a channel: the receiver's input buffer (a FIFO of

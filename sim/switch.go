@@ -139,10 +139,17 @@ func (s *simulator) need(out int32, pi int32, ovl uint8) int32 {
 // buffers: its credits in use, over all VLs.
 func (s *simulator) occupancy(ch int32) int64 {
 	var n int64
-	for v := 0; v < s.nVL; v++ {
-		l := s.lane(ch, uint8(v))
-		s.cr.settle(&s.lanes[l].cr, s.k.now)
-		n += int64(s.capacity[l] - s.lanes[l].cr.avail)
+	c := &s.chans[ch]
+	for m := c.usedVLs; m != 0; m &= m - 1 {
+		v := uint8(bits.TrailingZeros16(m))
+		l := s.lane(ch, v)
+		cr := &s.lanes[l].cr
+		s.cr.settle(cr, s.k.now)
+		if used := s.capacity[l] - cr.avail; used > 0 {
+			n += int64(used)
+		} else if cr.len() == 0 {
+			c.usedVLs &^= 1 << v
+		}
 	}
 	return n
 }
@@ -489,6 +496,7 @@ func (s *simulator) move(out int32, in int, pi int32, ovl uint8) int64 {
 	ol := s.lane(out, ovl)
 	s.lanes[ol].lastIn = pk.inPort
 	s.cr.take(&s.lanes[ol].cr, int32(pk.flits))
+	c.usedVLs |= 1 << ovl
 	s.res.FlitHops += int64(pk.flits)
 	if s.ctr != nil {
 		s.ctr.sent(out, int32(pk.flits), s.k.now)
