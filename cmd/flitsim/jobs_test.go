@@ -230,6 +230,18 @@ routing = "ugal"
 	kept, err = filepath.Glob(filepath.Join(keep, "*", "*-seed*.json"))
 	require.NoError(t, err)
 	assert.Len(t, kept, 12, "nothing run")
+	// A mode with nothing kept has no figures: dashes, not zeros.
+	few, err := filepath.Glob(filepath.Join(keep, "*", "ugal-high-seed1.json"))
+	require.NoError(t, err)
+	require.Len(t, few, 2)
+	for _, f := range few {
+		if _, err := os.Stat(filepath.Join(filepath.Dir(f), "ugal-high-seed2.json")); os.IsNotExist(err) {
+			require.NoError(t, os.Remove(f)) // the pcie_gbps=128 workload's, its one seed
+		}
+	}
+	code, outD, errs := run("jobs", "modes", net, "--jobs", jobs, "--seeds", "5", "--hw", "pcie_gbps=128", "-o", keep, "--kept")
+	require.Equal(t, 0, code, errs)
+	assert.Regexp(t, `(?m)^\s*\S+\s+ugal-high\s+0\s+-\s+-\s+-\s+-\s+-\s+-\s+-\s+-\s*$`, outD)
 	code, _, _ = run("jobs", "modes", net, "--jobs", jobs, "--seeds", "5", "--hw", "pcie_gbps=64", "-o", keep, "--kept")
 	assert.Equal(t, 2, code, "nothing kept for it")
 	wdirs, err = filepath.Glob(filepath.Join(keep, "jobs-*"))

@@ -195,8 +195,17 @@ func jobsModes(args []string, stdout, stderr io.Writer) error {
 		if s.SwitchRate != nil {
 			sw = fmt.Sprintf("%.0f %%", 100**s.SwitchRate)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%.2f\t%.3f\t%.3f-%.3f\t%.3f-%.3f\t%.3f\t%.4f\t%s\t%s\t\n", s.Job, s.Mode, s.Runs, s.CompletionNs.Median/1000,
-			s.Normalized.Median, s.MedianLo, s.MedianHi, s.Normalized.Q1, s.Normalized.Q3, s.LatencyNs/1000, s.StallsPerFlit, share, sw)
+		med, norm, ci, iqr, lat, stalls := "-", "-", "-", "-", "-", "-"
+		if s.Runs > 0 { // a mode without a completed (or kept) run has no figures
+			med = fmt.Sprintf("%.2f", s.CompletionNs.Median/1000)
+			lat, stalls = fmt.Sprintf("%.3f", s.LatencyNs/1000), fmt.Sprintf("%.4f", s.StallsPerFlit)
+			if s.Normalized.Median > 0 { // the first mode has runs to normalize by
+				norm = fmt.Sprintf("%.3f", s.Normalized.Median)
+				ci = fmt.Sprintf("%.3f-%.3f", s.MedianLo, s.MedianHi)
+				iqr = fmt.Sprintf("%.3f-%.3f", s.Normalized.Q1, s.Normalized.Q3)
+			}
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", s.Job, s.Mode, s.Runs, med, norm, ci, iqr, lat, stalls, share, sw)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
