@@ -16,3 +16,10 @@ func RunReversedTies(net *fabric.Network, t *routing.Tables, p Params) (*Result,
 func RunPrefetching(net *fabric.Network, t *routing.Tables, p Params) (*Result, error) {
 	return run(net, t, p, func(s *simulator) { s.prefetching = true })
 }
+
+// RunQueuingEveryArbitration is Run with every arbitration queued as an
+// event, none run at once after its arrival (holdArb), for the external
+// tests.
+func RunQueuingEveryArbitration(net *fabric.Network, t *routing.Tables, p Params) (*Result, error) {
+	return run(net, t, p, func(s *simulator) { s.queueAll = true })
+}

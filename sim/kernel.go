@@ -98,7 +98,11 @@ func (s *simulator) loop() {
 		if e.kind != evSample {
 			k.modelEvents--
 		}
+		s.holding = e.phase < phaseArb
 		s.handle(e, h)
+		if s.holding {
+			s.holdArb(h)
+		}
 		// A completed run (endAt set) ends after its instant whatever
 		// is left in the network (responses, infinite jobs beside).
 		if k.modelEvents == 0 && s.inNetwork > 0 && k.endAt == never {
@@ -108,6 +112,34 @@ func (s *simulator) loop() {
 	}
 	if s.p.TraceHash {
 		s.res.TraceHash = strconv.FormatUint(h.Sum64(), 16)
+	}
+}
+
+// holdArb ends the handling of an event of an arrival step: the
+// arbitrations it asked for at its own instant (held) run at once when
+// they are what the queue would pop next — nothing else is queued at
+// this instant, so they would follow each other in the order they were
+// asked for — and are queued otherwise (and always with reverseTies). Run
+// at once they are handled as popped events are (counted and traced), so
+// a run is the same event for event; the queue's push and pop, a third
+// of a short packet's hop, are saved (issue 54).
+func (s *simulator) holdArb(h hash.Hash64) {
+	s.holding = false
+	k := &s.k
+	now := k.now
+	held := s.held
+	s.held = held[:0]
+	if len(held) == 0 {
+		return
+	}
+	direct := !k.stop && now <= k.endAt && !k.q.reverseTies && !s.queueAll && (k.q.len() == 0 || k.q.peek().at > now)
+	for _, out := range held {
+		e := event{at: now, phase: phaseArb, kind: evTryOut, ref: out, node: s.chans[out].from}
+		if !direct {
+			k.schedule(e)
+			continue
+		}
+		s.handle(e, h)
 	}
 }
 

@@ -31,3 +31,20 @@ func TestPrefetchChangesNothing(t *testing.T) {
 		require.Equal(t, plain, pf, "seed %d: %s", seed, s)
 	})
 }
+
+// TestHeldArbitrationChangesNothing: an arbitration run at once after the
+// arrival that asked for it, when nothing else is queued at that instant
+// (holdArb), is the run that queues it: the whole Result, its event count
+// and trace hash included, on generated difftest scenarios.
+func TestHeldArbitrationChangesNothing(t *testing.T) {
+	forScenarios(t, 500, func(seed uint64, s difftest.Scenario, b *difftest.Built) {
+		p := b.Params
+		p.Record, p.TraceHash = true, true
+		held, err := sim.Run(b.Net, b.Tables, p)
+		require.NoError(t, err, "seed %d: %s", seed, s)
+		queued, err := sim.RunQueuingEveryArbitration(b.Net, b.Tables, p)
+		require.NoError(t, err, "seed %d: %s", seed, s)
+		held.WallSeconds, held.FlitHopsPerS, queued.WallSeconds, queued.FlitHopsPerS = 0, 0, 0, 0
+		require.Equal(t, queued, held, "seed %d: %s", seed, s)
+	})
+}
