@@ -1,8 +1,10 @@
 package pipeline
 
 import (
+	"cmp"
 	"fmt"
 	"math"
+	"slices"
 	"sync"
 
 	"flitsim/fabric"
@@ -59,7 +61,9 @@ type ModeRun struct {
 
 // Run simulates every mode × seed (with the NIC counters, without their
 // series over time) the Store does not hold and returns the runs, modes
-// in order, each mode's seeds in order.
+// in order, each mode's seeds in order. It simulates seed by seed, every
+// mode of a seed before the next seed, so that a comparison stopped early
+// (its runs kept in the Store) compares every mode on the seeds it has.
 func (m Modes) Run() ([]ModeRun, error) {
 	tables := make([]*routing.Tables, len(m.Modes))
 	opts := m.Options
@@ -103,6 +107,7 @@ func (m Modes) Run() ([]ModeRun, error) {
 	if m.KeptOnly {
 		return kept, nil // none: nil
 	}
+	slices.SortStableFunc(todo, func(a, b int) int { return cmp.Compare(a%len(m.Seeds), b%len(m.Seeds)) })
 	progress := m.Progress
 	if progress != nil {
 		if len(kept) > 0 {

@@ -1,10 +1,12 @@
 package pipeline
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"flitsim/fabric"
@@ -97,4 +99,44 @@ func TestAppAwareFindings(t *testing.T) {
 			}
 		})
 	}
+}
+
+// orderStore records the order runs are saved in and holds the runs it
+// was given (seed 1 of the second mode).
+type orderStore struct {
+	held  map[string]ModeRun
+	saved []string
+}
+
+func (o *orderStore) Load(mode string, seed uint64) (ModeRun, bool, error) {
+	r, ok := o.held[fmt.Sprintf("%s/%d", mode, seed)]
+	return r, ok, nil
+}
+
+func (o *orderStore) Save(r ModeRun) error {
+	o.saved = append(o.saved, fmt.Sprintf("%s/%d", r.Mode, r.Seed))
+	return nil
+}
+
+// A comparison runs seed by seed, every mode of a seed first, so that one
+// stopped early compares the modes on the seeds it has; the runs come
+// back modes first, as before, the kept one among them.
+func TestModesRunSeedBySeed(t *testing.T) {
+	net, err := fabric.Build("dragonfly:a=4,p=2,h=2,g=9")
+	require.NoError(t, err)
+	p := sim.DefaultParams()
+	job := traffic.Job{ID: "pp", Ranks: []int{0, 40},
+		Traffic: traffic.JobTraffic{Kind: traffic.PingPong, MessageBytes: 64, Iterations: 2}}
+	st := &orderStore{held: map[string]ModeRun{"ugal-high/1": {Mode: "ugal-high", Seed: 1, Verdict: "kept"}}}
+	m := Modes{Net: net, Jobs: []traffic.Job{job}, Modes: []string{"ugal", "ugal-high", "min"}, Seeds: []uint64{1, 2, 3},
+		Params: p, Workers: 1, Store: st}
+	runs, err := m.Run()
+	require.NoError(t, err)
+	assert.Equal(t, []string{"ugal/1", "min/1", "ugal/2", "ugal-high/2", "min/2", "ugal/3", "ugal-high/3", "min/3"}, st.saved)
+	var got []string
+	for _, r := range runs {
+		got = append(got, fmt.Sprintf("%s/%d", r.Mode, r.Seed))
+	}
+	assert.Equal(t, []string{"ugal/1", "ugal/2", "ugal/3", "ugal-high/1", "ugal-high/2", "ugal-high/3", "min/1", "min/2", "min/3"}, got)
+	assert.Equal(t, "kept", runs[3].Verdict)
 }
