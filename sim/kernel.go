@@ -52,12 +52,36 @@ type kernel struct {
 	// endAt stops the run once every event up to that instant is done
 	// (finite jobs completed beside infinite ones); never: not set.
 	endAt int64
+	// holding: the event being handled belongs to an arrival step, and
+	// an output arbitration it schedules at its own instant while nothing
+	// else is queued at that instant is held instead of queued (held, in
+	// order), for the loop to run at once (holdArb). Any other event
+	// scheduled at that instant queues the held ones first, so the queue's
+	// order is what it would have been.
+	holding bool
+	held    []event
 }
 
-// schedule queues a model event.
+// schedule queues a model event (or holds it, above).
 func (k *kernel) schedule(e event) {
+	if k.holding && e.at == k.now {
+		if e.kind == evTryOut && (len(k.held) > 0 || k.q.len() == 0 || k.q.peek().at > e.at) {
+			k.held = append(k.held, e)
+			return
+		}
+		k.queueHeld()
+	}
 	k.modelEvents++
 	k.q.push(e)
+}
+
+// queueHeld queues the held events, in the order they were scheduled.
+func (k *kernel) queueHeld() {
+	for _, h := range k.held {
+		k.modelEvents++
+		k.q.push(h)
+	}
+	k.held = k.held[:0]
 }
 
 // loop runs events in (time, phase, sequence) order until a controller
@@ -98,9 +122,9 @@ func (s *simulator) loop() {
 		if e.kind != evSample {
 			k.modelEvents--
 		}
-		s.holding = e.phase < phaseArb
+		k.holding = e.phase < phaseArb && !s.queueAll && !k.q.reverseTies
 		s.handle(e, h)
-		if s.holding {
+		if k.holding {
 			s.holdArb(h)
 		}
 		// A completed run (endAt set) ends after its instant whatever
@@ -116,31 +140,26 @@ func (s *simulator) loop() {
 }
 
 // holdArb ends the handling of an event of an arrival step: the
-// arbitrations it asked for at its own instant (held) run at once when
-// they are what the queue would pop next — nothing else is queued at
-// this instant, so they would follow each other in the order they were
-// asked for — and are queued otherwise (and always with reverseTies). Run
-// at once they are handled as popped events are (counted and traced), so
-// a run is the same event for event; the queue's push and pop, a third
-// of a short packet's hop, are saved (issue 54).
+// arbitrations it held (kernel.holding) are what the queue would pop next
+// — nothing else is queued at their instant, and they follow each other
+// in the order they were scheduled — so they run at once, handled as
+// popped events are (counted and traced): a run is the same event for
+// event, and the queue's push and pop, a third of a short packet's hop,
+// are saved (issue 54). A run that stops at this instant queues them.
 func (s *simulator) holdArb(h hash.Hash64) {
-	s.holding = false
 	k := &s.k
-	now := k.now
-	held := s.held
-	s.held = held[:0]
-	if len(held) == 0 {
+	k.holding = false
+	if len(k.held) == 0 {
 		return
 	}
-	direct := !k.stop && now <= k.endAt && !k.q.reverseTies && !s.queueAll && (k.q.len() == 0 || k.q.peek().at > now)
-	for _, out := range held {
-		e := event{at: now, phase: phaseArb, kind: evTryOut, ref: out, node: s.chans[out].from}
-		if !direct {
-			k.schedule(e)
-			continue
-		}
-		s.handle(e, h)
+	if k.stop || k.now > k.endAt {
+		k.queueHeld()
+		return
 	}
+	for i := 0; i < len(k.held); i++ {
+		s.handle(k.held[i], h)
+	}
+	k.held = k.held[:0]
 }
 
 // advance pops the next event, moves the clock to it and returns it,

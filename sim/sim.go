@@ -264,12 +264,8 @@ type simulator struct {
 	prefetching bool
 	// traceBuf is the scratch of an event's trace record.
 	traceBuf [32]byte
-	// held collects the outputs whose arbitration an arrival's handler
-	// asks for at its own instant (kernel.go, holdArb); holding says it
-	// may (the uncut loop, during an event of an arrival step).
-	held    []int32
-	holding bool
-	// queueAll queues every arbitration (tests: the same run either way).
+	// queueAll queues every arbitration (tests: the same run either way;
+	// kernel.holding).
 	queueAll bool
 
 	// A run cut into domains (Params.Domains > 1; nil otherwise): par is

@@ -195,10 +195,6 @@ func (s *simulator) requestTry(out int32, t int64, n int32) {
 		return
 	}
 	c.tryAt = t
-	if s.holding && t == s.k.now {
-		s.held = append(s.held, out)
-		return
-	}
 	s.k.schedule(event{at: t, phase: phaseArb, kind: evTryOut, ref: out, node: c.from})
 }
 
