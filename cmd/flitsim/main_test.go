@@ -111,3 +111,24 @@ func TestRouteExitStatus(t *testing.T) {
 	assert.Equal(t, 1, code)
 	assert.Contains(t, stdout, `"ok": false`)
 }
+
+// FLITSIM_CPUPROFILE and FLITSIM_MEMPROFILE write profiles of the command
+// (gzipped protocol buffers); the command's exit status passes through,
+// and a profile that cannot be created is bad input.
+func TestProfiles(t *testing.T) {
+	dir := t.TempDir()
+	cpu, mem := filepath.Join(dir, "cpu.prof"), filepath.Join(dir, "mem.prof")
+	t.Setenv("FLITSIM_CPUPROFILE", cpu)
+	t.Setenv("FLITSIM_MEMPROFILE", mem)
+	assert.Equal(t, 3, profiled(func() int { return 3 }))
+	for _, f := range []string{cpu, mem} {
+		b, err := os.ReadFile(f)
+		require.NoError(t, err)
+		require.Greater(t, len(b), 2)
+		assert.Equal(t, []byte{0x1f, 0x8b}, b[:2], "%s is gzipped", f)
+	}
+	t.Setenv("FLITSIM_CPUPROFILE", filepath.Join(dir, "no", "such", "dir", "cpu.prof"))
+	ran := false
+	assert.Equal(t, 2, profiled(func() int { ran = true; return 0 }))
+	assert.False(t, ran, "a profile it cannot write stops the command before it runs")
+}
