@@ -185,7 +185,7 @@ func TestDragonflyHopsIsTheWalk(t *testing.T) {
 	drop := make([]bool, len(aries.Links))
 	rng := rand.New(rand.NewPCG(7, 8))
 	for i := range drop {
-		// A tenth of the switch-to-switch cables, ten global ones at most.
+		// About a tenth of the switch-to-switch cables, global ones included.
 		l := aries.Links[i]
 		if int(l.A.Node) < aries.NumSwitches && int(l.B.Node) < aries.NumSwitches && rng.IntN(10) == 0 {
 			drop[i] = true
