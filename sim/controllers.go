@@ -139,8 +139,13 @@ func (s *simulator) finish() {
 		case !s.steadyMode() && s.countedDone == s.counted:
 			r.Verdict = Completed
 		case !s.steadyMode() && s.inNetwork == 0 && r.PacketsLost > 0:
-			// Messages missing, their packets lost and not resent.
+			// Messages missing, their packets lost and not resent; if
+			// the last of them crossed until after the time limit, the
+			// run reached it first.
 			r.Verdict, now = Lost, s.horizon
+			if now > s.p.MaxTime {
+				r.Verdict, now = NotConverged, s.p.MaxTime
+			}
 		case !s.steadyMode() || s.inNetwork > 0:
 			// Packets in flight with nothing left to move them, or
 			// messages missing with nothing in flight (packets without a

@@ -331,7 +331,8 @@
 // last of its packets to arrive is. Without resending, a finite run whose
 // messages are missing, their packets lost, ends with verdict Lost when
 // nothing is left in the network, at the last instant something moved (as
-// a deadlock).
+// a deadlock); if that instant lies past MaxTime (a lost packet crossing
+// beyond it), it ends at MaxTime, NotConverged.
 //
 // Table writes. With Timeline.Next, switch s holds Next's forwarding
 // entries of LIDs 64b..64b+63 (LFT block b) from the first TableWrite of
