@@ -20,7 +20,8 @@ import (
 //	           (scatter-rd); else binomial scatter + ring allgather
 //	           (scatter-ring)
 //	alltoall   ≤ 256 B and ≥ 8 ranks: Bruck; ≤ 32,768 B: every message
-//	           posted at once (isend); else pairwise
+//	           posted at once (isend); else pairwise, which MPICH runs
+//	           as r XOR k on a power of two (pairwise-xor)
 //	barrier    dissemination
 //
 // Each may also be named; "tree" (allreduce only, NCCL's for AI traces)
@@ -40,6 +41,7 @@ const (
 	AlgScatterRD         = "scatter-rd"
 	AlgScatterRing       = "scatter-ring"
 	AlgPairwise          = "pairwise"
+	AlgPairwiseXOR       = "pairwise-xor"
 	AlgBruck             = "bruck"
 	AlgIsend             = "isend"
 	AlgDissemination     = "dissemination"
@@ -51,7 +53,7 @@ const (
 var algorithms = map[Kind][]string{
 	Allreduce: {AlgRing, AlgRecursiveDoubling, AlgRabenseifner, AlgTree},
 	Broadcast: {AlgBinomial, AlgScatterRD, AlgScatterRing},
-	Alltoall:  {AlgPairwise, AlgBruck, AlgIsend},
+	Alltoall:  {AlgPairwise, AlgPairwiseXOR, AlgBruck, AlgIsend},
 	Barrier:   {AlgDissemination},
 }
 
@@ -117,7 +119,7 @@ func (t JobTraffic) algorithm(n int) string {
 		case b <= 32768:
 			return AlgIsend
 		}
-		return AlgPairwise
+		return AlgPairwiseXOR
 	case Barrier:
 		return AlgDissemination
 	}
@@ -317,6 +319,19 @@ func (s *schedule) bruck(n, b int) {
 			s.add(r, st)
 		}
 	}
+}
+
+// pairwiseDst returns whom rank r of n sends to in step k (from 1) of a
+// pairwise all-to-all: r+k (flitsim's pairwise, and MPICH's when n is not
+// a power of two), or with xor on a power of two r XOR k, the pairs
+// swapping blocks as MPICH's MPIR_Alltoall_pairwise does. Either way r
+// receives one message a step (from r−k, or r XOR k), so a step waits for
+// the last step's message.
+func pairwiseDst(r, k, n int, xor bool) int {
+	if xor && n&(n-1) == 0 {
+		return r ^ k
+	}
+	return (r + k) % n
 }
 
 func ceilDiv(a, b int) int { return (a + b - 1) / b }

@@ -160,6 +160,9 @@ type workload struct {
 	// sched is a job's schedule when its collective's algorithm has one
 	// (collectives.go), nil otherwise.
 	sched []*schedule
+	// xor marks the all-to-all jobs that pair ranks by XOR
+	// (AlgPairwiseXOR; pairwiseDst).
+	xor []bool
 	// whole marks the one job of a [[traffic]] pattern over every
 	// terminal: a run of it reports no jobs (Jobs, JobOf, JobMessages).
 	whole bool
@@ -180,7 +183,7 @@ func NewWorkload(jobs []Job, n int, stream func(id string) *rand.Rand, wire Wire
 }
 
 func newWorkload(jobs []Job, n int, stream func(id string) *rand.Rand, wire WireFunc) (*workload, error) {
-	w := &workload{jobs: jobs, state: make([]rankState, n), perm: make([][]int32, len(jobs)), nbrs: make([][][]int, len(jobs)), ups: make([][]int32, len(jobs)), wire: wire, wireOf: make([]int64, len(jobs)), sched: make([]*schedule, len(jobs)), replay: make([]*replay, len(jobs))}
+	w := &workload{jobs: jobs, state: make([]rankState, n), perm: make([][]int32, len(jobs)), nbrs: make([][][]int, len(jobs)), ups: make([][]int32, len(jobs)), wire: wire, wireOf: make([]int64, len(jobs)), sched: make([]*schedule, len(jobs)), xor: make([]bool, len(jobs)), replay: make([]*replay, len(jobs))}
 	for t := range w.state {
 		w.state[t].job = -1
 	}
@@ -202,6 +205,8 @@ func newWorkload(jobs []Job, n int, stream func(id string) *rand.Rand, wire Wire
 		}
 		if alg := job.Traffic.algorithm(len(job.Ranks)); scheduled(alg) {
 			w.sched[j] = newSchedule(alg, len(job.Ranks), job.Traffic.MessageBytes)
+		} else {
+			w.xor[j] = alg == AlgPairwiseXOR
 		}
 		if job.Traffic.Kind.Skeleton() {
 			w.sched[j] = newSkeleton(job.Traffic.Kind, job.grid(), len(job.Ranks), job.Traffic.MessageBytes)
@@ -577,7 +582,7 @@ func (w *workload) program(j, r int, s int64, rng *rand.Rand) step {
 			st.needTag, st.needCount = s-1, 1
 		}
 	case Alltoall:
-		st.dst = (r + k + 1) % n
+		st.dst = pairwiseDst(r, k+1, n, w.xor[j])
 		if s > 0 {
 			st.needTag, st.needCount = s-1, 1
 		}

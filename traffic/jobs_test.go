@@ -250,6 +250,9 @@ func TestCollectiveAlgorithms(t *testing.T) {
 		{"rabenseifner-8", JobTraffic{Kind: Allreduce, Algorithm: AlgRabenseifner, MessageBytes: 80}, 8, 140 * w, 8 * 6},
 		// Three rounds of four blocks each.
 		{"bruck-8", JobTraffic{Kind: Alltoall, Algorithm: AlgBruck, MessageBytes: 10}, 8, 3 * 40 * w, 8 * 3},
+		// Seven steps one after the other (XOR pairs on 8 ranks, shifts on 6).
+		{"pairwise-xor-8", JobTraffic{Kind: Alltoall, Algorithm: AlgPairwiseXOR, MessageBytes: 10}, 8, 7 * 10 * w, 8 * 7},
+		{"pairwise-xor-6", JobTraffic{Kind: Alltoall, Algorithm: AlgPairwiseXOR, MessageBytes: 10}, 6, 5 * 10 * w, 6 * 5},
 		// Three messages back to back from every rank.
 		{"isend-4", JobTraffic{Kind: Alltoall, Algorithm: AlgIsend, MessageBytes: 10}, 4, 30 * w, 4 * 3},
 		// Scatter: 0→2 (20 B), 0→1 and 2→3 (10 B) by 30; three ring
@@ -277,6 +280,36 @@ func TestCollectiveAlgorithms(t *testing.T) {
 					require.NoError(t, err)
 					_, _, sent := ideal(t, []Job{job}, n, wire, 1e7)
 					require.Equal(t, int(JobMessages(src)[0]), sent, "%s %s n=%d %d B: every message sent, every rank done", kind, alg, n, b)
+				}
+			}
+		}
+	}
+}
+
+// MPICH's pairwise all-to-all (its choice above 32 KiB) pairs rank r with
+// r XOR k in step k on a power of two, and shifts by k otherwise, as
+// flitsim's own pairwise always does; the trace replay's schedule is the
+// pattern's. Every step is a permutation: each rank receives once.
+func TestPairwiseXOR(t *testing.T) {
+	for _, n := range []int{2, 8, 16, 12} {
+		for _, alg := range []string{AlgMPICH, AlgPairwiseXOR, AlgPairwise} {
+			job := Job{ID: "a", Ranks: ranks(0, n), Traffic: JobTraffic{Kind: Alltoall, Algorithm: alg, MessageBytes: 64 << 10, Load: 1, Iterations: 2}}
+			w, err := NewWorkload([]Job{job}, n, func(string) *rand.Rand { return rand.New(rand.NewPCG(1, 2)) }, func(b int) int64 { return int64(b) })
+			require.NoError(t, err)
+			parts := globalParts(CallAlltoall, job.Traffic.algorithm(n), n, 64<<10)
+			for k := 1; k < n; k++ {
+				seen := make([]bool, n)
+				for r := range n {
+					want := (r + k) % n
+					if alg != AlgPairwise && n&(n-1) == 0 {
+						want = r ^ k
+					}
+					for it := range int64(2) {
+						assert.Equal(t, want, w.(*workload).program(0, r, it*int64(n-1)+int64(k-1), nil).dst, "%s n=%d rank %d step %d iteration %d", alg, n, r, k, it)
+					}
+					assert.Equal(t, int32(want), parts[r].steps[k-1].dst, "%s n=%d rank %d step %d: the replay's", alg, n, r, k)
+					require.False(t, seen[want], "%s n=%d step %d: rank %d receives twice", alg, n, k, want)
+					seen[want] = true
 				}
 			}
 		}

@@ -59,7 +59,7 @@ const (
 var traceAlgs = map[CallOp][]string{
 	CallAllreduce:     {AlgRing, AlgRecursiveDoubling, AlgRabenseifner, AlgTree},
 	CallBcast:         {AlgBinomial, AlgScatterRD, AlgScatterRing},
-	CallAlltoall:      {AlgPairwise, AlgBruck, AlgIsend},
+	CallAlltoall:      {AlgPairwise, AlgPairwiseXOR, AlgBruck, AlgIsend},
 	CallBarrier:       {AlgDissemination},
 	CallReduce:        {AlgBinomial},
 	CallGather:        {AlgBinomial},
@@ -218,7 +218,7 @@ func globalParts(op CallOp, alg string, n, b int) []collPart {
 		if scheduled(alg) {
 			s = newSchedule(alg, n, b)
 		} else {
-			s = ownSchedule(op, n, b)
+			s = ownSchedule(op, n, b, alg == AlgPairwiseXOR)
 		}
 	default:
 		s = treeSchedule(op, alg, n, b)
@@ -256,8 +256,9 @@ func sortedCounts(m map[int16]int32) []roundCount {
 // ownSchedule writes flitsim's own algorithms of the four collective
 // patterns (ring allreduce, binomial broadcast, pairwise all-to-all,
 // dissemination barrier) as schedules, the messages workload.program
-// computes step by step.
-func ownSchedule(op CallOp, n, b int) *schedule {
+// computes step by step; xor pairs the all-to-all's ranks as MPICH does
+// (AlgPairwiseXOR).
+func ownSchedule(op CallOp, n, b int, xor bool) *schedule {
 	s := &schedule{ranks: make([][]schedStep, n)}
 	chain := func(r, steps int, dst func(k int) int, bytes int) {
 		for k := range steps {
@@ -275,7 +276,7 @@ func ownSchedule(op CallOp, n, b int) *schedule {
 			chain(r, 2*(n-1), func(int) int { return (r + 1) % n }, ceilDiv(b, n))
 		case CallAlltoall:
 			s.rounds = int64(n - 1)
-			chain(r, n-1, func(k int) int { return (r + k + 1) % n }, b)
+			chain(r, n-1, func(k int) int { return pairwiseDst(r, k+1, n, xor) }, b)
 		case CallBarrier:
 			s.rounds = int64(bits.Len(uint(n - 1)))
 			chain(r, bits.Len(uint(n-1)), func(k int) int { return (r + 1<<k) % n }, b)

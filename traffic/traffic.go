@@ -82,7 +82,7 @@ func Kinds() []struct{ Kind, Help string } {
 		{string(FFT), "2D FFT skeleton: per iteration the transposes, an all-to-all (every message posted at once, msg_bytes per pair) within each row of the squarest 2D grid, then within each column"},
 		{string(BFS), "Graph500 BFS skeleton: per iteration (a level) an all-to-all-v, each pair's size a fixed seeded multiple 1/4-7/4 of msg_bytes, every message posted at once, then an 8-byte allreduce (is the frontier empty?)"},
 		{string(Trace), "replay of an MPI program's trace (trace = a DUMPI trace's directory or .meta file): each rank's calls in order with the traced computation between them (compute_scale), point-to-point messages matched as MPI matches them, collectives by the algorithm key (default mpich: MPICH's choice by size; or collective=algorithm,...); iterations repeat the whole program"},
-		{string(Alltoall), "pairwise all-to-all as MPI libraries run MPI_Alltoall on large messages (osu_alltoall, seeds/003 Fig. 6): n−1 steps; in step k rank r sends to r+k+1 and starts step k+1 once step k's message from r−k−1 has arrived"},
+		{string(Alltoall), "pairwise all-to-all as MPI libraries run MPI_Alltoall on large messages (osu_alltoall, seeds/003 Fig. 6): n−1 steps; in step k rank r sends to r+k+1 and starts step k+1 once step k's message from r−k−1 has arrived (algorithm pairwise-xor, MPICH's: to and from r XOR (k+1) on a power of two)"},
 	}
 	sort.Slice(k, func(i, j int) bool { return k[i].Kind < k[j].Kind })
 	return k
