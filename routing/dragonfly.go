@@ -338,15 +338,33 @@ func SpreadMode(m Mode) Mode {
 // the hops to dst inside its group, as Next would walk them. (An adaptive
 // simulator asks this for every candidate of every packet.) Only a detour
 // still in the destination's group may pass dst's switch on its way out,
-// where a switch ejects it first; that route is walked.
+// where a switch ejects it first; that leg is walked.
 func (d *Dragonfly) Hops(src, dst int, r Route) int {
 	s, n := int32(src), 0
 	g, gd := d.group[s], d.group[dst]
 	if r.Via >= 0 && r.Phase == 0 {
 		if g == gd {
-			return d.walkHops(src, dst, r)
-		}
-		if g != int32(r.Via) {
+			if g == int32(r.Via) {
+				return d.walkHops(src, dst, r)
+			}
+			// The leg to the gate may pass dst's switch: walk it (at most
+			// the group's diameter), then count the rest.
+			gl := d.gates[g][r.Via]
+			gate := gl[int(r.Gate[0])%len(gl)]
+			for s != gate.Switch {
+				if s == int32(dst) {
+					return n
+				}
+				r.Hops++
+				e, _ := d.net.Peer(int(s), d.intraPort(int(s), d.pos[gate.Switch], &r))
+				s, n = e.Node, n+1
+			}
+			if s == int32(dst) {
+				return n
+			}
+			n++
+			s, g = gate.To, int32(r.Via)
+		} else if g != int32(r.Via) {
 			gl := d.gates[g][r.Via]
 			gate := gl[int(r.Gate[0])%len(gl)]
 			n += int(d.dist[s][d.pos[gate.Switch]]) + 1

@@ -189,6 +189,22 @@ routing = "ugal"
 	var repK modesReport
 	require.NoError(t, json.Unmarshal([]byte(outK), &repK), errs)
 	assert.Equal(t, rep.Workloads[0], repK.Workloads[0])
+	// --first-seed splits a comparison: seeds 2..3 alone are the 3-seed
+	// comparison's runs of those seeds.
+	_, outF, errs := run("jobs", "modes", net, "--jobs", jobs, "--seeds", "2", "--first-seed", "2", "--json")
+	var repF modesReport
+	require.NoError(t, json.Unmarshal([]byte(outF), &repF), errs)
+	assert.Equal(t, []uint64{2, 3}, repF.Seeds)
+	var later []pipeline.ModeRun
+	for _, r := range repK.Workloads[0].Runs {
+		if r.Seed >= 2 {
+			later = append(later, r)
+		}
+	}
+	assert.Equal(t, later, repF.Workloads[0].Runs)
+	code, _, errs = run("jobs", "modes", net, "--jobs", jobs, "--first-seed", "0")
+	assert.Equal(t, 2, code, errs)
+	assert.Contains(t, errs, "--first-seed 0")
 	wdirs, err := filepath.Glob(filepath.Join(keep, "jobs-*"))
 	require.NoError(t, err)
 	require.Len(t, wdirs, 1)

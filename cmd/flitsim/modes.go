@@ -36,11 +36,11 @@ type modesWorkload struct {
 }
 
 func jobsModes(args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("jobs modes", "jobs modes SPEC|FILE --jobs FILE[,FILE...] [--modes A,B,...] [--seeds N] [--jobs-seed S] [--plot FILE.svg|.png] [--hw key=value,...] [--sim key=value,...] [--spread] [-j N] [-o DIR [--kept]] [--json]",
+	fs := newFlags("jobs modes", "jobs modes SPEC|FILE --jobs FILE[,FILE...] [--modes A,B,...] [--seeds N [--first-seed F]] [--jobs-seed S] [--plot FILE.svg|.png] [--hw key=value,...] [--sim key=value,...] [--spread] [-j N] [-o DIR [--kept]] [--json]",
 		"Compares adaptive routing modes on workloads as seeds/004 §5 does: one fixed placement of each\n"+
 			"jobs file's jobs (several files: one benchmark each, one table and one figure), each mode (the engine: jobs without a routing of their own take it, e.g.\n"+
 			"the measured job, while a noise job keeps its routing = \"ugal\") run on the same traffic seeds\n"+
-			"1..N, which pairs the modes as the paper's alternation on successive iterations does. Prints per\n"+
+			"1..N (or F..F+N-1), which pairs the modes as the paper's alternation on successive iterations does. Prints per\n"+
 			"finite job and mode the completion times' median and quartiles normalized to the first mode's\n"+
 			"median, the median's 95 % confidence interval, and for app-aware the share of the payload sent\n"+
 			"with the default mode and the share of its decisions that switched the mode. A mode named\n"+
@@ -49,6 +49,7 @@ func jobsModes(args []string, stdout, stderr io.Writer) error {
 	jobsFile := fs.String("jobs", "", "jobs files (TOML, docs/jobs/), comma-separated")
 	modesFlag := fs.String("modes", "default,ugal-high,app-aware", "adaptive routing modes, comma-separated; the first is the reference (1.0)")
 	nSeeds := fs.Int("seeds", 10, "traffic seeds 1..N per mode")
+	firstSeed := fs.Int("first-seed", 1, "with --seeds N: run seeds F..F+N-1 instead of 1..N (splits one comparison over machines or sessions; a run depends on its seed alone)")
 	jobsSeed := fs.Int64("jobs-seed", -1, "seed of the jobs file's random placements (default: the file's)")
 	plotFile := fs.String("plot", "", "write the box plots to this .svg or .png file")
 	hwFlag := fs.String("hw", "", "hardware overrides key=value,... (flitsim params)")
@@ -69,6 +70,8 @@ func jobsModes(args []string, stdout, stderr io.Writer) error {
 		return badInput("--jobs: a jobs file is required")
 	case *nSeeds < 1:
 		return badInput("--seeds %d: want 1 or more", *nSeeds)
+	case *firstSeed < 1:
+		return badInput("--first-seed %d: want 1 or more", *firstSeed)
 	case *workers < 1:
 		return badInput("-j %d: want 1 or more", *workers)
 	case *jobsSeed < -1:
@@ -100,7 +103,7 @@ func jobsModes(args []string, stdout, stderr io.Writer) error {
 		defer store.Close()
 	}
 	rep := modesReport{Modes: strings.Split(*modesFlag, ",")}
-	for s := 1; s <= *nSeeds; s++ {
+	for s := *firstSeed; s < *firstSeed+*nSeeds; s++ {
 		rep.Seeds = append(rep.Seeds, uint64(s))
 	}
 	var mcs []pipeline.Modes
@@ -180,9 +183,10 @@ func jobsModes(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	seeds := fmt.Sprintf("%d seeds per mode", *nSeeds)
+	last := *firstSeed + *nSeeds - 1
+	seeds := fmt.Sprintf("%d seeds per mode (%d..%d)", *nSeeds, *firstSeed, last)
 	if *keptOnly {
-		seeds = fmt.Sprintf("the runs kept in %s of seeds 1..%d", *outDir, *nSeeds)
+		seeds = fmt.Sprintf("the runs kept in %s of seeds %d..%d", *outDir, *firstSeed, last)
 	}
 	fmt.Fprintf(stdout, "%s: %s, times normalized to the median of %s\n", net.Describe(), seeds, rep.Modes[0])
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', tabwriter.AlignRight)

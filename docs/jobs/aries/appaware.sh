@@ -14,6 +14,7 @@
 #              a network of 2.67 (fig8) or 1.33 (fig9) HCAs per router
 #   ONLY       run only these benchmarks (names as below, space-separated)
 #   SEEDS      traffic seeds per mode (10)
+#   FIRST_SEED the first traffic seed (1): seeds FIRST_SEED..FIRST_SEED+SEEDS-1
 #   J          simulations at once (2; the results do not depend on it)
 #   fig9  (default) 64-node jobs beside noise on 256 nodes, about 10 minutes on two cores
 #   fig8  1,024-node jobs on aries:groups=6,h=1,hcas=1536 (beside noise on 256), about an hour
@@ -96,5 +97,5 @@ bench alltoall-64KiB alltoall 64KiB 1
 bench halo3d-64KiB halo3d 64KiB 5
 bench sweep3d-16KiB sweep3d 16KiB 2
 fi
-$flitsim jobs modes "$net" --jobs "$files" --modes "$modes" --seeds "${SEEDS:-10}" -j "$j" $extra --hw "$hw" -o "$out/$fig-runs" --plot "$out/$fig.svg" --json >"$out/$fig.json"
+$flitsim jobs modes "$net" --jobs "$files" --modes "$modes" --seeds "${SEEDS:-10}" --first-seed "${FIRST_SEED:-1}" -j "$j" $extra --hw "$hw" -o "$out/$fig-runs" --plot "$out/$fig.svg" --json >"$out/$fig.json"
 python3 "$here/appaware.py" "$out/$fig.json"
