@@ -111,6 +111,9 @@ func (s *simulator) frozen() bool {
 		if s.tm != nil && s.tm.esc != nil && hc.inflight > 0 && s.tm.state(s.k.now) != hc.state {
 			continue // draining: it waits for its packets in flight, not for credits
 		}
+		if hc.later {
+			return false // its source answers again at a scheduled instant: a message may come
+		}
 		if pi, _ := s.nextToSend(hc); pi >= 0 {
 			pk := &s.pkts[pi]
 			if s.crOf(hc.node).has(&s.lanes[s.lane(hc.ch, pk.vl)].cr, int32(pk.flits), s.k.now) {

@@ -402,8 +402,10 @@
 //
 // Deadlock: the run ends as Deadlock when packets are in the network
 // (injected, not delivered) and nothing is left that could ever happen in
-// it: no flit, credit or consumption under way and no decision that can
-// become possible. Its last instant is the last one at which a flit moved
+// it: no flit, credit or consumption under way, no decision that can
+// become possible, and no terminal whose source answered traffic.Later
+// (it asks again at a scheduled instant and may create a message then,
+// which a frozen network does not hold back). Its last instant is the last one at which a flit moved
 // (crossed, started onto a cable, arrived), a credit arrived or a sink
 // finished a flit; samples up to that instant are taken. If that instant is
 // after MaxTime, the run ends NotConverged at MaxTime instead. The result

@@ -43,7 +43,10 @@ type hcaDev struct {
 	pktSeq   int64
 	pending  int32 // the next packet, formed but not injected, or -1
 	done     bool  // the source has no more messages
-	sent     int64 // payload bytes of the messages created
+	// later: the source's last answer was traffic.Later, so it is asked
+	// again at a scheduled instant and may create a message then.
+	later bool
+	sent  int64 // payload bytes of the messages created
 	// doneAt is when its last counted message was delivered (0: none).
 	doneAt int64
 	// With a migration (Timeline.Escape): the packets it injected that
@@ -80,6 +83,7 @@ func (s *simulator) nextPacket(hc *hcaDev) int32 {
 			return -1
 		}
 		m, st := s.src.Next(int(hc.idx), s.k.now, hc.rng)
+		hc.later = st == traffic.Later
 		switch st {
 		case traffic.Done:
 			hc.done = true

@@ -112,6 +112,9 @@ var regressions = []regression{
 	// Found by make difftest on 2026-11-29 (generated seed 1054449), already at b899f9a.
 	{"timed: the last lost packet crosses past the time limit", "a packet granted a failed cable before max_time is lost there, but it crosses until after max_time; the fast simulator's queue then ran empty and it ended lost at the crossing's end (143,401.839 ns), the reference at max_time (143,000 ns) not converged, with its crossing still to come; a lost run whose last activity lies past max_time now ends there not converged in both",
 		generated(1054449)},
+	// Found by make difftest on 2026-11-30 (generated seed 1065308), already at 7bd2e07.
+	{"deadlock: a source to be asked again", "a trace rank computing (its source said Later) while the rest of the network froze: the reference judged its scheduled decision impossible, having no packet, and ended deadlocked at 13,975.4 ns; the fast simulator, judging only at its samples, met the rank's message (14,994.45 ns) first and ended at 16,321.8 ns with three packets more; a terminal whose source said Later now keeps the network from being frozen in both until it is asked",
+		generated(1065308)},
 	// The battery of the former TestFastMatchesReference.
 	{"contention fat tree", "", scenario("kary-ntree:k=4,n=2", "minhop", traffic.Exchange, 4096, 1, 0, nil)},
 	{"hiccups, short messages", "", scenario("kary-ntree:k=4,n=2", "sssp", traffic.Exchange, 700, 1, 0, nil)},

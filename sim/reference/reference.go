@@ -513,7 +513,10 @@ func (s *simulator) frozen() bool {
 		switch {
 		case possible || e.kind != evDecide:
 		case e.port.hca != nil:
-			possible = s.canInject(e.port.hca, e.t)
+			// A terminal whose source said Later asks it again then: it
+			// may create a message, which nothing frozen can hold back.
+			h := e.port.hca
+			possible = s.canInject(h, e.t) || (h.later && h.cur == nil && !h.done)
 		default:
 			possible = s.pick(e.port, e.t) != nil
 		}
