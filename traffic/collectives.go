@@ -19,9 +19,11 @@ import (
 //	           two: binomial scatter + recursive-doubling allgather
 //	           (scatter-rd); else binomial scatter + ring allgather
 //	           (scatter-ring)
-//	alltoall   ≤ 256 B and ≥ 8 ranks: Bruck; ≤ 32,768 B: every message
-//	           posted at once (isend); else pairwise, which MPICH runs
-//	           as r XOR k on a power of two (pairwise-xor)
+//	alltoall   ≤ 256 B and ≥ 8 ranks: Bruck; ≤ 32,768 B: the messages
+//	           posted in batches of 32 with a wait for each batch's
+//	           receives (scattered, MPIR_CVAR_ALLTOALL_THROTTLE); else
+//	           pairwise, which MPICH runs as r XOR k on a power of two
+//	           (pairwise-xor)
 //	barrier    dissemination
 //
 // Each may also be named; "tree" (allreduce only, NCCL's for AI traces)
@@ -44,6 +46,7 @@ const (
 	AlgPairwiseXOR       = "pairwise-xor"
 	AlgBruck             = "bruck"
 	AlgIsend             = "isend"
+	AlgScattered         = "scattered"
 	AlgDissemination     = "dissemination"
 	AlgTree              = "tree"
 )
@@ -53,7 +56,7 @@ const (
 var algorithms = map[Kind][]string{
 	Allreduce: {AlgRing, AlgRecursiveDoubling, AlgRabenseifner, AlgTree},
 	Broadcast: {AlgBinomial, AlgScatterRD, AlgScatterRing},
-	Alltoall:  {AlgPairwise, AlgPairwiseXOR, AlgBruck, AlgIsend},
+	Alltoall:  {AlgPairwise, AlgPairwiseXOR, AlgBruck, AlgIsend, AlgScattered},
 	Barrier:   {AlgDissemination},
 }
 
@@ -117,7 +120,7 @@ func (t JobTraffic) algorithm(n int) string {
 		case b <= 256 && n >= 8:
 			return AlgBruck
 		case b <= 32768:
-			return AlgIsend
+			return AlgScattered
 		}
 		return AlgPairwiseXOR
 	case Barrier:
@@ -130,7 +133,7 @@ func (t JobTraffic) algorithm(n int) string {
 // flitsim's own patterns do not compute step by step).
 func scheduled(alg string) bool {
 	switch alg {
-	case AlgRecursiveDoubling, AlgRabenseifner, AlgScatterRD, AlgScatterRing, AlgBruck, AlgIsend, AlgTree:
+	case AlgRecursiveDoubling, AlgRabenseifner, AlgScatterRD, AlgScatterRing, AlgBruck, AlgIsend, AlgScattered, AlgTree:
 		return true
 	}
 	return false
@@ -183,8 +186,55 @@ func newSchedule(alg string, n, b int) *schedule {
 				s.add(r, st)
 			}
 		}
+	case AlgScattered:
+		s.scattered(n, b)
 	}
 	return s
+}
+
+// alltoallThrottle is how many sends and receives MPICH's scattered
+// all-to-all posts at a time (MPIR_CVAR_ALLTOALL_THROTTLE's default).
+const alltoallThrottle = 32
+
+// scattered builds MPICH's MPIR_Alltoall_intra_scattered: in batch k of
+// alltoallThrottle ranks (from ii = 32k) rank r posts its receives from
+// r+ii+i and its sends to r−ii−i (i < 32, itself left out: a local copy)
+// and waits for all of them before the next batch. A batch is a round;
+// its first send needs the last batch's receives (the first batch's, the
+// last iteration's last batch's). The wait for the batch's own sends is
+// not modelled: an eager send completes once its data is handed to the NIC.
+func (s *schedule) scattered(n, b int) {
+	batches := ceilDiv(n, alltoallThrottle)
+	s.rounds = int64(batches)
+	got := func(k int) int32 { // the messages a rank receives in batch k
+		c := int32(min(alltoallThrottle, n-k*alltoallThrottle))
+		if k == 0 {
+			c-- // its own
+		}
+		return c
+	}
+	for r := range n {
+		for k := range batches {
+			ii := k * alltoallThrottle
+			first := true
+			for i := range min(alltoallThrottle, n-ii) {
+				dst := ((r-ii-i)%n + n) % n
+				if dst == r {
+					continue
+				}
+				st := schedStep{dst: int32(dst), bytes: int32(b), round: int16(k), need: -1}
+				if first {
+					if k > 0 {
+						st.need, st.needCount = int16(k-1), got(k-1)
+					} else {
+						st.need, st.prev, st.needCount = int16(batches-1), true, got(batches-1)
+					}
+					first = false
+				}
+				s.add(r, st)
+			}
+		}
+	}
 }
 
 // add appends st to rank r's steps (without a second need).

@@ -255,6 +255,11 @@ func TestCollectiveAlgorithms(t *testing.T) {
 		{"pairwise-xor-6", JobTraffic{Kind: Alltoall, Algorithm: AlgPairwiseXOR, MessageBytes: 10}, 6, 5 * 10 * w, 6 * 5},
 		// Three messages back to back from every rank.
 		{"isend-4", JobTraffic{Kind: Alltoall, Algorithm: AlgIsend, MessageBytes: 10}, 4, 30 * w, 4 * 3},
+		// MPICH's batches of 32: on a symmetric ideal network a batch's
+		// last receive comes with its last send, so 39 and 69 messages
+		// back to back.
+		{"scattered-40", JobTraffic{Kind: Alltoall, Algorithm: AlgScattered, MessageBytes: 10}, 40, 39 * 10 * w, 40 * 39},
+		{"scattered-70", JobTraffic{Kind: Alltoall, Algorithm: AlgScattered, MessageBytes: 10}, 70, 69 * 10 * w, 70 * 69},
 		// Scatter: 0→2 (20 B), 0→1 and 2→3 (10 B) by 30; three ring
 		// rounds of 10 B.
 		{"scatter-ring-4", JobTraffic{Kind: Broadcast, Algorithm: AlgScatterRing, MessageBytes: 40}, 4, 60 * w, 3 + 4*3},
@@ -281,6 +286,60 @@ func TestCollectiveAlgorithms(t *testing.T) {
 					_, _, sent := ideal(t, []Job{job}, n, wire, 1e7)
 					require.Equal(t, int(JobMessages(src)[0]), sent, "%s %s n=%d %d B: every message sent, every rank done", kind, alg, n, b)
 				}
+			}
+		}
+	}
+}
+
+// MPICH's all-to-all of 257 B to 32 KiB (MPIR_Alltoall_intra_scattered)
+// posts 32 sends and receives at a time, rank r sending to r−ii−i and
+// receiving from r+ii+i, and waits for a batch before the next: a round
+// per batch, whose first send needs all of the last batch's receives.
+func TestScatteredAlltoall(t *testing.T) {
+	for _, n := range []int{2, 32, 33, 64, 70} {
+		job := JobTraffic{Kind: Alltoall, Algorithm: AlgMPICH, MessageBytes: 1 << 10}
+		require.Equal(t, AlgScattered, job.algorithm(n))
+		s := newSchedule(AlgScattered, n, 1<<10)
+		batches := (n + 31) / 32
+		require.EqualValues(t, batches, s.rounds, "n=%d", n)
+		recv := make([]map[int16]int32, n)
+		for r := range recv {
+			recv[r] = map[int16]int32{}
+		}
+		for r := range n {
+			var want []int32
+			for k := range batches {
+				for i := 0; i < 32 && 32*k+i < n; i++ {
+					if d := ((r-32*k-i)%n + n) % n; d != r {
+						want = append(want, int32(d))
+					}
+				}
+			}
+			var got []int32
+			for _, st := range s.ranks[r] {
+				got = append(got, st.dst)
+				recv[st.dst][st.round]++
+			}
+			require.Equal(t, want, got, "n=%d rank %d: MPICH's order", n, r)
+		}
+		for r := range n {
+			first := map[int16]schedStep{}
+			for _, st := range s.ranks[r] {
+				if _, ok := first[st.round]; !ok {
+					first[st.round] = st
+				} else {
+					assert.EqualValues(t, -1, st.need, "n=%d rank %d: only a batch's first send waits", n, r)
+				}
+			}
+			for k := range int16(batches) {
+				st := first[k]
+				need := k - 1
+				if k == 0 {
+					need = int16(batches - 1)
+				}
+				assert.Equal(t, need, st.need, "n=%d rank %d batch %d", n, r, k)
+				assert.Equal(t, k == 0, st.prev)
+				assert.Equal(t, recv[r][need], st.needCount, "n=%d rank %d batch %d: all of the last batch's receives", n, r, k)
 			}
 		}
 	}

@@ -59,7 +59,7 @@ const (
 var traceAlgs = map[CallOp][]string{
 	CallAllreduce:     {AlgRing, AlgRecursiveDoubling, AlgRabenseifner, AlgTree},
 	CallBcast:         {AlgBinomial, AlgScatterRD, AlgScatterRing},
-	CallAlltoall:      {AlgPairwise, AlgPairwiseXOR, AlgBruck, AlgIsend},
+	CallAlltoall:      {AlgPairwise, AlgPairwiseXOR, AlgBruck, AlgIsend, AlgScattered},
 	CallBarrier:       {AlgDissemination},
 	CallReduce:        {AlgBinomial},
 	CallGather:        {AlgBinomial},

@@ -118,3 +118,29 @@ func TestJobsInterference(t *testing.T) {
 		})
 	}
 }
+
+// MPICH's all-to-all of 257 B to 32 KiB waits for each batch of 32 sends
+// and receives (traffic.AlgScattered): on 40 ranks two batches, beside
+// noise on the other HCAs, the same in both simulators packet for packet,
+// every message sent.
+func TestScatteredAlltoallInBothSimulators(t *testing.T) {
+	net, err := fabric.Build("kary-ntree:k=4,n=3") // 64 HCAs
+	require.NoError(t, err)
+	tb, err := routing.Compute("dfsssp", net, routing.DefaultOptions())
+	require.NoError(t, err)
+	var ranks, rest []int
+	for h := range net.NumHCAs() {
+		if h%8 < 5 {
+			ranks = append(ranks, h)
+		} else {
+			rest = append(rest, h)
+		}
+	}
+	require.Len(t, ranks, 40)
+	a2a := traffic.Job{ID: "a2a", Ranks: ranks, Traffic: traffic.JobTraffic{Kind: traffic.Alltoall, Algorithm: traffic.AlgMPICH, MessageBytes: 1 << 10, Load: 1, Iterations: 2}}
+	noise := traffic.Job{ID: "noise", Ranks: rest, Traffic: traffic.JobTraffic{Kind: traffic.Noise, MessageBytes: 4096, Load: 0.5}}
+	p := jobParams(a2a, noise)
+	r := bothSims(t, net, tb, p)
+	require.True(t, r.Jobs[0].Completed)
+	assert.EqualValues(t, 2*40*39, r.Jobs[0].Messages)
+}
