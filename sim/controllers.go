@@ -160,7 +160,10 @@ func (s *simulator) finish() {
 	}
 	if r.Verdict == Completed {
 		now = max(now, s.lastDone)
-		rt := s.lastDone - s.firstInject
+		rt := int64(0) // nothing injected (jobs without messages): no runtime
+		if s.firstInject >= 0 {
+			rt = s.lastDone - s.firstInject
+		}
 		r.RuntimeNs = float64(rt) / 1000
 		if rt > 0 {
 			r.ThroughputGBs = float64(s.countedBytes()) * 1e3 / float64(rt) // bytes/ps → GB/s

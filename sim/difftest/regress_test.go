@@ -115,6 +115,9 @@ var regressions = []regression{
 	// Found by make difftest on 2026-11-30 (generated seed 1065308), already at 7bd2e07.
 	{"deadlock: a source to be asked again", "a trace rank computing (its source said Later) while the rest of the network froze: the reference judged its scheduled decision impossible, having no packet, and ended deadlocked at 13,975.4 ns; the fast simulator, judging only at its samples, met the rank's message (14,994.45 ns) first and ended at 16,321.8 ns with three packets more; a terminal whose source said Later now keeps the network from being frozen in both until it is asked",
 		generated(1065308)},
+	// Found by make difftest on 2026-11-30 (generated seed 1071672), already at 7bd2e07.
+	{"completed without an injection", "a trace job of two ranks that send nothing completes at 0; the fast simulator reported a runtime of 1 ps (its last delivery 0 less its first injection's -1, none), the reference 0",
+		generated(1071672)},
 	// The battery of the former TestFastMatchesReference.
 	{"contention fat tree", "", scenario("kary-ntree:k=4,n=2", "minhop", traffic.Exchange, 4096, 1, 0, nil)},
 	{"hiccups, short messages", "", scenario("kary-ntree:k=4,n=2", "sssp", traffic.Exchange, 700, 1, 0, nil)},
