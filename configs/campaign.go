@@ -785,9 +785,20 @@ func (c *Campaign) simParams(t TrafficEntry) (sim.Params, error) {
 }
 
 // Hash identifies the campaign's content: every record carries it, so
-// results of another campaign are never mixed in.
+// results of another campaign are never mixed in. It covers the hardware
+// and simulator parameters as resolved (the defaults under the campaign's
+// tables), so that a directory begun under other defaults (a flitsim whose
+// model changed) is not resumed into one mixed table.
 func (c *Campaign) Hash() string {
-	b, _ := json.Marshal(c)
+	sims := map[string]float64{}
+	for _, d := range sim.ParamDecls() {
+		sims[d.Key] = d.Get(&c.base)
+	}
+	b, _ := json.Marshal(struct {
+		C   *Campaign          `json:"campaign"`
+		HW  fabric.Hardware    `json:"hardware"`
+		Sim map[string]float64 `json:"sim"`
+	}{c, c.hw, sims})
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:8])
 }

@@ -73,6 +73,13 @@ func TestParseAndExpand(t *testing.T) {
 	assert.Equal(t, c.Hash(), c2.Hash())
 	c3, _ := Parse([]byte(strings.Replace(good, "[0, 5]", "[0, 6]", 1)), "good.toml", ".")
 	assert.NotEqual(t, c.Hash(), c3.Hash())
+	// The same text under other defaults (a flitsim whose model changed)
+	// is another campaign: its results are not resumed into these.
+	c2.hw.ForwardAtStart = !c2.hw.ForwardAtStart
+	assert.NotEqual(t, c.Hash(), c2.Hash())
+	c2, _ = Parse([]byte(good), "good.toml", ".")
+	c2.base.SampleWindow++
+	assert.NotEqual(t, c.Hash(), c2.Hash())
 }
 
 // Every bad campaign names file, line and key.

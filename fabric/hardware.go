@@ -105,8 +105,10 @@ type Hardware struct {
 	// A flit still leaves no sooner than it could have fully arrived
 	// onto an equally fast cable; onto a faster cable the switch stores
 	// the whole packet, and a sink finishes a flit no sooner than it has
-	// fully arrived. docs/ibmodel.md measures it.
-	ForwardAtStart bool `json:"forward_at_start,omitempty" param:"forward_at_start" default:"false" help:"a switch or sink takes a flit at the start of its reception (cut-through on the header, as InfiniBand hardware and the Mellanox model; false: once the whole flit has arrived)"`
+	// fully arrived. docs/ibmodel.md measures it. On by default since the
+	// figures were measured again under it (issue 48); off is the hop of
+	// flitsim's figures recorded before 2026-11-30.
+	ForwardAtStart bool `json:"forward_at_start,omitempty" param:"forward_at_start" default:"true" help:"a switch or sink takes a flit at the start of its reception (cut-through on the header, as InfiniBand hardware and the Mellanox model; false: once the whole flit has arrived)"`
 	// WireBytes makes a packet take its bytes on a cable, headers
 	// included, rather than whole flits: every flit but the last takes the
 	// cable's flit time, the last (of LastFlitBytes) its share of it
@@ -115,8 +117,8 @@ type Hardware struct {
 	// takes 518.5 ns at 4X QDR, not 33 flits' 528). A host bus moves the
 	// last flit in its share of a flit's bus time too; credits stay one a
 	// flit, and the crossbar moves whole flits. docs/ibmodel.md (row 2)
-	// measures it.
-	WireBytes bool `json:"wire_bytes,omitempty" param:"wire_bytes" default:"false" help:"a packet's last flit takes its bytes' share of a flit time on cables and host buses, as InfiniBand and the Mellanox model send bytes (false: whole flits)"`
+	// measures it. On by default, as ForwardAtStart.
+	WireBytes bool `json:"wire_bytes,omitempty" param:"wire_bytes" default:"true" help:"a packet's last flit takes its bytes' share of a flit time on cables and host buses, as InfiniBand and the Mellanox model send bytes (false: whole flits)"`
 	// SharedInputPointer makes an output's arbiter, among the packets of
 	// the VL it serves, start its round robin over the inputs after the
 	// input it last granted on any VL, as the Mellanox OMNeT++ model does

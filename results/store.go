@@ -201,7 +201,7 @@ func open(dir, campaign string) (*Store, error) {
 	}
 	for _, r := range recs {
 		if r.Campaign != campaign {
-			return nil, fmt.Errorf("%s holds results of another campaign (%s, this one is %s): choose another -o or remove it",
+			return nil, fmt.Errorf("%s holds results of another campaign, or of this one under other hardware or simulator defaults (%s, this one is %s): choose another -o or remove it",
 				filepath.Join(dir, ResultsFile), r.Campaign, campaign)
 		}
 		s.done[r.Point] = true

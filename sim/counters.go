@@ -90,7 +90,10 @@ type HCATally struct {
 type LinkTally struct {
 	Node, Port     int
 	Flits, Packets int64
-	StalledPs      int64
+	// BusyPs is how long the granted packets take on the cable: their
+	// flits' times, with HW.WireBytes each last flit its bytes' share.
+	BusyPs    int64
+	StalledPs int64
 }
 
 // CounterTally is a simulator's count of a run, from which CounterResults
@@ -106,7 +109,8 @@ type CounterTally struct {
 
 // CounterResults computes the counters of a run on net with hardware hw
 // from a tally. Stalls per flit count in flit times of an HCA's cable;
-// a channel's utilization counts its flits in its own cable's flit time.
+// a channel's utilization is the time its packets take on its cable (in
+// its own flit time; with HW.WireBytes their bytes' time).
 func CounterResults(net *fabric.Network, hw fabric.Hardware, t CounterTally) *Counters {
 	ft := hw.FlitPs()
 	c := &Counters{HCAs: make([]HCACounters, len(t.HCAs))}
@@ -139,8 +143,7 @@ func CounterResults(net *fabric.Network, hw fabric.Hardware, t CounterTally) *Co
 		lc := LinkCounters{From: net.Nodes[l.Node].Name, FromPort: l.Port, To: net.Nodes[peer.Node].Name, ToPort: int(peer.Port),
 			Flits: l.Flits, Packets: l.Packets, StalledNs: float64(l.StalledPs) / 1000}
 		if t.End > 0 {
-			lft := hw.LinkFlitPs(net, net.LinkAt(l.Node, l.Port))
-			lc.Utilization = float64(l.Flits*lft) / float64(t.End)
+			lc.Utilization = float64(l.BusyPs) / float64(t.End)
 		}
 		c.Links[i] = lc
 	}

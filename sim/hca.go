@@ -201,7 +201,7 @@ func (s *simulator) tryInject(h int32) {
 	kind := s.info[pi].kind
 	if s.ctr != nil {
 		stalledBefore = s.ctr.ch[hc.ch].stalled
-		s.ctr.sent(hc.ch, int32(pk.flits), now)
+		s.ctr.sent(hc.ch, int32(pk.flits), s.trainPs(pi, s.chans[hc.ch].ft), now)
 		if kind.response() {
 			s.ctr.respFlits[h] += int64(pk.flits)
 			s.ctr.respPkts[h]++

@@ -499,7 +499,7 @@ func (s *simulator) move(out int32, in int, pi int32, ovl uint8) int64 {
 	c.usedVLs |= 1 << ovl
 	s.res.FlitHops += int64(pk.flits)
 	if s.ctr != nil {
-		s.ctr.sent(out, int32(pk.flits), s.k.now)
+		s.ctr.sent(out, int32(pk.flits), s.trainPs(pi, c.ft), s.k.now)
 	}
 	g, n, fi := s.k.now, int64(pk.flits), s.ft
 	if !s.sameFt {

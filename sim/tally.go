@@ -18,6 +18,7 @@ type counting struct {
 // until the channel's next grant.
 type chanCount struct {
 	flits, packets, stalled, from int64
+	busy                          int64 // the granted packets' time on the cable
 }
 
 func newCounting(chans, hcas int) *counting {
@@ -36,12 +37,14 @@ func (c *counting) stallFrom(ch int32, t int64) {
 	}
 }
 
-// sent counts a packet of n flits granted channel ch at t, which ends its
-// stall (a stall noted from after t was none: the grant came first).
-func (c *counting) sent(ch int32, n int32, t int64) {
+// sent counts a packet of n flits granted channel ch at t, taking busy on
+// its cable, which ends its stall (a stall noted from after t was none: the
+// grant came first).
+func (c *counting) sent(ch int32, n int32, busy, t int64) {
 	cc := &c.ch[ch]
 	cc.flits += int64(n)
 	cc.packets++
+	cc.busy += busy
 	cc.stop(t)
 }
 
@@ -70,7 +73,7 @@ func (s *simulator) tally(end int64) CounterTally {
 		cc := &c.ch[i]
 		cc.stop(end)
 		ch := &s.chans[i]
-		t.Links[i] = LinkTally{Node: int(ch.from), Port: int(ch.fromPort), Flits: cc.flits, Packets: cc.packets, StalledPs: cc.stalled}
+		t.Links[i] = LinkTally{Node: int(ch.from), Port: int(ch.fromPort), Flits: cc.flits, Packets: cc.packets, BusyPs: cc.busy, StalledPs: cc.stalled}
 	}
 	for i := range s.hcas {
 		cc := &c.ch[s.hcas[i].ch]

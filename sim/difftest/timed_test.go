@@ -17,9 +17,10 @@ import (
 
 // A cable fails under a stream, from first principles (sim/doc.go, "Timed
 // events"). On a 2-ary 2-tree, rank 0 (HCA 0, leaf A) broadcasts one
-// message of 40 MTUs to rank 1 (HCA 2, leaf B): 40 packets of P flits
-// injected back to back, packet k at k·P·ft, its head at leaf A at
-// a_k = k·P·ft + ft + cab and granted there at once (one flow, no
+// message of 40 MTUs to rank 1 (HCA 2, leaf B): 40 packets of pkt ps on
+// the cable (PacketPs: 32 flits and a last of 26 bytes) injected back to
+// back, packet k at k·pkt, its head at leaf A at a_k = k·pkt + cab (taken
+// as it begins to arrive) and granted there at once (one flow, no
 // hiccups). The cable leaf A leaves by fails just after a_10; every switch
 // holds the tables of the network without it (minhop) from just after
 // a_20. So packets 11..20 are lost (granted the dead cable), the rest go:
@@ -27,8 +28,8 @@ import (
 // Lost with 30 packets delivered; with a timeout of 5 µs the ten are sent
 // again (after the new tables are in: none is lost twice) and the message
 // completes when the last of the 50 injections, back to back from 0, has
-// crossed three switches: 49·P·ft + (P−1)·ft + 4·(ft + cab) + pf. Both
-// simulators.
+// crossed three switches and the host bus, as fast as the cables, has
+// taken it: 50·pkt + 4·cab. Both simulators.
 func TestTimedCableFailure(t *testing.T) {
 	net, err := fabric.Build("kary-ntree:k=2,n=2")
 	require.NoError(t, err)
@@ -51,9 +52,9 @@ func TestTimedCableFailure(t *testing.T) {
 	p := jobParams(job("b", traffic.Broadcast, 40*2048, 1, 0, 2))
 	p.Record = true
 	hw := p.HW
-	P := int64(hw.PacketFlits(hw.MTU))
-	ft, cab, pf := hw.FlitPs(), hw.CablePs(), hw.PCIeFlitPs()
-	a := func(k int64) int64 { return k*P*ft + ft + cab }
+	require.True(t, hw.ForwardAtStart && hw.WireBytes && hw.PCIeGbps == hw.LinkGbps, "the default hop")
+	pkt, cab := hw.PacketPs(hw.MTU, hw.FlitPs()), hw.CablePs()
+	a := func(k int64) int64 { return k*pkt + cab }
 	write := a(20) + 1
 	tl := &sim.Timeline{Links: []sim.LinkEvent{{AtPs: a(10) + 1, Link: failed}}, Next: next}
 	blocks := (tb.NumLIDs + sim.LFTBlock - 1) / sim.LFTBlock
@@ -97,7 +98,7 @@ func TestTimedCableFailure(t *testing.T) {
 			assert.Equal(t, int64(10), r.PacketsResent)
 			assert.Equal(t, int64(40), r.Packets)
 			assert.Equal(t, int64(1), r.Messages)
-			end := 49*P*ft + (P-1)*ft + 4*(ft+cab) + pf
+			end := 50*pkt + 4*cab
 			assert.InDelta(t, float64(end)/1000, r.Jobs[0].CompletionNs, 1e-9)
 		})
 	}

@@ -14,11 +14,12 @@ func (o *port) stallAt(t int64) {
 	}
 }
 
-// sent counts a packet of f flits granted o's cable at t; it ends a stall
-// (one opened for after t was none).
-func (o *port) sent(f int, t int64) {
+// sent counts a packet of f flits granted o's cable at t, taking busy on
+// it; it ends a stall (one opened for after t was none).
+func (o *port) sent(f int, busy, t int64) {
 	o.sentFlits += int64(f)
 	o.sentPackets++
+	o.sentPs += busy
 	o.endStall(t)
 }
 
@@ -76,7 +77,7 @@ func (s *simulator) tally() sim.CounterTally {
 				continue
 			}
 			o.endStall(s.end)
-			t.Links = append(t.Links, sim.LinkTally{Node: o.node, Port: o.num, Flits: o.sentFlits, Packets: o.sentPackets, StalledPs: o.stalled})
+			t.Links = append(t.Links, sim.LinkTally{Node: o.node, Port: o.num, Flits: o.sentFlits, Packets: o.sentPackets, BusyPs: o.sentPs, StalledPs: o.stalled})
 		}
 	}
 	for i, h := range s.hcas {

@@ -206,7 +206,7 @@ func (s *simulator) decideHCA(h *hca) {
 	}
 	p.injected = s.now
 	stalledBefore := o.stalled
-	o.sent(p.flits, s.now)
+	o.sent(p.flits, s.trainPs(p, o.ft), s.now)
 	if p.response() {
 		o.respFlits += int64(p.flits)
 		o.respPackets++

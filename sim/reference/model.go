@@ -211,6 +211,7 @@ type port struct {
 	// Counters (Params.Counters): flits and packets sent, time stalled,
 	// and whether a stall is open since stallFrom.
 	sentFlits, sentPackets, stalled int64
+	sentPs                          int64 // the sent packets' time on the cable
 	// respFlits and respPackets: the responses an HCA's port sent (NIC
 	// window), which its request counts leave out.
 	respFlits, respPackets int64

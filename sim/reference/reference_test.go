@@ -17,12 +17,26 @@ import (
 // The expectations below are derived by hand from the specification
 // (sim/doc.go) with the default hardware: ft = 16,000 ps, cab = 42,700 ps,
 // fx = 2,222 ps, pf = 16,000 ps, lat = 0, a 1-MTU packet is ⌈2074/64⌉ = 33
-// flits.
+// flits. By default a flit is taken at the start of its reception
+// (ForwardAtStart) and a packet's last flit takes its bytes' share of a
+// flit time (WireBytes): a 1-MTU packet's last flit holds 26 bytes and
+// takes tail = 6,500 ps, the packet pkt = 32·ft + tail = 518,500 ps, and a
+// one-flit response or request (a header of 26 bytes) tail as well. Tests
+// whose expectations are for whole flits say so (wholeFlits).
 const (
-	ft  = 16_000
-	cab = 42_700
-	mtu = 33 // flits of a 1-MTU packet
+	ft   = 16_000
+	cab  = 42_700
+	mtu  = 33 // flits of a 1-MTU packet
+	tail = 6_500
+	pkt  = (mtu-1)*ft + tail
 )
+
+// wholeFlits sets the hop of the first simulators: a flit is taken once it
+// has fully arrived and every flit takes a whole flit time.
+func wholeFlits(p sim.Params) sim.Params {
+	p.HW.ForwardAtStart, p.HW.WireBytes = false, false
+	return p
+}
 
 func build(t *testing.T, spec, engine string) (*fabric.Network, *routing.Tables) {
 	t.Helper()
@@ -84,23 +98,36 @@ func TestZeroLoadLatency(t *testing.T) {
 	require.Equal(t, []int{1, 3}, []int{sw0, sw1}, "the HCAs hang on switches 1 and 3: three switches apart")
 	const h = 3
 
+	// By default each of the h+1 links costs the head cab alone (a switch
+	// takes it as it begins to arrive) and the packet's last flit arrives
+	// its wire time after the head: done = (h+1)·cab + wire + h·lat. With
+	// whole flits each link costs ft + cab and the packet p whole flits.
 	for _, tc := range []struct {
 		name    string
 		bytes   int   // message payload
 		flits   int64 // of its one packet
+		wire    int64 // its time on a cable by default
 		latency int64 // switch latency
+		whole   bool
 	}{
-		{"one MTU", 2048, mtu, 0},
-		{"small packet", 100, 2, 0},           // ⌈126/64⌉ = 2 flits
-		{"switch latency", 2048, mtu, 50_000}, // each switch adds lat
+		{"one MTU", 2048, mtu, pkt, 0, false},
+		{"small packet", 100, 2, ft + 15_500, 0, false},             // ⌈126/64⌉ = 2 flits, the last of 62 bytes
+		{"switch latency", 2048, mtu, pkt, 50_000, false},           // each switch adds lat
+		{"one MTU, whole flits", 2048, mtu, 0, 0, true},             //
+		{"small packet, whole flits", 100, 2, 0, 0, true},           //
+		{"switch latency, whole flits", 2048, mtu, 0, 50_000, true}, //
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := noHiccups(params(traffic.Exchange))
 			p.Traffic.MessageBytes = tc.bytes
 			p.HW.SwitchLatencyPs = tc.latency
+			done := (h+1)*cab + tc.wire + h*tc.latency
+			if tc.whole {
+				p = wholeFlits(p)
+				done = (h+1)*(ft+cab) + tc.flits*ft + h*tc.latency
+			}
 			r := run(t, net, tab, p)
 
-			done := (h+1)*(ft+cab) + tc.flits*ft + h*tc.latency
 			assert.Equal(t, sim.Completed, r.Verdict)
 			require.Len(t, r.Deliveries, 2)
 			for _, d := range r.Deliveries {
@@ -183,7 +210,9 @@ func bothDoneAt(t *testing.T, net *fabric.Network, tab *routing.Tables, p sim.Pa
 // stores the packet: it starts when its last flit has crossed. With f3 the
 // rank-3 flit time, flit k of a train started at d reaches the next
 // switch at d + (k+1)·f + cab, and the sink is done with the last flit
-// ft after it arrives. Both simulators agree to the picosecond.
+// ft after it arrives. Both simulators agree to the picosecond. Whole
+// flits (the default hop is pinned by TestZeroLoadLatency and
+// TestWireBytesLatency, and both hops by the differential tests).
 func TestZeroLoadClassRates(t *testing.T) {
 	net, tab := build(t, "dragonfly:a=1,p=1,h=1,g=2", "minhop")
 	var classes []fabric.LinkClass
@@ -206,7 +235,7 @@ func TestZeroLoadClassRates(t *testing.T) {
 		{"faster rank-3", 64, ft / 2, n*ft + cab, n*ft + cab + ft/2 + cab},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			p := noHiccups(params(traffic.Exchange))
+			p := wholeFlits(noHiccups(params(traffic.Exchange)))
 			p.HW.Rank3Gbps = float64(tc.gbps)
 			require.Equal(t, tc.f3, p.HW.ClassFlitPs(fabric.ClassRank3))
 			bothDoneAt(t, net, tab, p, tc.d1+n*ft+cab+ft)
@@ -219,7 +248,8 @@ func TestZeroLoadClassRates(t *testing.T) {
 // read from ibnetdiscover's 4xDDR or ibsim's w= s=). A 1xQDR HCA cable
 // (8 Gbit/s, 4·ft per flit) injects a slow train, which the switch stores
 // before the faster switch cable and cuts through onto the far 1xQDR
-// cable. With file_rates off every cable runs at link_gbps.
+// cable. With file_rates off every cable runs at link_gbps. Whole flits,
+// as TestZeroLoadClassRates.
 func TestZeroLoadFileRates(t *testing.T) {
 	const n = mtu
 	netlist := func(hca, sw string) string {
@@ -248,7 +278,7 @@ func TestZeroLoadFileRates(t *testing.T) {
 			require.NoError(t, err)
 			tab, err := routing.Compute("minhop", net, routing.DefaultOptions())
 			require.NoError(t, err)
-			p := noHiccups(params(traffic.Exchange))
+			p := wholeFlits(noHiccups(params(traffic.Exchange)))
 			p.HW.FileRates = tc.fileRates
 			bothDoneAt(t, net, tab, p, tc.done)
 		})
@@ -277,24 +307,42 @@ func TestZeroLoadFileRates(t *testing.T) {
 // waits for packet 1's response, which the far HCA sends when its own
 // packet 2 has left (66·ft), so packet 3 leaves at 66·ft + Rt. Window 3:
 // nothing waits but packet 3 itself, behind the far HCA's response to
-// packet 1 (responses go first: one ft). No window: back to back.
+// packet 1 (responses go first: one ft). No window: back to back. These
+// are whole flits; by default a hop costs cab alone, a packet pkt and a
+// response tail on the wire: D = 4·cab + pkt, Rt = 4·cab + tail, and the
+// same reasoning gives the same sums with pkt for 33·ft and tail for ft.
 func TestNICWindow(t *testing.T) {
 	net, tab := build(t, "mesh:dims=4,hcas=2", "minhop")
 	const (
 		D  = 4*(ft+cab) + mtu*ft
 		Rt = 4*(ft+cab) + ft
+		// The default hop.
+		Dd  = 4*cab + pkt
+		Rtd = 4*cab + tail
 	)
 	for _, tc := range []struct {
 		window int
+		whole  bool
 		done   int64
 	}{
-		{0, 4*(ft+cab) + 3*mtu*ft},
-		{1, 3*D + 2*Rt},
-		{2, 2*mtu*ft + Rt + D},
-		{3, 2*mtu*ft + ft + D},
+		{0, true, 4*(ft+cab) + 3*mtu*ft},
+		{1, true, 3*D + 2*Rt},
+		{2, true, 2*mtu*ft + Rt + D},
+		{3, true, 2*mtu*ft + ft + D},
+		{0, false, 4*cab + 3*pkt},
+		{1, false, 3*Dd + 2*Rtd},
+		{2, false, 2*pkt + Rtd + Dd},
+		{3, false, 2*pkt + tail + Dd},
 	} {
-		t.Run(fmt.Sprintf("window %d", tc.window), func(t *testing.T) {
+		name := fmt.Sprintf("window %d", tc.window)
+		if tc.whole {
+			name += ", whole flits"
+		}
+		t.Run(name, func(t *testing.T) {
 			p := noHiccups(params(traffic.Exchange))
+			if tc.whole {
+				p = wholeFlits(p)
+			}
 			p.Traffic.MessageBytes = 3 * p.HW.MTU
 			p.HW.NICWindow = tc.window
 			p.Counters = true
@@ -317,15 +365,22 @@ func TestNICWindow(t *testing.T) {
 			}
 		})
 	}
-	// Without headers a response is still one flit (and a packet 32).
-	p := noHiccups(params(traffic.Exchange))
-	p.Traffic.MessageBytes = 3 * p.HW.MTU
-	p.HW.NICWindow, p.HW.HeaderBytes = 1, 0
-	fast, err := sim.Run(net, tab, p)
-	require.NoError(t, err)
-	const d0 = 4*(ft+cab) + 32*ft
-	for name, r := range map[string]*sim.Result{"reference": run(t, net, tab, p), "fast": fast} {
-		assert.Equal(t, float64(3*d0+2*Rt)/1000, r.RuntimeNs, name)
+	// Without headers a response is still one flit (and a packet 32), a
+	// whole one: no bytes at all take a flit (LastFlitBytes).
+	for _, whole := range []bool{true, false} {
+		p := noHiccups(params(traffic.Exchange))
+		want := int64(3*(4*cab+32*ft) + 2*(4*cab+ft))
+		if whole {
+			p = wholeFlits(p)
+			want = 3*(4*(ft+cab)+32*ft) + 2*Rt
+		}
+		p.Traffic.MessageBytes = 3 * p.HW.MTU
+		p.HW.NICWindow, p.HW.HeaderBytes = 1, 0
+		fast, err := sim.Run(net, tab, p)
+		require.NoError(t, err)
+		for name, r := range map[string]*sim.Result{"reference": run(t, net, tab, p), "fast": fast} {
+			assert.Equal(t, float64(want)/1000, r.RuntimeNs, "%s, whole flits %v", name, whole)
+		}
 	}
 }
 
@@ -337,22 +392,37 @@ func TestNICWindow(t *testing.T) {
 // responses back to back, the last delivered 2·mtu·ft + D later, D =
 // 4(ft+cab) + mtu·ft. The RTSs and GET requests are request flits, the
 // data and acknowledgements responses; nothing acknowledges the data.
+// These are whole flits; by default (D = 4·cab + pkt, Rt = 4·cab + tail)
+// the same sums hold with pkt for 33·ft and tail for a one-flit packet's ft.
 func TestRendezvous(t *testing.T) {
 	net, tab := build(t, "mesh:dims=4,hcas=2", "minhop")
 	const (
-		D  = 4*(ft+cab) + mtu*ft
-		Rt = 4*(ft+cab) + ft
+		D   = 4*(ft+cab) + mtu*ft
+		Rt  = 4*(ft+cab) + ft
+		Dd  = 4*cab + pkt
+		Rtd = 4*cab + tail
 	)
 	for _, tc := range []struct {
 		window     int
+		whole      bool
 		done, acks int64
 	}{
-		{0, 2*Rt + 2*mtu*ft + D, 0},
-		{1, 2*Rt + ft + 2*mtu*ft + D, 2},
-		{8, 2*Rt + ft + 2*mtu*ft + D, 2},
+		{0, true, 2*Rt + 2*mtu*ft + D, 0},
+		{1, true, 2*Rt + ft + 2*mtu*ft + D, 2},
+		{8, true, 2*Rt + ft + 2*mtu*ft + D, 2},
+		{0, false, 2*Rtd + 2*pkt + Dd, 0},
+		{1, false, 2*Rtd + tail + 2*pkt + Dd, 2},
+		{8, false, 2*Rtd + tail + 2*pkt + Dd, 2},
 	} {
-		t.Run(fmt.Sprintf("window %d", tc.window), func(t *testing.T) {
+		name := fmt.Sprintf("window %d", tc.window)
+		if tc.whole {
+			name += ", whole flits"
+		}
+		t.Run(name, func(t *testing.T) {
 			p := noHiccups(params(traffic.Exchange))
+			if tc.whole {
+				p = wholeFlits(p)
+			}
 			p.Traffic.MessageBytes = 3 * p.HW.MTU
 			p.Traffic.Rendezvous = 1
 			p.HW.NICWindow = tc.window
@@ -399,66 +469,91 @@ func TestTimeLimit(t *testing.T) {
 }
 
 // A long stream into one sink runs at the rate of its host bus: 16 ns per
-// flit, 90 of every 100 ns, so 64 B per 17.78 ns = 3.6 GB/s of flits. Two
-// HCAs on one switch send each other a message of 256 MTUs (8,448 flits).
-// The first flit reaches a sink at 2(ft+cab) = 117.4 ns; from then on the
-// link (4 GB/s) keeps the bus busy, so the bus does 8,448·16 ns of work
-// in about 8,448·16/0.9 ns, give or take one hiccup (10 ns) at either end.
+// 64 bytes, 90 of every 100 ns, so 3.6 GB/s. Two HCAs on one switch send
+// each other a message of 256 MTUs (256 packets of 2,074 bytes, 32 flits
+// and a last of 26 bytes: pkt = 518.5 ns on the bus as on a cable). The
+// first flit begins to reach a sink at 2·cab = 85.4 ns; from then on the
+// link (4 GB/s) keeps the bus busy, so the bus does 256·518.5 ns of work in
+// about that over 0.9, give or take one hiccup (10 ns) at either end.
 // Without hiccups the link is the limit: the last flit is done at
-// 117.4 ns + 8,448·16 ns exactly.
+// 85.4 ns + 256·518.5 ns exactly. With whole flits (8,448 of them) the
+// first reaches the sink at 2(ft+cab) = 117.4 ns and each takes 16 ns.
 func TestSinkRate(t *testing.T) {
 	net, tab := build(t, "mesh:dims=1,hcas=2", "minhop")
-	const flits = 256 * mtu
-	p := params(traffic.Exchange)
-	p.Traffic.MessageBytes = 256 * 2048
+	for _, tc := range []struct {
+		whole       bool
+		first, work int64 // ps
+		bytes       float64
+	}{
+		{false, 2 * cab, 256 * pkt, 256 * 2074},
+		{true, 2 * (ft + cab), 256 * mtu * ft, 256 * mtu * 64},
+	} {
+		p := params(traffic.Exchange)
+		if tc.whole {
+			p = wholeFlits(p)
+		}
+		p.Traffic.MessageBytes = 256 * 2048
 
-	r := run(t, net, tab, p)
-	require.Equal(t, sim.Completed, r.Verdict)
-	busy := r.RuntimeNs - 117.4
-	assert.InDelta(t, flits*16/0.9, busy, 25)
-	assert.InDelta(t, 3.6, flits*64/busy, 0.001, "flit rate of the sink in GB/s")
+		r := run(t, net, tab, p)
+		require.Equal(t, sim.Completed, r.Verdict)
+		busy := r.RuntimeNs - float64(tc.first)/1000
+		assert.InDelta(t, float64(tc.work)/1000/0.9, busy, 25, "whole flits %v", tc.whole)
+		assert.InDelta(t, 3.6, tc.bytes/busy, 0.001, "the sink's rate in GB/s, whole flits %v", tc.whole)
 
-	r = run(t, net, tab, noHiccups(p))
-	require.Equal(t, sim.Completed, r.Verdict)
-	assert.Equal(t, float64(2*(ft+cab)+flits*ft)/1000, r.RuntimeNs)
+		r = run(t, net, tab, noHiccups(p))
+		require.Equal(t, sim.Completed, r.Verdict)
+		assert.Equal(t, float64(tc.first+tc.work)/1000, r.RuntimeNs, "whole flits %v", tc.whole)
+	}
 }
 
 // Credit-based flow control with buffers of exactly one packet (33 flits)
 // everywhere. Two HCAs on one switch send each other a message of M MTUs;
 // no hiccups. The switch may grant packet n+1 to the sink only when all 33
-// credits of packet n are back: packet n starts at g_n, its flit k is done
-// at the sink at g_n + (k+2)ft + cab and its credit arrives cab later, the
-// last at g_n + 34ft + 2cab. The source keeps up (it injects the next
-// packet as soon as the switch's input buffer has drained, well before
-// then), so g_n = (ft+cab) + n(34ft + 2cab) and the last packet is done at
-// g_{M-1} + 34ft + cab.
+// credits of packet n are back. With whole flits: packet n starts at g_n,
+// its flit k is done at the sink at g_n + (k+2)ft + cab and its credit
+// arrives cab later, the last at g_n + 34ft + 2cab. The source keeps up (it
+// injects the next packet as soon as the switch's input buffer has
+// drained, well before then), so g_n = (ft+cab) + n(34ft + 2cab) and the
+// last packet is done at g_{M-1} + 34ft + cab. By default the sink takes
+// flit k as it begins to arrive, at g_n + k·ft + cab, and is done with it
+// as it has fully arrived, the last (of 26 bytes) at g_n + pkt + cab; the
+// head reaches the switch at cab: g_n = cab + n(pkt + 2cab).
 func TestOnePacketBuffers(t *testing.T) {
 	net, tab := build(t, "mesh:dims=1,hcas=2", "minhop")
 	const m = 64
-	p := noHiccups(params(traffic.Exchange))
-	p.Traffic.MessageBytes = m * 2048
-	p.HW.InputBufferFlits, p.HW.HCABufferFlits, p.HW.OutputBufferFlits = mtu, mtu, mtu
+	for _, tc := range []struct {
+		whole               bool
+		first, period, last int64 // g_0, g_{n+1} − g_n, done − g_n
+	}{
+		{true, ft + cab, 34*ft + 2*cab, 34*ft + cab},
+		{false, cab, pkt + 2*cab, pkt + cab},
+	} {
+		p := noHiccups(params(traffic.Exchange))
+		if tc.whole {
+			p = wholeFlits(p)
+		}
+		p.Traffic.MessageBytes = m * 2048
+		p.HW.InputBufferFlits, p.HW.HCABufferFlits, p.HW.OutputBufferFlits = mtu, mtu, mtu
 
-	r := run(t, net, tab, p)
-	require.Equal(t, sim.Completed, r.Verdict)
-	period := int64(34*ft + 2*cab)
-	first := int64(ft + cab)
-	done := first + (m-1)*period + 34*ft + cab
-	assert.Equal(t, float64(done)/1000, r.RuntimeNs)
-	require.Len(t, r.Deliveries, 2*m)
-	for _, d := range r.Deliveries {
-		g := first + (d.Seq-1)*period
-		assert.Equal(t, g+34*ft+cab, d.DonePs, "packet %d of node %d", d.Seq, d.Src)
+		r := run(t, net, tab, p)
+		require.Equal(t, sim.Completed, r.Verdict)
+		done := tc.first + (m-1)*tc.period + tc.last
+		assert.Equal(t, float64(done)/1000, r.RuntimeNs, "whole flits %v", tc.whole)
+		require.Len(t, r.Deliveries, 2*m)
+		for _, d := range r.Deliveries {
+			g := tc.first + (d.Seq-1)*tc.period
+			assert.Equal(t, g+tc.last, d.DonePs, "packet %d of node %d, whole flits %v", d.Seq, d.Src, tc.whole)
+		}
 	}
 
 	// Under uniform load on a fat tree with one-packet buffers the
 	// always-on checks (buffer and output buffer capacities, credits,
 	// crossbar pace, conservation) hold.
 	net, tab = build(t, "kary-ntree:k=4,n=2", "minhop")
-	p = params(traffic.Uniform)
+	p := params(traffic.Uniform)
 	p.HW.InputBufferFlits, p.HW.HCABufferFlits, p.HW.OutputBufferFlits = mtu, mtu, mtu
 	p.MaxTime = 40_000_000
-	r = run(t, net, tab, p)
+	r := run(t, net, tab, p)
 	assert.Equal(t, sim.NotConverged, r.Verdict)
 	assert.Positive(t, r.Packets)
 	assert.GreaterOrEqual(t, r.FlitsInjected, r.FlitsConsumed)
@@ -495,14 +590,15 @@ func TestRoundRobin(t *testing.T) {
 }
 
 // Steady state: two HCAs on one switch send to each other forever. Each
-// sink consumes 90 % of 10 µs / 16 ns = 562.5 flits per window, i.e.
-// 562.5/33 packets of 2,048 B: 3.6·2048/2112 = 3.4909 GB/s. The first two
-// windows end at or before the 20 µs warmup and are not sampled.
+// sink's bus works 90 % of a 10 µs window at 64 bytes per 16 ns, 36,000
+// bytes, and a packet of 2,048 B takes 2,074 of them (WireBytes):
+// 3.6·2048/2074 = 3.5549 GB/s. The first two windows end at or before the
+// 20 µs warmup and are not sampled.
 func TestSteadyState(t *testing.T) {
 	net, tab := build(t, "mesh:dims=1,hcas=2", "minhop")
 	r := run(t, net, tab, params(traffic.Uniform))
 	require.Equal(t, sim.Steady, r.Verdict)
-	perSink := 3.6 * 2048 / 2112
+	perSink := 3.6 * 2048 / 2074
 	assert.InDelta(t, 2*perSink, r.ThroughputGBs, 0.05)
 	assert.InDelta(t, perSink, r.HCABandwidthGBs.Min, 0.03)
 	assert.InDelta(t, perSink, r.HCABandwidthGBs.Max, 0.03)

@@ -280,7 +280,7 @@ func (s *simulator) takeCredits(o *port, b *inBuf, h *hop) bool {
 		return false
 	}
 	o.lastVL, o.lastPort[w] = w, b.at.num
-	o.sent(f, s.now)
+	o.sent(f, s.trainPs(h.p, o.ft), s.now)
 	s.flitHops += int64(f)
 	s.lastActive = max(s.lastActive, s.now)
 	return true

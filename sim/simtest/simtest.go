@@ -246,6 +246,11 @@ func (d *Driver) cmdHW(t *testing.T, td *datadriven.TestData, b *strings.Builder
 		ns(hw.FlitPs()), ns(hw.CrossbarFlitPs()), ns(hw.PCIeFlitPs()), ns(hw.CablePs()), ns(hw.SwitchLatencyPs), hiccup)
 	fmt.Fprintf(b, "MTU %d bytes + %d header bytes = %d flits of %d bytes; %d VLs; buffers %d/%d/%d flits (switch in/out, HCA); voq %v\n",
 		hw.MTU, hw.HeaderBytes, hw.PacketFlits(hw.MTU), hw.FlitBytes, hw.VLs, hw.InputBufferFlits, hw.OutputBufferFlits, hw.HCABufferFlits, hw.VOQ)
+	hop := "a flit is taken once it has fully arrived"
+	if hw.ForwardAtStart {
+		hop = "a flit is taken at the start of its reception"
+	}
+	fmt.Fprintf(b, "%s; an MTU packet's last flit takes %s on a link\n", hop, ns(hw.LastFlitPs(hw.FlitPs(), hw.LastFlitBytes(hw.MTU))))
 	if hw.BubbleVLs != 0 {
 		fmt.Fprintf(b, "bubble flow control on VLs %b (bit per VL, VL 0 rightmost)\n", hw.BubbleVLs)
 	}
