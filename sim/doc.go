@@ -119,8 +119,10 @@
 // d₀ + (n−1)·ft(c) + τ(c), and wherever the text below counts flits·ft of
 // a packet (an HCA's next start, a packet stored before a faster cable, a
 // message's wire time w_m, a cable's idle instant) it means that sum.
-// Credits, the crossbar (fx a flit), buffers, FlitHops and utilization
-// still count whole flits.
+// Credits, the crossbar (fx a flit), buffers and FlitHops still count
+// whole flits. Both rules, HW.ForwardAtStart and HW.WireBytes, are on by
+// default (what InfiniBand hardware does); off, a flit is taken once it
+// has fully arrived and a packet is whole flits.
 //
 // # HCAs: the sources
 //
@@ -437,9 +439,10 @@
 // the cable idle until some packet is granted). Stalls open when the run
 // ends count up to its last instant (on a deadlock the simulators may end
 // at different instants, and stalled times are not compared then). Counters
-// cover the whole run, warmup included; utilization is flits granted ×
-// ft(c) over the run, so the flits granted but still in an output buffer at
-// the end may take it a little above 1 on a short run. An HCA's request
+// cover the whole run, warmup included; utilization is the granted
+// packets' time on the cable (flits × ft(c), with wire bytes each last
+// flit's τ(c)) over the run, so the flits granted but still in an output
+// buffer at the end may take it a little above 1 on a short run. An HCA's request
 // flits and packets are those of the channel it sends on less its responses
 // (NIC window), its stalled time the channel's; its stalls per flit (the
 // paper's s) are its stalled time (its responses' waits included) in flit
