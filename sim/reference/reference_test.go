@@ -31,8 +31,8 @@ const (
 	pkt  = (mtu-1)*ft + tail
 )
 
-// wholeFlits sets the hop of the first simulators: a flit is taken once it
-// has fully arrived and every flit takes a whole flit time.
+// wholeFlits sets the hop of flitsim's figures before 2026-11-30: a flit is
+// taken once it has fully arrived and every flit takes a whole flit time.
 func wholeFlits(p sim.Params) sim.Params {
 	p.HW.ForwardAtStart, p.HW.WireBytes = false, false
 	return p
@@ -111,11 +111,11 @@ func TestZeroLoadLatency(t *testing.T) {
 		whole   bool
 	}{
 		{"one MTU", 2048, mtu, pkt, 0, false},
-		{"small packet", 100, 2, ft + 15_500, 0, false},             // ⌈126/64⌉ = 2 flits, the last of 62 bytes
-		{"switch latency", 2048, mtu, pkt, 50_000, false},           // each switch adds lat
-		{"one MTU, whole flits", 2048, mtu, 0, 0, true},             //
-		{"small packet, whole flits", 100, 2, 0, 0, true},           //
-		{"switch latency, whole flits", 2048, mtu, 0, 50_000, true}, //
+		{"small packet", 100, 2, ft + 15_500, 0, false},   // ⌈126/64⌉ = 2 flits, the last of 62 bytes
+		{"switch latency", 2048, mtu, pkt, 50_000, false}, // each switch adds lat
+		{"one MTU, whole flits", 2048, mtu, 0, 0, true},
+		{"small packet, whole flits", 100, 2, 0, 0, true},
+		{"switch latency, whole flits", 2048, mtu, 0, 50_000, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := noHiccups(params(traffic.Exchange))
