@@ -113,12 +113,13 @@ type Hardware struct {
 	// included, rather than whole flits: every flit but the last takes the
 	// cable's flit time, the last (of LastFlitBytes) its share of it
 	// (LastFlitPs), as InfiniBand links send bytes and count credits in
-	// 64-byte blocks and as the Mellanox model does (a 2,074-byte packet
-	// takes 518.5 ns at 4X QDR, not 33 flits' 528). A host bus moves the
+	// 64-byte blocks (a 2,074-byte packet takes 518.5 ns at 4X QDR, not 33
+	// flits' 528). The Mellanox model does not: it pads every packet to
+	// whole flits (false is its rule). A host bus moves the
 	// last flit in its share of a flit's bus time too; credits stay one a
 	// flit, and the crossbar moves whole flits. docs/ibmodel.md (row 2)
 	// measures it. On by default, as ForwardAtStart.
-	WireBytes bool `json:"wire_bytes,omitempty" param:"wire_bytes" default:"true" help:"a packet's last flit takes its bytes' share of a flit time on cables and host buses, as InfiniBand and the Mellanox model send bytes (false: whole flits)"`
+	WireBytes bool `json:"wire_bytes,omitempty" param:"wire_bytes" default:"true" help:"a packet's last flit takes its bytes' share of a flit time on cables and host buses, as InfiniBand links send bytes (false: whole flits, as the Mellanox OMNeT++ model)"`
 	// SharedInputPointer makes an output's arbiter, among the packets of
 	// the VL it serves, start its round robin over the inputs after the
 	// input it last granted on any VL, as the Mellanox OMNeT++ model does

@@ -269,10 +269,6 @@ func runWitness(ctx context.Context, m *ibmodel.Model, w witness, dir string) (*
 	}
 	out.ModelEvents, out.ModelWallS, out.ModelFlits, out.WantFlits = mr.Events, mr.Wall.Seconds(), mr.Flits, lay.Flits
 	out.ModelLatNs = mr.MsgLatency.Mean
-	payload := float64(p.HW.MTU) / float64(p.HW.MTU+p.HW.HeaderBytes)
-	if p.Traffic.MessageBytes < p.HW.MTU {
-		payload = float64(p.Traffic.MessageBytes) / float64(p.Traffic.MessageBytes+p.HW.HeaderBytes)
-	}
 	if p.Traffic.Finite() {
 		out.ModelRunNs = float64(mr.LastConsumedPs) / 1000
 		if lay.Flits != mr.Flits {
@@ -282,7 +278,7 @@ func runWitness(ctx context.Context, m *ibmodel.Model, w witness, dir string) (*
 			out.ModelGBs = res.ThroughputGBs * res.RuntimeNs / out.ModelRunNs // the same payload over its runtime
 		}
 	} else {
-		out.ModelGBs = mr.ThroughputGBs() * payload
+		out.ModelGBs = mr.ThroughputGBs() * ibmodel.PayloadShare(p.HW, p.Traffic.MessageBytes)
 	}
 	if out.FlitsimGBs > 0 {
 		out.DiffPct = 100 * (out.ModelGBs - out.FlitsimGBs) / out.FlitsimGBs
@@ -600,9 +596,12 @@ func witnessMarkdown(rows []witnessOutcome) string {
 }
 
 // rescoreKeys are the hardware keys rescore may add: flitsim's own
-// choices, which change nothing the model is given (wire_bytes: the model
-// always sends bytes). hca_buffer_flits is not one: the model's HCA
-// buffer is given it and holds its sink's queue within those credits
+// choices, which change nothing the model is given at load 1 and in
+// finite traffic (wire_bytes: the model always sends whole flits,
+// ibmodel.ModelBytes; below load 1 it also moves flitsim's message rate,
+// which the model's gaps followed when it ran, by at most the last
+// flit's share). hca_buffer_flits is not one: the model's HCA buffer is
+// given it and holds its sink's queue within those credits
 // (docs/ibmodel.md, mechanism 8, retracted).
 var rescoreKeys = []string{"forward_at_start", "shared_input_pointer", "voq", "wire_bytes"}
 

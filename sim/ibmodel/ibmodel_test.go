@@ -124,6 +124,39 @@ func TestWriteEndsWhenDone(t *testing.T) {
 }
 
 // An OMNeT++ 4 scalar file: quoted and plain names, statistics.
+// The model's sinks count every flit at its full 64 bytes (it has no
+// shorter last flit), so its payload share of a 2,048-byte packet with
+// 26 bytes of headers is 2048/2112, not flitsim's 2048/2074; and its
+// uniform gaps keep flitsim's message rate, whose wire time is the
+// packet's bytes (518.5 ns at 4X QDR) where the model's is 33 flits
+// (528 ns).
+func TestModelWholeFlits(t *testing.T) {
+	hw := fabric.DefaultHardware()
+	require.Equal(t, 26, hw.HeaderBytes)
+	require.True(t, hw.WireBytes)
+	for _, c := range []struct {
+		msg, bytes int
+	}{
+		{2048, 33 * 64},       // 2,074 bytes: 33 flits
+		{20480, 10 * 33 * 64}, // ten packets
+		{38, 64},              // 64 bytes with headers: one flit
+		{39, 128},             // 65: two
+	} {
+		assert.Equal(t, c.bytes, ModelBytes(hw, c.msg), "%d bytes", c.msg)
+		assert.InDelta(t, float64(c.msg)/float64(c.bytes), PayloadShare(hw, c.msg), 1e-12, "%d bytes", c.msg)
+	}
+	in := Inputs{HW: hw, Traffic: traffic.Spec{Kind: traffic.Uniform, JobTraffic: traffic.JobTraffic{MessageBytes: 2048, Load: 0.5}}}
+	// flitsim's period 518.5/0.5 = 1037 ns; the model is busy 528 ns.
+	assert.Equal(t, "16ns + exponential(509.000000ns)", gap(in))
+	in.HW.WireBytes = false // 528/0.5 − 528
+	assert.Equal(t, "16ns + exponential(528.000000ns)", gap(in))
+	in.Traffic.Load = 0.99 // 518.5/0.99 = 523.7 ns < 528: the model saturates
+	in.HW.WireBytes = true
+	assert.Equal(t, "16ns + exponential(0.000000ns)", gap(in))
+	in.Traffic.Load = 1
+	assert.Equal(t, "0ns", gap(in))
+}
+
 func TestReadScalars(t *testing.T) {
 	sca := `version 2
 run General-0-20261127

@@ -158,16 +158,38 @@ func writeINI(w io.Writer, in Inputs, seqs []sequence, dir string, flits int64) 
 
 // gap is the model's msg2msgGap: none at load 1; below, one flit time
 // (the gap starts when the generator has made the last flit, one flit
-// before it has left) plus an exponential of flitsim's mean, so that the
-// mean message period is its wire time over the load.
+// before it has left) plus an exponential, so that the model's mean
+// message period is flitsim's: the message's wire time in flitsim over
+// the load. The model's own wire time is whole flits (ModelBytes), so
+// with wire bytes the exponential's mean is flitsim's period less the
+// model's busy time (none when that is negative: the model saturates).
 func gap(in Inputs) string {
 	l := in.Traffic.Load
 	if l == 0 || l >= 1 {
 		return "0ns"
 	}
 	hw := in.HW
-	flits := int64(packetsPerMessage(in.Traffic.MessageBytes, hw.MTU)) * int64(hw.PacketFlits(min(in.Traffic.MessageBytes, hw.MTU)))
-	busy := flits * hw.FlitPs()
-	mean := float64(busy) * (1 - l) / l
+	m := in.Traffic.MessageBytes
+	pk := int64(packetsPerMessage(m, hw.MTU))
+	period := float64(pk*hw.PacketPs(min(m, hw.MTU), hw.FlitPs())) / l
+	busy := float64(pk * int64(hw.PacketFlits(min(m, hw.MTU))) * hw.FlitPs())
+	mean := max(0, period-busy)
 	return fmt.Sprintf("%sns + exponential(%sns)", fmtFloat(float64(hw.FlitPs())/1000), strconv.FormatFloat(mean/1000, 'f', 6, 64))
+}
+
+// ModelBytes is how many bytes the model's sinks count for one message of
+// msgBytes payload: every packet (MTU payload plus headers) rounded up to
+// whole flits, each flit counted at its full size (gen.cc makes every flit
+// flitSize bytes long; sink.cc adds each flit's length to the bytes
+// behind Sink-BW-MBps). The model has no shorter last flit, whatever
+// flitsim's wire_bytes.
+func ModelBytes(hw fabric.Hardware, msgBytes int) int {
+	return packetsPerMessage(msgBytes, hw.MTU) * hw.PacketFlits(min(msgBytes, hw.MTU)) * hw.FlitBytes
+}
+
+// PayloadShare is the share of the model's counted bytes (ModelBytes)
+// that is payload: Sink-BW-MBps times it is the model's payload rate, the
+// quantity flitsim reports.
+func PayloadShare(hw fabric.Hardware, msgBytes int) float64 {
+	return float64(packetsPerMessage(msgBytes, hw.MTU)*min(msgBytes, hw.MTU)) / float64(ModelBytes(hw, msgBytes))
 }
