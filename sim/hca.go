@@ -298,7 +298,37 @@ func (s *simulator) consume(hc *hcaDev, pi int32) {
 	first := int64(-1)                      // the first of them
 	fas := s.p.HW.ForwardAtStart && pf < ft // a flit may not be done before it has fully arrived
 	n := int64(pk.flits)
+	// Flits before the last (all of them without wire bytes) that have
+	// arrived by the time the bus is free for them are consumed back to
+	// back, pf apart, until the next hiccup: when the bus is no faster
+	// than the cable (pf ≥ ft: every later flit has arrived by then too)
+	// they are taken as one block, as the loop would take them one by one.
+	plain := n
+	if s.wire {
+		plain = n - 1
+	}
+	block := pf >= ft && !fas
 	for k, arr := int64(0), s.k.now; k < n; k, arr = k+1, arr+ft {
+		if block && k < plain && arr <= done && (H == 0 || nextH >= 0 && done >= nextH-P+H) {
+			m := plain - k
+			if H != 0 {
+				m = min(m, (nextH-done)/pf)
+			}
+			if m > 0 {
+				if c := done + pf + s.prop; runN > 0 && c == runT0+runN*pf {
+					runN += m
+				} else {
+					s.cr.release(&s.lanes[l].cr, runT0, pf, int32(runN), s.k.now)
+					runT0, runN = c, m
+					if first < 0 {
+						first = c
+					}
+				}
+				done += m * pf
+				k, arr = k+m-1, arr+(m-1)*ft
+				continue
+			}
+		}
 		work, a, dur := pf, arr, ft
 		if s.wire && k == n-1 {
 			// Its last flit takes its bytes' share of the cable's and the
@@ -316,6 +346,10 @@ func (s *simulator) consume(hc *hcaDev, pi int32) {
 		}
 		if H == 0 || (t+work <= nextH && t >= nextH-P+H) {
 			done = t + work
+		} else if t < nextH && t >= nextH-P+H && t+work+H < nextH+P {
+			// It starts in the window before the next hiccup and ends in
+			// the one after it: serve's answer without its division.
+			done, nextH = t+work+H, nextH+P
 		} else {
 			done = s.serve(hc, t, work)
 			off := (done - hc.phase) % P
