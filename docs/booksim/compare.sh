@@ -69,8 +69,11 @@ for p in "${SIZES[@]}"; do
 
 	# flitsim. --sim min_samples beyond the run's windows keeps the steady-state rule from
 	# ending the run before --max-time (it does not fire here anyway: not_converged).
+	# BookSim2's packets are whole flits on its channels; flitsim's default sends a packet's
+	# bytes (wire_bytes), which would make a 27-byte packet 6.75 ns long and offer 2.4 times
+	# as many 1-flit packets at the same load: whole flits keep the work the same.
 	$TIME -f %U+%S -o "$tmp/fs.time" "$FLITSIM" sim torus:dims=${K}x${K} --routing torus-2qos \
-		--traffic uniform --load $LOAD --msg-bytes "$b" --max-time "$MAX_TIME" \
+		--traffic uniform --load $LOAD --msg-bytes "$b" --max-time "$MAX_TIME" --hw wire_bytes=false \
 		--sim min_samples=1073741824 --json >"$tmp/fs.out" 2>"$tmp/fs.err" || {
 		echo "compare.sh: flitsim failed for $p-flit packets:" >&2
 		cat "$tmp/fs.err" >&2
