@@ -17,8 +17,8 @@ import (
 	"time"
 
 	"flitsim/configs"
-	"flitsim/fabric"
 	"flitsim/configs/pipeline"
+	"flitsim/fabric"
 	"flitsim/faults"
 	"flitsim/results"
 	"flitsim/routing"
