@@ -227,8 +227,6 @@ func witnessPoint(w witness) (configs.Point, *pipeline.Networks, error) {
 	return pt, nets, asInput(pt.Params.Normalize())
 }
 
-// runWitness runs scenario w through flitsim and the model (inputs and
-// outputs of the model in dir).
 // witnessVersion numbers what a comparison's outcome means. Version 1
 // (records without a version) came before 2026-11-30: flitsim's default
 // hop was then whole flits taken once fully arrived, and the model's
@@ -246,6 +244,8 @@ func v1ModelShare(hw fabric.Hardware, msg int) float64 {
 	return float64(b) / float64(b+hw.HeaderBytes)
 }
 
+// runWitness runs scenario w through flitsim and the model (inputs and
+// outputs of the model in dir).
 func runWitness(ctx context.Context, m *ibmodel.Model, w witness, dir string) (*witnessOutcome, error) {
 	pt, nets, err := witnessPoint(w)
 	if err != nil {

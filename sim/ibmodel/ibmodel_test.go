@@ -123,7 +123,6 @@ func TestWriteEndsWhenDone(t *testing.T) {
 	assert.ErrorContains(t, err, "patched model")
 }
 
-// An OMNeT++ 4 scalar file: quoted and plain names, statistics.
 // The model's sinks count every flit at its full 64 bytes (it has no
 // shorter last flit), so its payload share of a 2,048-byte packet with
 // 26 bytes of headers is 2048/2112, not flitsim's 2048/2074; and its
@@ -157,6 +156,7 @@ func TestModelWholeFlits(t *testing.T) {
 	assert.Equal(t, "0ns", gap(in))
 }
 
+// An OMNeT++ 4 scalar file: quoted and plain names, statistics.
 func TestReadScalars(t *testing.T) {
 	sca := `version 2
 run General-0-20261127

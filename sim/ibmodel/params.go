@@ -172,7 +172,7 @@ func gap(in Inputs) string {
 	m := in.Traffic.MessageBytes
 	pk := int64(packetsPerMessage(m, hw.MTU))
 	period := float64(pk*hw.PacketPs(min(m, hw.MTU), hw.FlitPs())) / l
-	busy := float64(pk * int64(hw.PacketFlits(min(m, hw.MTU))) * hw.FlitPs())
+	busy := float64(int64(ModelBytes(hw, m)/hw.FlitBytes) * hw.FlitPs())
 	mean := max(0, period-busy)
 	return fmt.Sprintf("%sns + exponential(%sns)", fmtFloat(float64(hw.FlitPs())/1000), strconv.FormatFloat(mean/1000, 'f', 6, 64))
 }
