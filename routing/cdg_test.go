@@ -2,6 +2,7 @@ package routing
 
 import (
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -75,6 +76,60 @@ func TestCDGAgainstSearch(t *testing.T) {
 			}
 		}
 	}
+}
+
+// radixSort orders keys as a comparison sort does, whatever the width of
+// their positions above the base and however many digits that takes.
+func TestRadixSort(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	var tmp []uint64
+	for _, width := range []int{1, 7, 8, 9, 16, 17, 24, 31} {
+		for _, n := range []int{1, 2, 63, 64, 65, 500, 3000} {
+			base := uint64(rng.IntN(1000)) << 32
+			seen := map[uint64]bool{}
+			keys := make([]uint64, 0, n)
+			for len(keys) < n && len(seen) < 1<<width {
+				k := base + uint64(rng.Uint32()&(1<<width-1))<<32 | uint64(rng.Uint32())
+				if !seen[k>>32] { // distinct positions, as in a reorder
+					seen[k>>32] = true
+					keys = append(keys, k)
+				}
+			}
+			want := slices.Clone(keys)
+			slices.Sort(want)
+			tmp = radixSort(keys, tmp, base, width)
+			require.Equal(t, want, keys, "width %d, %d keys", width, len(keys))
+		}
+	}
+}
+
+// On a larger graph, where a reorder's regions exceed radixMin nodes and
+// are sorted by radix, insert still refuses exactly the cycles and keeps
+// every edge in order.
+func TestCDGLargeRegions(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	const n = 400
+	c := newOrderedCDG(n)
+	var edges [][2]int32
+	big := 0
+	for op := 0; op < 2500; op++ {
+		x, y := int32(rng.IntN(n)), int32(rng.IntN(n))
+		want := x != y && !reachable(edges, y, x)
+		if c.node[x].ord > c.node[y].ord && want {
+			if d := c.node[x].ord - c.node[y].ord; d > 2*radixMin {
+				big++
+			}
+		}
+		require.Equal(t, want, c.insert(x, y), "op %d: %d→%d", op, x, y)
+		if want {
+			edges = append(edges, [2]int32{x, y})
+		}
+	}
+	for _, e := range edges {
+		require.Less(t, c.node[e[0]].ord, c.node[e[1]].ord, "%d→%d out of order", e[0], e[1])
+	}
+	assert.Positive(t, big, "no reorder spanned a wide window")
+	assert.GreaterOrEqual(t, cap(c.radixTmp), radixMin, "no region was sorted by radix")
 }
 
 // reachable reports whether to can be reached from from over edges.
