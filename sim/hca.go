@@ -308,65 +308,61 @@ func (s *simulator) consume(hc *hcaDev, pi int32) {
 		plain = n - 1
 	}
 	block := pf >= ft && !fas
-	for k, arr := int64(0), s.k.now; k < n; k, arr = k+1, arr+ft {
+	for k, arr := int64(0), s.k.now; k < n; {
+		m := int64(0) // flits taken this step, the first one's credit at c
 		if block && k < plain && arr <= done && (H == 0 || nextH >= 0 && done >= nextH-P+H) {
-			m := plain - k
+			m = plain - k
 			if H != 0 {
 				m = min(m, (nextH-done)/pf)
 			}
-			if m > 0 {
-				if c := done + pf + s.prop; runN > 0 && c == runT0+runN*pf {
-					runN += m
-				} else {
-					s.cr.release(&s.lanes[l].cr, runT0, pf, int32(runN), s.k.now)
-					runT0, runN = c, m
-					if first < 0 {
-						first = c
-					}
-				}
-				done += m * pf
-				k, arr = k+m-1, arr+(m-1)*ft
-				continue
-			}
 		}
-		work, a, dur := pf, arr, ft
-		if s.wire && k == n-1 {
-			// Its last flit takes its bytes' share of the cable's and the
-			// bus' flit times; taken once fully arrived, it has arrived
-			// that much sooner (unless it is also the head).
-			lb := int(s.info[pi].lastB)
-			work, dur = s.p.HW.LastFlitPs(pf, lb), s.p.HW.LastFlitPs(ft, lb)
-			if !s.p.HW.ForwardAtStart && n > 1 {
-				a -= ft - dur
-			}
-		}
-		t := max(a, done)
-		if fas || s.wire && s.p.HW.ForwardAtStart && work < dur {
-			t = max(t, a+dur-work)
-		}
-		if H == 0 || (t+work <= nextH && t >= nextH-P+H) {
-			done = t + work
-		} else if t < nextH && t >= nextH-P+H && t+work+H < nextH+P {
-			// It starts in the window before the next hiccup and ends in
-			// the one after it: serve's answer without its division.
-			done, nextH = t+work+H, nextH+P
+		var c int64
+		if m > 0 {
+			c = done + pf + s.prop
+			done += m * pf
 		} else {
-			done = s.serve(hc, t, work)
-			off := (done - hc.phase) % P
-			if off < 0 {
-				off += P
+			m = 1
+			work, a, dur := pf, arr, ft
+			if s.wire && k == n-1 {
+				// Its last flit takes its bytes' share of the cable's and the
+				// bus' flit times; taken once fully arrived, it has arrived
+				// that much sooner (unless it is also the head).
+				lb := int(s.info[pi].lastB)
+				work, dur = s.p.HW.LastFlitPs(pf, lb), s.p.HW.LastFlitPs(ft, lb)
+				if !s.p.HW.ForwardAtStart && n > 1 {
+					a -= ft - dur
+				}
 			}
-			nextH = done - off + P
+			t := max(a, done)
+			if fas || s.wire && s.p.HW.ForwardAtStart && work < dur {
+				t = max(t, a+dur-work)
+			}
+			if H == 0 || (t+work <= nextH && t >= nextH-P+H) {
+				done = t + work
+			} else if t < nextH && t >= nextH-P+H && t+work+H < nextH+P {
+				// It starts in the window before the next hiccup and ends in
+				// the one after it: serve's answer without its division.
+				done, nextH = t+work+H, nextH+P
+			} else {
+				done = s.serve(hc, t, work)
+				off := (done - hc.phase) % P
+				if off < 0 {
+					off += P
+				}
+				nextH = done - off + P
+			}
+			c = done + s.prop
 		}
-		if c := done + s.prop; runN > 0 && c == runT0+runN*pf {
-			runN++
+		if runN > 0 && c == runT0+runN*pf {
+			runN += m
 		} else {
 			s.cr.release(&s.lanes[l].cr, runT0, pf, int32(runN), s.k.now)
-			runT0, runN = c, 1
+			runT0, runN = c, m
 			if first < 0 {
 				first = c
 			}
 		}
+		k, arr = k+m, arr+m*ft
 	}
 	s.cr.release(&s.lanes[l].cr, runT0, pf, int32(runN), s.k.now)
 	hc.sinkFree = done
