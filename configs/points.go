@@ -42,6 +42,16 @@ type Point struct {
 	// Timed, when set, makes Faults happen while traffic runs on the
 	// intact fabric, rerouted by the subnet manager ([faults.timed]).
 	Timed *Timed
+	// twinKey is Key without the fault seed: the points of an expansion
+	// that share it differ in nothing else.
+	twinKey string
+}
+
+// TwinKey returns what names p's twins, the points of its campaign that
+// differ from it only in the fault seed (so run alike wherever their
+// draws fail nothing); false for a point made outside an expansion.
+func (p *Point) TwinKey() (string, bool) {
+	return p.twinKey, p.twinKey != ""
 }
 
 // Points expands the campaign in a fixed order: topology, traffic, failures
@@ -113,6 +123,7 @@ func (c *Campaign) point(index int, topo TopologyEntry, ti int, f FaultsEntry, p
 	pt := Point{
 		Index:        index,
 		Key:          fmt.Sprintf("%s|%s#%d|%s=%g%%%s|fault_seed=%d|traffic_seed=%d|%s", topo.Spec, tr.Kind, ti, f.Label, pct, tv, fs.Seed, tseed, r.Label),
+		twinKey:      fmt.Sprintf("%s|%s#%d|%s=%g%%%s|traffic_seed=%d|%s", topo.Spec, tr.Kind, ti, f.Label, pct, tv, tseed, r.Label),
 		Topology:     topo,
 		Traffic:      tr,
 		TrafficIndex: ti,

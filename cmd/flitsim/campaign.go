@@ -245,6 +245,7 @@ func shardDirName(s configs.Shard) string { return fmt.Sprintf("shard-%d-of-%d",
 // workers, and adds each point's wall time to spent.
 func runPoints(c *configs.Campaign, pts []configs.Point, todo []int, store *results.Store, workers int, prog *progress, spent *timeSpent) error {
 	nets := pipeline.NewNetworks()
+	nets.ShareTwins()                  // a point whose draw failed nothing takes its twin's record
 	for spec, net := range c.Built() { // what check built, taken rather than built again
 		nets.Add(spec, net)
 	}

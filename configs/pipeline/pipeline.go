@@ -36,8 +36,34 @@ import (
 type Networks struct {
 	mu     sync.Mutex
 	nets   map[string]*netEntry
-	failed map[string]*failEntry
-	order  []string // failure draws, oldest first
+	failed kept[failEntry]
+	// twins, when on (ShareTwins), holds the records of points whose
+	// draw failed nothing, by their twin key.
+	twins   kept[twinEntry]
+	twinsOn bool
+}
+
+// kept is a map that keeps its newest entries, at most max.
+type kept[E any] struct {
+	m     map[string]*E
+	order []string // oldest first
+	max   int
+}
+
+// get returns key's entry, making it (and forgetting the oldest) if it is
+// not kept.
+func (k *kept[E]) get(key string) *E {
+	e := k.m[key]
+	if e == nil {
+		e = new(E)
+		k.m[key] = e
+		k.order = append(k.order, key)
+		if len(k.order) > k.max {
+			delete(k.m, k.order[0])
+			k.order = k.order[1:]
+		}
+	}
+	return e
 }
 
 // keptDraws bounds the failure draws Networks keeps.
@@ -58,7 +84,9 @@ type netEntry struct {
 
 // NewNetworks returns an empty cache.
 func NewNetworks() *Networks {
-	return &Networks{nets: map[string]*netEntry{}, failed: map[string]*failEntry{}}
+	return &Networks{nets: map[string]*netEntry{},
+		failed: kept[failEntry]{m: map[string]*failEntry{}, max: keptDraws},
+		twins:  kept[twinEntry]{m: map[string]*twinEntry{}, max: keptTwins}}
 }
 
 // Failed returns the network of spec after the failures of fs (Fail),
@@ -71,19 +99,54 @@ func (n *Networks) Failed(spec string, fs faults.Spec) (*fabric.Network, faults.
 	}
 	key := fmt.Sprintf("%s|%+v", spec, fs)
 	n.mu.Lock()
-	e := n.failed[key]
-	if e == nil {
-		e = &failEntry{}
-		n.failed[key] = e
-		n.order = append(n.order, key)
-		if len(n.order) > keptDraws {
-			delete(n.failed, n.order[0])
-			n.order = n.order[1:]
-		}
-	}
+	e := n.failed.get(key)
 	n.mu.Unlock()
 	e.once.Do(func() { e.net, e.rec, e.err = Fail(base, fs) })
 	return e.net, e.rec, e.err // shared: for reading only
+}
+
+// ShareTwins makes the points that Run evaluates with n share their work
+// with their twins: points that differ only in the fault seed and whose
+// draws failed nothing (every seed of a 0 % level, or a level too small
+// to fail one component) run on the same network with the same routing
+// and traffic, so all but the first take its record, with their own
+// index, key and fault seed. The records are those each would have made
+// (the run is deterministic); only the work is saved. The outcome of a
+// twin carries the record alone (no network, tables or result), so only
+// callers that want records (a campaign's run) share.
+func (n *Networks) ShareTwins() {
+	n.mu.Lock()
+	n.twinsOn = true
+	n.mu.Unlock()
+}
+
+// keptTwins bounds the records kept for twins. A level's points follow
+// one another (fault seed, then traffic seed and routing), so a record is
+// asked for within a level's points.
+const keptTwins = 256
+
+type twinEntry struct {
+	once sync.Once
+	rec  results.Record
+	err  error
+}
+
+// twin returns the entry of p's twins, and whether p shares one: its draw
+// (failed) must have failed nothing, and sharing must be on.
+func (n *Networks) twin(p configs.Point, failed faults.Record) (*twinEntry, bool) {
+	if len(failed.Links)+len(failed.Switches) > 0 || failed.Redrawn > 0 {
+		return nil, false
+	}
+	key, ok := p.TwinKey()
+	if !ok {
+		return nil, false
+	}
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if !n.twinsOn {
+		return nil, false
+	}
+	return n.twins.get(key), true
 }
 
 // Get returns the network of a topology spec (kind:key=value,… or
@@ -258,6 +321,26 @@ func Run(p configs.Point, hash string, nets *Networks, simulate Simulator) *Outc
 			base.NumHCAs(), base.Name, base.NumHCAs()-o.Net.NumHCAs()))
 	}
 	lap(&o.Seconds.Fail)
+	if e, ok := nets.twin(p, o.Faults); ok {
+		ran := false
+		e.once.Do(func() {
+			ran = true
+			o.finish(p, simulate, lap)
+			e.rec, e.err = o.Record, o.Err
+		})
+		if !ran {
+			rec := e.rec
+			rec.Point, rec.Key, rec.FaultSeed = p.Index, p.Key, p.FaultSeed
+			return &Outcome{Record: rec, Err: e.err, Seconds: o.Seconds}
+		}
+		return o
+	}
+	return o.finish(p, simulate, lap)
+}
+
+// finish routes the point's network and simulates it.
+func (o *Outcome) finish(p configs.Point, simulate Simulator, lap func(*float64)) *Outcome {
+	var err error
 	o.Routed, err = Route(o.Net, p.Routing.Engine, p.Options)
 	lap(&o.Seconds.Route)
 	if err != nil {

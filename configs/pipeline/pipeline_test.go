@@ -1,13 +1,17 @@
 package pipeline
 
 import (
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"flitsim/configs"
+	"flitsim/fabric"
 	"flitsim/results"
+	"flitsim/routing"
+	"flitsim/sim"
 	"flitsim/sim/reference"
 )
 
@@ -113,4 +117,71 @@ func TestLoadRefusesDisconnectedAndUnknown(t *testing.T) {
 	net, err := Load("torus:dims=3x3")
 	require.NoError(t, err)
 	assert.Equal(t, 9, net.NumSwitches)
+}
+
+// Points whose draws fail nothing and that differ only in the fault seed
+// share one run when sharing is on, and every record is the one the point
+// makes alone; points whose draws fail something each run.
+func TestTwinsShareTheirRun(t *testing.T) {
+	c, err := configs.Parse([]byte(`
+name = "twins"
+fault_seeds = [1, 2, 3]
+traffic_seeds = [1, 2]
+
+[[topology]]
+spec = "torus:dims=4x4"
+
+[faults]
+kind = "links"
+percent = [0, 1, 10]    # 1 % of 32 cables fails none
+
+[[routing]]
+engine = "dfsssp"
+
+[[routing]]
+engine = "minhop"
+
+[[traffic]]
+kind = "uniform"
+max_time = "60us"
+`), "twins.toml", ".")
+	require.NoError(t, err)
+	require.NoError(t, c.Check())
+	pts, err := c.Points()
+	require.NoError(t, err)
+	require.Len(t, pts, 3*3*2*2)
+
+	alone := make([]results.Record, len(pts))
+	for i, p := range pts {
+		alone[i] = Evaluate(p, c.Hash(), NewNetworks())
+	}
+	var mu sync.Mutex
+	runs := 0
+	counting := func(n *fabric.Network, tb *routing.Tables, q sim.Params) (*sim.Result, error) {
+		mu.Lock()
+		runs++
+		mu.Unlock()
+		return sim.Run(n, tb, q)
+	}
+	nets := NewNetworks()
+	nets.ShareTwins()
+	shared := make([]results.Record, len(pts))
+	var wg sync.WaitGroup
+	for w := 0; w < 3; w++ { // workers that meet twins under way
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := w; i < len(pts); i += 3 {
+				shared[i] = Run(pts[i], c.Hash(), nets, counting).Record
+			}
+		}()
+	}
+	wg.Wait()
+	for i := range pts {
+		assert.Equal(t, alone[i], shared[i], pts[i].Key)
+	}
+	// 0 % and 1 %: one run per traffic seed and routing; 10 %: every point.
+	assert.Equal(t, 2*2+2*2+3*2*2, runs)
+	assert.Equal(t, 3, alone[len(pts)-1].FailedLinks, "10 %% of 32 cables")
+	assert.NotEqual(t, alone[0].ThroughputGBs, alone[2].ThroughputGBs, "the traffic seeds give different runs")
 }
