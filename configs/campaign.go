@@ -790,14 +790,22 @@ func (c *Campaign) simParams(t TrafficEntry) (sim.Params, error) {
 // tables), so that a directory begun under other defaults (a flitsim whose
 // model changed) is not resumed into one mixed table.
 func (c *Campaign) Hash() string {
-	sims := map[string]float64{}
+	sims := map[string]any{}
+	def := sim.DefaultParams()
 	for _, d := range sim.ParamDecls() {
-		sims[d.Key] = d.Get(&c.base)
+		switch {
+		case d.Kind.Numeric():
+			sims[d.Key] = d.Get(&c.base)
+		case d.Take(&c.base) != d.Take(&def):
+			// A key that is not a number counts when it is not its
+			// default, so that adding one keeps every hash made before.
+			sims[d.Key] = d.Take(&c.base)
+		}
 	}
 	b, _ := json.Marshal(struct {
-		C   *Campaign          `json:"campaign"`
-		HW  fabric.Hardware    `json:"hardware"`
-		Sim map[string]float64 `json:"sim"`
+		C   *Campaign       `json:"campaign"`
+		HW  fabric.Hardware `json:"hardware"`
+		Sim map[string]any  `json:"sim"`
 	}{c, c.hw, sims})
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:8])

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"flitsim/fabric/param"
+	"flitsim/sim"
 	"flitsim/traffic"
 )
 
@@ -80,6 +81,9 @@ func TestParseAndExpand(t *testing.T) {
 	c2, _ = Parse([]byte(good), "good.toml", ".")
 	c2.base.SampleWindow++
 	assert.NotEqual(t, c.Hash(), c2.Hash())
+	c2, _ = Parse([]byte(good), "good.toml", ".")
+	c2.base.SteadyRule = sim.SteadyNetwork
+	assert.NotEqual(t, c.Hash(), c2.Hash(), "a key that is not a number")
 }
 
 // Every bad campaign names file, line and key.

@@ -50,11 +50,11 @@ func (c *Campaign) decodeTable(table string, m map[string]any, decls []param.Dec
 		if !ok {
 			return c.errAtKey(table+"."+key, -1, "unknown key%s", suggest(table+"."+key))
 		}
-		x, err := d.Value(m[key])
+		x, err := d.Decode(m[key], param.Env{Dir: c.dir})
 		if err != nil {
 			return c.paramErr(table, err)
 		}
-		d.Set(ptr, x)
+		d.Put(ptr, x)
 	}
 	return nil
 }
@@ -115,7 +115,7 @@ func KnobHelp() string {
 	for _, t := range Tables() {
 		fmt.Fprintf(&b, "[%s]\n", t.Name)
 		for _, d := range t.Decls {
-			fmt.Fprintf(&b, "  %-20s %s (default %s; %s)\n", d.Key, d.Help, d.Format(d.Get(t.Defaults)), d.Range())
+			fmt.Fprintf(&b, "  %-20s %s (default %s; %s)\n", d.Key, d.Help, d.DefaultText(t.Defaults), d.Range())
 		}
 	}
 	return b.String()

@@ -83,7 +83,12 @@ type Record struct {
 
 	Verdict       Verdict `json:"verdict"`
 	ThroughputGBs float64 `json:"throughput_gbs"`
-	HCABandwidth  Stats   `json:"hca_bw_gbs"`
+	// ThroughputCI is the 99 % confidence half-width of ThroughputGBs by
+	// batch means, and SampledWindows the windows it comes from (infinite
+	// traffic; sim.Result.ThroughputCIGBs).
+	ThroughputCI   float64 `json:"throughput_ci_gbs,omitempty"`
+	SampledWindows int     `json:"sampled_windows,omitempty"`
+	HCABandwidth   Stats   `json:"hca_bw_gbs"`
 	// HCACompletion is the distribution of the sources' completion times
 	// of finite traffic that completed (sim.Result.HCACompletionNs).
 	HCACompletion Stats   `json:"hca_completion_ns,omitzero"`

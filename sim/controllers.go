@@ -20,11 +20,17 @@ const z99 = 2.5758293035489
 
 // steadyState is the steady-state controller's state beyond the sinks'.
 type steadyState struct {
-	windows     int64     // windows closed
-	steadyCount int       // sinks steady at the last sample
-	n           int       // windows sampled after warmup
-	totals      []float64 // the per-window totals (GB/s), for the batch means
+	windows     int64                  // windows closed
+	steadyCount int                    // sinks steady at the last sample
+	n           int                    // windows sampled after warmup
+	totals      []float64              // the per-window totals (GB/s), for the batch means
+	sum         float64                // of totals
+	t995        [ciBatches + 1]float64 // Student's t quantiles by batch count, once computed
 }
+
+// SteadyNetwork is the steady-state rule on the network's throughput
+// (Params.SteadyRule); "sinks" is the thesis' rule.
+const SteadyNetwork = "network"
 
 // book counts payload delivered at instant t to its window.
 func (st *steadyState) book(hc *hcaDev, t int64, payload int32, window int64) {
@@ -69,13 +75,27 @@ func (s *simulator) sample() {
 	if sampled {
 		st.n++
 		st.totals = append(st.totals, total)
+		st.sum += total
 	}
-	if float64(st.steadyCount) >= s.p.SteadyFraction*float64(len(s.hcas)) && st.steadyCount > 0 {
+	if s.p.SteadyRule == SteadyNetwork && sampled && st.networkSteady(s.p.MinSamples, s.p.CIRel) ||
+		s.p.SteadyRule != SteadyNetwork && float64(st.steadyCount) >= s.p.SteadyFraction*float64(len(s.hcas)) && st.steadyCount > 0 {
 		s.res.Verdict = Steady
 		s.k.stop = true
 		return
 	}
 	s.k.q.push(event{at: end + s.p.SampleWindow, phase: phaseCtl, kind: evSample})
+}
+
+// networkSteady reports whether the network's throughput is steady: at
+// least minSamples windows sampled and the batch-means half-width of
+// their totals' mean at most ciRel of it (or mean and half-width 0).
+func (st *steadyState) networkSteady(minSamples int, ciRel float64) bool {
+	if st.n < minSamples {
+		return false
+	}
+	mean := st.sum / float64(st.n)
+	half := batchHalfWidth(st.totals, st.studentT)
+	return half <= ciRel*mean || mean == 0 && half == 0
 }
 
 // frozen reports whether nothing in the network can ever move again,
@@ -182,7 +202,7 @@ func (s *simulator) finish() {
 				bw[i] = s.hcas[i].mean
 				r.ThroughputGBs += bw[i]
 			}
-			r.ThroughputCIGBs = batchHalfWidth(st.totals)
+			r.ThroughputCIGBs = batchHalfWidth(st.totals, st.studentT)
 		case now > 0:
 			// No window sampled (the run ended before warmup and one
 			// window): what was delivered over the whole run.
@@ -408,9 +428,9 @@ const ciBatches = 20
 // batchHalfWidth is the 99 % confidence half-width of the mean of the
 // per-window totals xs by batch means: the last k·b windows, k =
 // min(ciBatches, n) batches of b = ⌊n/k⌋ consecutive ones, Student's t at
-// 0.995 with k−1 degrees of freedom times the batch means' sample
-// standard deviation over √k; 0 below two windows.
-func batchHalfWidth(xs []float64) float64 {
+// 0.995 with k−1 degrees of freedom (t995(k)) times the batch means'
+// sample standard deviation over √k; 0 below two windows.
+func batchHalfWidth(xs []float64, t995 func(k int) float64) float64 {
 	n := len(xs)
 	if n < 2 {
 		return 0
@@ -432,6 +452,15 @@ func batchHalfWidth(xs []float64) float64 {
 	for _, m := range means {
 		ss += (m - mean) * (m - mean)
 	}
-	t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(k - 1)}.Quantile(0.995)
-	return t * math.Sqrt(ss/float64(k-1)) / math.Sqrt(float64(k))
+	return t995(k) * math.Sqrt(ss/float64(k-1)) / math.Sqrt(float64(k))
+}
+
+// studentT returns Student's t at 0.995 with k−1 degrees of freedom
+// (2 ≤ k ≤ ciBatches), computed once per k: the network's rule asks for it
+// at every window.
+func (st *steadyState) studentT(k int) float64 {
+	if st.t995[k] == 0 {
+		st.t995[k] = distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(k - 1)}.Quantile(0.995)
+	}
+	return st.t995[k]
 }

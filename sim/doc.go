@@ -388,7 +388,10 @@
 // is steady after at least MinSamples samples when the 99 % confidence
 // half-width 2.5758293035489·sd/√n is at most CIRel·mean (or mean and sd
 // are 0). The run ends as Steady at the first sample instant where at least
-// SteadyFraction of the sinks, and at least one, are steady. Throughput is
+// SteadyFraction of the sinks, and at least one, are steady; under
+// SteadyRule "network" instead, where at least MinSamples windows are
+// sampled and ThroughputCIGBs (below) over them is at most CIRel times
+// their totals' mean (or both are 0). Throughput is
 // the sum of the sinks' means; ThroughputCIGBs, its 99 % confidence
 // half-width, is by batch means over the n per-window totals (each the sum
 // over sinks of that window's samples), since a network's throughput in

@@ -38,6 +38,11 @@ type Params struct {
 	MinSamples     int     `param:"min_samples" range:"[2,1073741824]" default:"20" help:"samples a sink needs before it can be steady"`
 	CIRel          float64 `param:"ci_rel" range:"(0,1]" default:"0.01" help:"a sink is steady when its mean's 99 % confidence half-width is this fraction of the mean"`
 	SteadyFraction float64 `param:"steady_fraction" range:"(0,2]" default:"0.99" help:"the run is steady when this fraction of the sinks is (above 1: never, it runs to max_time)"`
+	// SteadyRule chooses what must be steady: the sinks one by one (the
+	// thesis' rule, above) or the network's throughput, whose mean over
+	// the windows sampled is known within CIRel at 99 % by batch means
+	// (the interval ThroughputCIGBs reports), after MinSamples windows.
+	SteadyRule string `param:"steady_rule" values:"sinks|network" default:"sinks" help:"sinks: the run is steady when steady_fraction of the sinks are (the thesis' rule); network: when the 99 % batch-means interval of the network's throughput is within ci_rel of its mean"`
 
 	// Biases of the adaptive routing modes (routing.Bias) on the cost of a
 	// non-minimal candidate, in flit·hops: a candidate costs the flits its
@@ -168,10 +173,17 @@ func (p *Params) Normalize() error {
 	orDefault(&p.MinSamples, def.MinSamples)
 	orDefault(&p.CIRel, def.CIRel)
 	orDefault(&p.SteadyFraction, def.SteadyFraction)
+	orDefault(&p.SteadyRule, def.SteadyRule)
 	orDefault(&p.AppAwareLatencyScale, def.AppAwareLatencyScale)
 	orDefault(&p.AppAwareStallScale, def.AppAwareStallScale)
 	orDefault(&p.AppAwareMaxAge, def.AppAwareMaxAge)
 	for _, d := range ParamDecls() {
+		if d.Kind == param.String {
+			if _, err := d.ParseText(d.Take(p).(string), param.Env{}); err != nil {
+				return err
+			}
+			continue
+		}
 		if err := d.Check(d.Get(p)); err != nil {
 			return err
 		}

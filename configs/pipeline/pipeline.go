@@ -367,6 +367,7 @@ func (o *Outcome) finish(p configs.Point, simulate Simulator, lap func(*float64)
 func (o *Outcome) recordResult(p configs.Point) *Outcome {
 	r, res := &o.Record, o.Result
 	r.Verdict, r.ThroughputGBs, r.HCABandwidth = results.Verdict(res.Verdict), res.ThroughputGBs, res.HCABandwidthGBs
+	r.ThroughputCI, r.SampledWindows = res.ThroughputCIGBs, res.SampledWindows
 	r.HCACompletion = res.HCACompletionNs
 	r.SimTimeNs, r.RuntimeNs, r.Events, r.FlitHops = res.SimTimeNs, res.RuntimeNs, res.Events, res.FlitHops
 	r.DeadlockCycle = len(res.DeadlockCycle)

@@ -136,6 +136,10 @@ var regressions = []regression{
 		})},
 	{"switch latency", "", scenario("kary-ntree:k=4,n=2", "updn", traffic.Uniform, 3000, 1, 20*us,
 		func(s *Scenario) { s.Params.HW.SwitchLatencyPs = 100 * fabric.Nanosecond })},
+	{"network steady rule", "pins the network's rule: steady at the same window in both (4 µs windows, 5 % at 99 %)",
+		scenario("kary-ntree:k=4,n=2", "dfsssp", traffic.Uniform, 2048, 1, 200*us, func(s *Scenario) {
+			s.Params.SteadyRule, s.Params.SampleWindow, s.Params.Warmup, s.Params.CIRel = sim.SteadyNetwork, 4*us, 8*us, 0.05
+		})},
 }
 
 // TestRegressions holds the simulators to each other on every scenario

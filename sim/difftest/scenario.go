@@ -141,6 +141,9 @@ func (s Scenario) String() string {
 	if !t.Finite() {
 		p := s.Params
 		fmt.Fprintf(&b, " window %dns warmup %dns min %d ci %g frac %g", p.SampleWindow/1000, p.Warmup/1000, p.MinSamples, p.CIRel, p.SteadyFraction)
+		if p.SteadyRule == sim.SteadyNetwork {
+			b.WriteString(" rule network")
+		}
 	}
 	for _, j := range s.Jobs {
 		t := j.Traffic
@@ -942,6 +945,11 @@ func drawLate(c chooser, s *Scenario, topo string) {
 	// Packets on the cables and host buses by their bytes (after the
 	// trace jobs).
 	hw.WireBytes = chance(c, 40)
+	// The network's steady-state rule (after the wire bytes): a third of
+	// the scenarios.
+	if chance(c, 33) {
+		p.SteadyRule = sim.SteadyNetwork
+	}
 }
 
 // placeJobs lays the job plans on the network's n HCAs: a seeded shuffle

@@ -472,12 +472,24 @@ func (s *simulator) sample() {
 			}
 		}
 		s.steadySinks = steady
-		if steady >= 1 && float64(steady) >= s.p.SteadyFraction*float64(len(s.hcas)) {
+		if s.p.SteadyRule == sim.SteadyNetwork && s.networkSteady() ||
+			s.p.SteadyRule != sim.SteadyNetwork && steady >= 1 && float64(steady) >= s.p.SteadyFraction*float64(len(s.hcas)) {
 			s.finish(sim.Steady, s.now)
 			return
 		}
 	}
 	s.post(event{t: s.now + W, kind: evSample})
+}
+
+// networkSteady: at least MinSamples windows sampled and the batch-means
+// half-width of the mean of their totals at most CIRel of that mean (or
+// both 0).
+func (s *simulator) networkSteady() bool {
+	if s.totals.n < s.p.MinSamples {
+		return false
+	}
+	half := batchMeansHalfWidth(s.windowTotal)
+	return half <= s.p.CIRel*s.totals.mean || s.totals.mean == 0 && half == 0
 }
 
 // isSteady: at least MinSamples samples and a 99 % confidence half-width of

@@ -41,7 +41,8 @@
 //   - Standard deviations (steadiness of a sink, the batch means of
 //     ThroughputCIGBs) are sample standard deviations (n−1); a run is
 //     steady when the number of steady sinks is ≥ SteadyFraction·N in
-//     floating point.
+//     floating point; under the network rule, the mean of the window
+//     totals is a running (Welford) mean.
 //   - A deadlocked run's last instant is the last instant at which anything
 //     happened in the network (a flit, credit or consumption event, a grant
 //     or an injection); sample instants up to it are processed. A run cut
