@@ -35,8 +35,8 @@ type Params struct {
 	// sinks are steady (above 1: never, the run goes to MaxTime).
 	SampleWindow   int64   `param:"sample_window" unit:"ps" range:"(0,1000s]" default:"10us" help:"sinks' consumption is sampled once per window"`
 	Warmup         int64   `param:"warmup" unit:"ps" range:"[0,1000s]" default:"20us" help:"windows ending before this are not sampled"`
-	MinSamples     int     `param:"min_samples" range:"[2,1073741824]" default:"20" help:"samples a sink needs before it can be steady"`
-	CIRel          float64 `param:"ci_rel" range:"(0,1]" default:"0.01" help:"a sink is steady when its mean's 99 % confidence half-width is this fraction of the mean"`
+	MinSamples     int     `param:"min_samples" range:"[2,1073741824]" default:"20" help:"samples a sink (under steady_rule=network the network) needs before it can be steady"`
+	CIRel          float64 `param:"ci_rel" range:"(0,1]" default:"0.01" help:"a sink (under steady_rule=network the network's throughput) is steady when its mean's 99 % confidence half-width is this fraction of the mean"`
 	SteadyFraction float64 `param:"steady_fraction" range:"(0,2]" default:"0.99" help:"the run is steady when this fraction of the sinks is (above 1: never, it runs to max_time)"`
 	// SteadyRule chooses what must be steady: the sinks one by one (the
 	// thesis' rule, above) or the network's throughput, whose mean over
