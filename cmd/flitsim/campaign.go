@@ -325,11 +325,14 @@ func checkCmd(args []string, stdout, stderr io.Writer) error {
 }
 
 func tableCmd(args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("table", "table DIR [--format md|csv|json]",
+	fs := newFlags("table", "table DIR [--format md|csv|json] [--against OLD]",
 		"Prints the regression table (intercept, slope, R² of throughput on failed components), the usability\n"+
 			"matrix and the per-level means of a results directory, and rewrites its report.html (unless a run or\n"+
-			"merge holds the directory).", stderr)
+			"merge holds the directory). With --against OLD it prints instead every failure level's mean against\n"+
+			"the same level in results directory OLD: how far it moved, and whether within OLD's interval (its\n"+
+			"95 % interval over seeds or, where the seeds give no spread, its runs' own 99 % interval).", stderr)
 	format := fs.String("format", "md", "md, csv or json")
+	against := fs.String("against", "", "results directory to compare the levels with")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -342,6 +345,13 @@ func tableCmd(args []string, stdout, stderr io.Writer) error {
 	dir, recs, err := resultsArg(pos)
 	if err != nil {
 		return err
+	}
+	if *against != "" {
+		_, old, err := resultsArg([]string{*against})
+		if err != nil {
+			return fmt.Errorf("--against: %w", err)
+		}
+		return asInput(results.WriteMoves(stdout, results.Compare(old, recs), *format))
 	}
 	if err := results.WriteTable(stdout, results.Summarize(recs), *format); err != nil {
 		return asInput(err)

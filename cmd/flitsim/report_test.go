@@ -78,6 +78,16 @@ func TestReportWritten(t *testing.T) {
 	page, err = os.ReadFile(filepath.Join(dir, results.ReportFile))
 	require.NoError(t, err)
 	assert.Equal(t, "old", string(page))
+
+	// --against sets the levels against another directory's: here the
+	// same one, so nothing moves.
+	code, out, errs = run("table", dir, "--against", dir)
+	require.Equal(t, 0, code, errs)
+	assert.Contains(t, out, "## Levels against the other directory")
+	assert.Regexp(t, `\d+ levels: \d+ within their interval, 0 beyond, 0 without one; the largest move 0.00 %.`, out)
+	code, _, errs = run("table", dir, "--against", filepath.Join(dir, "none"))
+	assert.Equal(t, 2, code)
+	assert.Contains(t, errs, "--against")
 }
 
 // chromium finds a headless browser: skipped without one, except in CI,
