@@ -84,11 +84,7 @@ func (d Decl) Decode(v any, env Env) (any, error) {
 		if !ok {
 			return wrong()
 		}
-		x, err := d.ParseText(s, env)
-		if pe, ok := err.(*Error); ok && d.Kind == String {
-			pe.Msg = fmt.Sprintf("%q: %s", s, pe.Msg)
-		}
-		return x, err
+		return d.ParseText(s, env)
 	case Strings:
 		a, ok := v.([]any)
 		if !ok {
@@ -151,9 +147,9 @@ func (d Decl) ParseText(s string, env Env) (any, error) {
 				if err == nil {
 					return s, nil
 				}
-				return nil, &Error{Key: d.Key, Msg: "want " + d.Range() + "; " + err.Error()}
+				return nil, &Error{Key: d.Key, Msg: fmt.Sprintf("%q: want %s; %v", s, d.Range(), err)}
 			}
-			return nil, &Error{Key: d.Key, Msg: "want " + d.Range()}
+			return nil, &Error{Key: d.Key, Msg: fmt.Sprintf("%q: want %s", s, d.Range())}
 		}
 		return s, nil
 	case Path:
