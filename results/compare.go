@@ -34,6 +34,10 @@ type Move struct {
 	// Within: |Moved| ≤ Interval (a level that did not move at all is
 	// within any interval).
 	Within bool `json:"within"`
+	// Gone: the level has no usable run here (every run deadlocked,
+	// failed to route or did not finish) where the old one had; Moved is
+	// then −OldMean and the level is beyond.
+	Gone bool `json:"gone,omitempty"`
 }
 
 // Judged reports whether the move has an interval to be judged by (or
@@ -41,9 +45,11 @@ type Move struct {
 func (m Move) Judged() bool { return m.Of != "" || m.Moved == 0 }
 
 // Compare sets the per-level means of recs against those of old, level by
-// level, for the levels both have with usable runs (Levels' rule), in
-// recs' order.
-func Compare(old, recs []Record) []Move {
+// level (Levels' rule for usable runs), in recs' order: every level of
+// recs that old has with usable runs. It also returns how many of old's
+// levels with usable runs recs does not have at all (a directory run in
+// part, or another campaign).
+func Compare(old, recs []Record) (moves []Move, missing int) {
 	type key struct {
 		g Group
 		p float64
@@ -62,14 +68,15 @@ func Compare(old, recs []Record) []Move {
 	for _, l := range Levels(old) {
 		olds[key{l.Group, l.Percent}] = l
 	}
-	var out []Move
+	seen := map[key]bool{}
 	for _, l := range Levels(recs) {
 		k := key{l.Group, l.Percent}
+		seen[k] = true
 		o, ok := olds[k]
-		if !ok || o.N == 0 || l.N == 0 {
+		if !ok || o.N == 0 {
 			continue
 		}
-		m := Move{Group: l.Group, Percent: l.Percent, OldMean: o.Mean, NewMean: l.Mean, OldN: o.N, NewN: l.N, Moved: l.Mean - o.Mean}
+		m := Move{Group: l.Group, Percent: l.Percent, OldMean: o.Mean, NewMean: l.Mean, OldN: o.N, NewN: l.N, Moved: l.Mean - o.Mean, Gone: l.N == 0}
 		if h := (o.CIHigh - o.CILow) / 2; h > 0 {
 			m.Interval, m.Of = h, "seeds"
 		} else {
@@ -83,28 +90,38 @@ func Compare(old, recs []Record) []Move {
 				m.Interval, m.Of = mean(ci), "run"
 			}
 		}
-		m.Within = math.Abs(m.Moved) <= m.Interval
-		out = append(out, m)
+		m.Within = !m.Gone && math.Abs(m.Moved) <= m.Interval
+		moves = append(moves, m)
 	}
-	return out
+	for k, o := range olds {
+		if o.N > 0 && !seen[k] {
+			missing++
+		}
+	}
+	return moves, missing
 }
 
-// WriteMoves writes the moves as a Markdown table with a summary line, as
-// CSV or as JSON.
-func WriteMoves(w io.Writer, moves []Move, format string) error {
+// WriteMoves writes the moves as a Markdown table with a summary line
+// (missing: the old levels the directory does not have), as CSV or as
+// JSON.
+func WriteMoves(w io.Writer, moves []Move, missing int, format string) error {
 	switch format {
 	case "json":
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
-		return enc.Encode(moves)
+		return enc.Encode(struct {
+			Moves   []Move `json:"levels"`
+			Missing int    `json:"missing_levels"`
+		}{moves, missing})
 	case "csv":
 		cw := csv.NewWriter(w)
 		cw.Write([]string{"topology", "routing", "traffic", "faults", "fault_percent", "old_mean_gbs", "new_mean_gbs", "moved_gbs",
-			"moved_percent", "interval_gbs", "interval_of", "within", "old_n", "new_n"})
+			"moved_percent", "interval_gbs", "interval_of", "within", "gone", "old_n", "new_n"})
 		for _, m := range moves {
 			num := func(x float64) string { return strconv.FormatFloat(x, 'f', 4, 64) }
 			cw.Write([]string{m.Topology, m.Routing, m.Traffic, m.Faults, strconv.FormatFloat(m.Percent, 'g', -1, 64), num(m.OldMean), num(m.NewMean),
-				num(m.Moved), num(pct(m.Moved, m.OldMean)), num(m.Interval), m.Of, strconv.FormatBool(m.Within), strconv.Itoa(m.OldN), strconv.Itoa(m.NewN)})
+				num(m.Moved), num(pct(m.Moved, m.OldMean)), num(m.Interval), m.Of, strconv.FormatBool(m.Within), strconv.FormatBool(m.Gone),
+				strconv.Itoa(m.OldN), strconv.Itoa(m.NewN)})
 		}
 		cw.Flush()
 		return cw.Error()
@@ -122,6 +139,8 @@ func WriteMoves(w io.Writer, moves []Move, format string) error {
 	for _, m := range moves {
 		verdict := "within"
 		switch {
+		case m.Gone:
+			verdict, beyond = "**gone** (no usable run)", beyond+1
 		case !m.Judged():
 			verdict, unjudged = "no interval", unjudged+1
 		case m.Within:
@@ -139,6 +158,9 @@ func WriteMoves(w io.Writer, moves []Move, format string) error {
 	}
 	fmt.Fprintf(&b, "\n%d levels: %d within their interval, %d beyond, %d without one; the largest move %.2f %%.\n",
 		len(moves), within, beyond, unjudged, largest)
+	if missing > 0 {
+		fmt.Fprintf(&b, "Levels of the other directory not in this one: %d.\n", missing)
+	}
 	_, err := io.WriteString(w, b.String())
 	return err
 }

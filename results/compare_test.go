@@ -22,16 +22,22 @@ func TestCompareLevels(t *testing.T) {
 		rec(3, "a", 0, 1, 200, 0.5), rec(4, "a", 0, 2, 200, 0.5), // alike: the runs' ±0.5
 		rec(5, "b", 0, 1, 50, 0), // one run, no interval
 		rec(6, "c", 0, 1, 70, 0),
+		rec(8, "e", 0, 1, 30, 0), // deadlocks below
+		rec(9, "f", 0, 1, 40, 0), // not run below
 	}
+	gone := rec(8, "e", 0, 1, 0, 0)
+	gone.Verdict = Deadlock
 	recs := []Record{
 		rec(0, "a", 10, 1, 130, 0), rec(1, "a", 10, 2, 130, 0), rec(2, "a", 10, 3, 130, 0), // +30: beyond ±24.8
 		rec(3, "a", 0, 1, 200.4, 0), rec(4, "a", 0, 2, 200.4, 0), // +0.4 within ±0.5
 		rec(5, "b", 0, 1, 51, 0),
 		rec(6, "c", 0, 1, 70, 0),
 		rec(7, "d", 0, 1, 10, 0), // not in old
+		gone,
 	}
-	moves := Compare(old, recs)
-	require.Len(t, moves, 4)
+	moves, missing := Compare(old, recs)
+	require.Len(t, moves, 5)
+	assert.Equal(t, 1, missing, "f")
 	byKey := map[string]Move{}
 	for _, m := range moves {
 		byKey[m.Routing+"/"+strconv.FormatFloat(m.Percent, 'g', -1, 64)] = m
@@ -50,12 +56,18 @@ func TestCompareLevels(t *testing.T) {
 	assert.False(t, m.Within)
 	m = byKey["c/0"]
 	assert.True(t, m.Judged() && m.Within, "a level that did not move")
+	m = byKey["e/0"]
+	assert.True(t, m.Gone)
+	assert.False(t, m.Within)
+	assert.Equal(t, -30.0, m.Moved)
 
 	var md bytes.Buffer
-	require.NoError(t, WriteMoves(&md, moves, "md"))
-	assert.Contains(t, md.String(), "4 levels: 2 within their interval, 1 beyond, 1 without one; the largest move 30.00 %.")
+	require.NoError(t, WriteMoves(&md, moves, missing, "md"))
+	assert.Contains(t, md.String(), "5 levels: 2 within their interval, 2 beyond, 1 without one; the largest move 100.00 %.")
+	assert.Contains(t, md.String(), "**gone** (no usable run)")
+	assert.Contains(t, md.String(), "Levels of the other directory not in this one: 1.")
 	var csv bytes.Buffer
-	require.NoError(t, WriteMoves(&csv, moves, "csv"))
+	require.NoError(t, WriteMoves(&csv, moves, missing, "csv"))
 	assert.Contains(t, csv.String(), "T,a,uniform,links,10,100.0000,130.0000,30.0000,30.0000,")
-	assert.Error(t, WriteMoves(&csv, moves, "xml"))
+	assert.Error(t, WriteMoves(&csv, moves, missing, "xml"))
 }

@@ -68,6 +68,15 @@ func TestNetworkSteadyRule(t *testing.T) {
 	assert.Equal(t, NotConverged, early.Verdict, "one window earlier")
 	assert.Greater(t, early.ThroughputCIGBs, p.CIRel*early.ThroughputGBs)
 
+	// steady_fraction above 1 runs to the time limit under this rule too
+	// (the runs of a job alone that slowdowns compare with rely on it).
+	q = p
+	q.SteadyFraction, q.MaxTime = 2, stop+5*p.SampleWindow
+	limit, err := Run(net, tb, q)
+	require.NoError(t, err)
+	assert.Equal(t, NotConverged, limit.Verdict)
+	assert.Equal(t, float64(q.MaxTime)/1000, limit.SimTimeNs)
+
 	q = p
 	q.SteadyRule, q.MaxTime = "sinks", 10*stop
 	long, err := Run(net, tb, q)

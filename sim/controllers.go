@@ -77,7 +77,7 @@ func (s *simulator) sample() {
 		st.totals = append(st.totals, total)
 		st.sum += total
 	}
-	if s.p.SteadyRule == SteadyNetwork && sampled && st.networkSteady(s.p.MinSamples, s.p.CIRel) ||
+	if s.p.SteadyRule == SteadyNetwork && s.p.SteadyFraction <= 1 && sampled && st.networkSteady(s.p.MinSamples, s.p.CIRel) ||
 		s.p.SteadyRule != SteadyNetwork && float64(st.steadyCount) >= s.p.SteadyFraction*float64(len(s.hcas)) && st.steadyCount > 0 {
 		s.res.Verdict = Steady
 		s.k.stop = true

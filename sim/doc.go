@@ -391,7 +391,8 @@
 // SteadyFraction of the sinks, and at least one, are steady; under
 // SteadyRule "network" instead, where at least MinSamples windows are
 // sampled and ThroughputCIGBs (below) over them is at most CIRel times
-// their totals' mean (or both are 0). Throughput is
+// their totals' mean (or both are 0), unless SteadyFraction is above 1
+// (which keeps either rule from ending a run). Throughput is
 // the sum of the sinks' means; ThroughputCIGBs, its 99 % confidence
 // half-width, is by batch means over the n per-window totals (each the sum
 // over sinks of that window's samples), since a network's throughput in

@@ -37,7 +37,7 @@ type Params struct {
 	Warmup         int64   `param:"warmup" unit:"ps" range:"[0,1000s]" default:"20us" help:"windows ending before this are not sampled"`
 	MinSamples     int     `param:"min_samples" range:"[2,1073741824]" default:"20" help:"samples a sink (under steady_rule=network the network) needs before it can be steady"`
 	CIRel          float64 `param:"ci_rel" range:"(0,1]" default:"0.01" help:"a sink (under steady_rule=network the network's throughput) is steady when its mean's 99 % confidence half-width is this fraction of the mean"`
-	SteadyFraction float64 `param:"steady_fraction" range:"(0,2]" default:"0.99" help:"the run is steady when this fraction of the sinks is (above 1: never, it runs to max_time)"`
+	SteadyFraction float64 `param:"steady_fraction" range:"(0,2]" default:"0.99" help:"the run is steady when this fraction of the sinks is (above 1: never, under either rule: it runs to max_time)"`
 	// SteadyRule chooses what must be steady: the sinks one by one (the
 	// thesis' rule, above) or the network's throughput, whose mean over
 	// the windows sampled is known within CIRel at 99 % by batch means

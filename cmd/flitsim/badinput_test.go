@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"flitsim/configs"
@@ -513,4 +514,16 @@ func TestBadInputBattery(t *testing.T) {
 	require.GreaterOrEqual(t, len(cases), 1000)
 	require.Zero(t, failed)
 	_ = math.Inf
+}
+
+// A flag or --sim key with a fixed set of values names the value it
+// refuses once, whichever way it came.
+func TestStringValueNamedOnce(t *testing.T) {
+	code, _, errs := run("sim", "torus:dims=3x3", "--routing", "updn", "--order", "sideways")
+	assert.Equal(t, 2, code)
+	assert.Contains(t, errs, `--order "sideways": want one of hca, random, round-robin`)
+	code, _, errs = run("sim", "torus:dims=3x3", "--routing", "updn", "--sim", "steady_rule=fast")
+	assert.Equal(t, 2, code)
+	assert.Contains(t, errs, `steady_rule: "fast": want one of sinks, network`)
+	assert.NotContains(t, errs, `"fast": "fast"`)
 }

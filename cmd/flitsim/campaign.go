@@ -351,7 +351,8 @@ func tableCmd(args []string, stdout, stderr io.Writer) error {
 		if err != nil {
 			return fmt.Errorf("--against: %w", err)
 		}
-		return asInput(results.WriteMoves(stdout, results.Compare(old, recs), *format))
+		moves, missing := results.Compare(old, recs)
+		return asInput(results.WriteMoves(stdout, moves, missing, *format))
 	}
 	if err := results.WriteTable(stdout, results.Summarize(recs), *format); err != nil {
 		return asInput(err)

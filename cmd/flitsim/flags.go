@@ -228,7 +228,8 @@ func (f *declFlag) Set(s string) error {
 	x, err := f.d.ParseText(s, f.env)
 	if err != nil {
 		if pe, ok := err.(*param.Error); ok && !f.d.Kind.Numeric() {
-			return errors.New(pe.Msg)
+			// The flag package names the value itself.
+			return errors.New(strings.TrimPrefix(pe.Msg, strconv.Quote(s)+": "))
 		}
 		return errors.New("want " + f.d.Range())
 	}

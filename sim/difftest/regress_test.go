@@ -140,6 +140,11 @@ var regressions = []regression{
 		scenario("kary-ntree:k=4,n=2", "dfsssp", traffic.Uniform, 2048, 1, 200*us, func(s *Scenario) {
 			s.Params.SteadyRule, s.Params.SampleWindow, s.Params.Warmup, s.Params.CIRel = sim.SteadyNetwork, 4*us, 8*us, 0.05
 		})},
+	{"network steady rule held off", "steady_fraction above 1 keeps the network's rule from ending the run, in both",
+		scenario("kary-ntree:k=4,n=2", "dfsssp", traffic.Uniform, 2048, 1, 120*us, func(s *Scenario) {
+			s.Params.SteadyRule, s.Params.SampleWindow, s.Params.Warmup, s.Params.CIRel = sim.SteadyNetwork, 4*us, 8*us, 0.05
+			s.Params.SteadyFraction = 2
+		})},
 }
 
 // TestRegressions holds the simulators to each other on every scenario

@@ -472,7 +472,7 @@ func (s *simulator) sample() {
 			}
 		}
 		s.steadySinks = steady
-		if s.p.SteadyRule == sim.SteadyNetwork && s.networkSteady() ||
+		if s.p.SteadyRule == sim.SteadyNetwork && s.p.SteadyFraction <= 1 && s.networkSteady() ||
 			s.p.SteadyRule != sim.SteadyNetwork && steady >= 1 && float64(steady) >= s.p.SteadyFraction*float64(len(s.hcas)) {
 			s.finish(sim.Steady, s.now)
 			return

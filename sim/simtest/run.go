@@ -11,6 +11,7 @@ import (
 	"github.com/cockroachdb/datadriven"
 
 	"flitsim/fabric"
+	"flitsim/fabric/param"
 	"flitsim/routing"
 	"flitsim/sim"
 	"flitsim/sim/difftest"
@@ -128,11 +129,11 @@ func (d *Driver) cmdRun(t *testing.T, td *datadriven.TestData, b *strings.Builde
 	for _, k := range sim.ParamDecls() {
 		keys = append(keys, k.Key)
 		if s := val(t, td, k.Key, ""); s != "" {
-			x, err := k.Parse(s)
+			x, err := k.ParseText(s, param.Env{})
 			if err != nil {
 				td.Fatalf(t, "%v", err)
 			}
-			k.Set(&p, x)
+			k.Put(&p, x)
 		}
 	}
 	only(t, td, keys...)
