@@ -1,7 +1,7 @@
 package routing
 
 import (
-	"math/bits"
+	"cmp"
 	"slices"
 )
 
@@ -13,37 +13,41 @@ import (
 //
 // It is used in one of two ways:
 //
-//   - Kept acyclic (LASH, Nue): newOrderedCDG, then insert, which refuses an
-//     edge that would close a cycle, and remove. A dynamic topological order
-//     (Pearce and Kelly) answers the cycle question: an insertion that
-//     respects the order costs O(1); otherwise only the nodes between the
-//     two positions are searched and reordered.
+//   - Kept acyclic (LASH, Nue, DFSSSP's online layering): newOrderedCDG,
+//     then insert, which refuses an edge that would close a cycle, and
+//     remove. A dynamic topological order (after Pearce and Kelly) answers
+//     the cycle question: an insertion that respects the order costs a scan
+//     of the tail's successors; otherwise only nodes between the two
+//     positions are searched, and one region of them is moved (reorder).
 //   - Built whole, then searched (DFSSSP's cycle breaking, Verify): use or
 //     add every edge, layout, then searchCycles, whose callback may cut a
 //     cycle by dropping uses of its edges (dropUse).
 //
-// Edges have ids, dense from 0 in order of creation; an edge keeps its id
-// when its uses fall to 0 and come back.
+// The edges of a graph built whole have ids, dense from 0 in order of
+// creation; an edge keeps its id when its uses fall to 0 and come back.
+// An ordered graph keeps its edges in the successor lists alone.
 type cdg struct {
 	from, to []int32 // edge → its two nodes
 	uses     []int32 // edge → paths inducing it, 0 = not in the graph
 	index    edgeMap // from<<32 | to → edge
 	// out and in list each node's successors and predecessors; in is kept
-	// only in ordered graphs. In a laid-out graph outEdge[v][i] is the edge
-	// to out[v][i].
+	// only in ordered graphs, whose outUses[v][i] counts the uses of the
+	// edge to out[v][i] (their edges are not in the arrays above). In a
+	// laid-out graph outEdge[v][i] is the edge to out[v][i].
 	out, in [][]int32
+	outUses [][]int32
 	outEdge [][]int32
 
-	// Ordered graphs: node holds every node's position in a topological
-	// order and the reorder's mark (with stamp); fwd and bwd (the two
-	// searches' queues, with their keys) and pos are the reorder's work
-	// space.
-	node             []orderedNode
-	stamp            uint32
-	fwd, bwd         []int32
-	fwdKeys, bwdKeys []uint64
-	radixTmp         []uint64
-	pos              []int32
+	// Ordered graphs: node holds every node's label, its position in a
+	// topological order, and the reorder's mark (with stamp); prev and
+	// next link the nodes in that order (-1 at the ends); fwd and bwd
+	// (the two searches' queues) and moving are the reorder's work space.
+	node       []orderedNode
+	prev, next []int32
+	first      int32
+	stamp      uint32
+	fwd, bwd   []int32
+	moving     []orderedKey
 
 	// Search work space: per node its colour, its next out-entry and its
 	// depth on the search path; the path's nodes and the edges that
@@ -54,13 +58,22 @@ type cdg struct {
 	cycle          []int32
 }
 
-// orderedNode is a node of an ordered graph: its position in the
-// topological order and the reorder's mark, side by side because a search
-// reads both of every node it meets.
+// orderedNode is a node of an ordered graph: its label (labels grow
+// along the topological order, with gaps between them) and the reorder's
+// mark, side by side because a search reads both of every node it meets.
 type orderedNode struct {
-	ord  int32
+	ord  int64
 	mark uint32
 }
+
+// orderedKey is a node with its label, for sorting a region by label.
+type orderedKey struct {
+	ord  int64
+	node int32
+}
+
+// labelSpan is the range labels are spread over when (re)labelled.
+const labelSpan = int64(1) << 62
 
 // edgeKey packs the dependency a→b into one map key.
 func edgeKey(a, b int32) uint64 { return uint64(uint32(a))<<32 | uint64(uint32(b)) }
@@ -68,11 +81,11 @@ func edgeKey(a, b int32) uint64 { return uint64(uint32(a))<<32 | uint64(uint32(b
 // newOrderedCDG returns an empty acyclic graph on the given number of
 // nodes, for insert and remove.
 func newOrderedCDG(nodes int) *cdg {
-	c := &cdg{out: make([][]int32, nodes), in: make([][]int32, nodes), node: make([]orderedNode, nodes)}
-	for i := range c.node {
-		c.node[i].ord = int32(i)
+	order := make([]int32, nodes)
+	for i := range order {
+		order[i] = int32(i)
 	}
-	return c
+	return newOrderedCDGFrom(order)
 }
 
 // newOrderedCDGFrom is newOrderedCDG starting from the given topological
@@ -81,11 +94,52 @@ func newOrderedCDG(nodes int) *cdg {
 // how much reordering it costs: an order that most dependencies to come
 // already respect saves that work.
 func newOrderedCDGFrom(order []int32) *cdg {
-	c := newOrderedCDG(len(order))
-	for pos, v := range order {
-		c.node[v].ord = int32(pos)
+	n := len(order)
+	c := &cdg{out: make([][]int32, n), in: make([][]int32, n), outUses: make([][]int32, n), node: make([]orderedNode, n),
+		prev: make([]int32, n), next: make([]int32, n), first: -1}
+	last := int32(-1)
+	for _, v := range order {
+		c.prev[v], c.next[v] = last, -1
+		if last < 0 {
+			c.first = v
+		} else {
+			c.next[last] = v
+		}
+		last = v
 	}
+	c.relabel(c.first, -1, n)
 	return c
+}
+
+// relabel spreads the labels of the count nodes from a on evenly over the
+// gap between the labels of the nodes around them (the ends of the order
+// stand for 0 and labelSpan); b is the node after them, -1 at the end.
+func (c *cdg) relabel(a, b int32, count int) {
+	lo, hi := int64(0), labelSpan
+	if p := c.prevOf(a, b); p >= 0 {
+		lo = c.node[p].ord
+	}
+	if b >= 0 {
+		hi = c.node[b].ord
+	}
+	step := (hi - lo) / int64(count+1)
+	v := a
+	for i := 1; i <= count; i++ {
+		c.node[v].ord = lo + int64(i)*step
+		v = c.next[v]
+	}
+}
+
+// prevOf is the node before a, or before b when a is -1 (the run is
+// empty), or the last node when both are -1.
+func (c *cdg) prevOf(a, b int32) int32 {
+	if a >= 0 {
+		return c.prev[a]
+	}
+	if b >= 0 {
+		return c.prev[b]
+	}
+	return -1
 }
 
 // edge returns the id of the edge x→y, or -1 if it was never added.
@@ -105,25 +159,30 @@ func (c *cdg) newEdge(x, y int32) int32 {
 
 // insert adds one use of x→y to an ordered graph unless the edge would
 // close a cycle; it reports whether it did.
+//
+// An ordered graph keeps each edge's uses beside it in the successor list
+// (outUses), not in the edge arrays: a channel has at most a switch's
+// ports as successors, and scanning that short list is cheaper than a
+// lookup in a table of every edge, which Nue did for nearly every one of
+// its insertions (most of them add a use to an edge already there).
 func (c *cdg) insert(x, y int32) bool {
-	k := edgeKey(x, y)
-	e, ok := c.index.get(k)
-	if ok && c.uses[e] > 0 {
-		c.uses[e]++
-		return true
+	for i, w := range c.out[x] {
+		if w == y {
+			c.outUses[x][i]++
+			return true
+		}
 	}
 	if x == y || (c.node[x].ord > c.node[y].ord && !c.reorder(x, y)) {
 		return false
 	}
-	if !ok {
-		e = c.newEdge(x, y)
-		c.index.put(k, e)
-	}
-	c.uses[e] = 1
 	c.out[x] = append(c.out[x], y)
+	c.outUses[x] = append(c.outUses[x], 1)
 	c.in[y] = append(c.in[y], x)
 	return true
 }
+
+// has reports whether the ordered graph holds x→y.
+func (c *cdg) has(x, y int32) bool { return slices.Contains(c.out[x], y) }
 
 // insertPath adds the dependencies of a channel path to an ordered graph,
 // all of them or, if one would close a cycle, none.
@@ -150,15 +209,18 @@ func (c *cdg) removePath(path []int32) {
 // remove drops one use of x→y from an ordered graph; the edge leaves the
 // graph with its last use.
 func (c *cdg) remove(x, y int32) {
-	e := c.edge(x, y)
-	if e < 0 || c.uses[e] == 0 {
+	i := slices.Index(c.out[x], y)
+	if i < 0 {
 		return
 	}
-	c.uses[e]--
-	if c.uses[e] == 0 {
-		c.out[x] = dropNode(c.out[x], y)
-		c.in[y] = dropNode(c.in[y], x)
+	uses := c.outUses[x]
+	if uses[i]--; uses[i] > 0 {
+		return
 	}
+	last := len(uses) - 1
+	c.out[x][i], uses[i] = c.out[x][last], uses[last]
+	c.out[x], c.outUses[x] = c.out[x][:last], uses[:last]
+	c.in[y] = dropNode(c.in[y], x)
 }
 
 // dropNode removes node v from a list (order is not kept: nothing reads
@@ -185,137 +247,155 @@ func (c *cdg) nextStamp() uint32 {
 	return c.stamp
 }
 
-// reorder makes room for x→y when ord[x] > ord[y]: the nodes reachable from
-// y (up to ord[x]) move after those reaching x (down to ord[y]), both
-// groups keeping their order and together taking the positions they held.
-// It fails if x is reachable from y (the edge would close a cycle).
+// reorder makes room for x→y when ord[x] > ord[y]: it searches the nodes
+// reachable from y (forward, up to ord[x]) and those reaching x (backward,
+// down to ord[y]) together until one of the two regions is complete, and
+// moves that one past the other end: the forward region, keeping its
+// order, to just after x, or the backward region to just before y. A node
+// of the forward region has its predecessors before x or in the region,
+// its successors in the region or after x (the order being topological),
+// so the order stays topological; the backward region likewise. Pearce
+// and Kelly move both regions, which needs both searched whole; moving
+// one needs only the smaller searched, at the price of labels with gaps
+// (relabelled locally when a gap runs out). It fails if x is reachable
+// from y (the edge would close a cycle).
 func (c *cdg) reorder(x, y int32) bool {
 	lb, ub := c.node[y].ord, c.node[x].ord
-	if !c.regions(x, y, lb, ub) {
+	region, forward, ok := c.regions(x, y, lb, ub)
+	if !ok {
 		return false
 	}
-	c.bwdKeys = c.byPosition(c.bwd, c.bwdKeys, lb)
-	c.fwdKeys = c.byPosition(c.fwd, c.fwdKeys, lb)
-	bwd, fwd := c.bwdKeys, c.fwdKeys
-	// The positions the two groups held, in ascending order.
-	c.pos = c.pos[:0]
-	i, j := 0, 0
-	for i < len(bwd) || j < len(fwd) {
-		if j == len(fwd) || i < len(bwd) && bwd[i] < fwd[j] {
-			c.pos = append(c.pos, int32(bwd[i]>>32))
-			i++
+	keys := c.moving[:0]
+	for _, v := range region {
+		keys = append(keys, orderedKey{c.node[v].ord, v})
+	}
+	slices.SortFunc(keys, func(a, b orderedKey) int { return cmp.Compare(a.ord, b.ord) })
+	c.moving = keys
+	// Unlink the region, then link it in, in order, after x or before y.
+	for _, k := range keys {
+		v := k.node
+		p, n := c.prev[v], c.next[v]
+		if p >= 0 {
+			c.next[p] = n
 		} else {
-			c.pos = append(c.pos, int32(fwd[j]>>32))
-			j++
+			c.first = n
+		}
+		if n >= 0 {
+			c.prev[n] = p
 		}
 	}
-	for k, key := range bwd {
-		c.node[int32(uint32(key))].ord = c.pos[k]
+	var after int32 // the node the region follows, -1 at the front
+	if forward {
+		after = x
+	} else {
+		after = c.prev[y]
 	}
-	for k, key := range fwd {
-		c.node[int32(uint32(key))].ord = c.pos[len(bwd)+k]
+	before := c.first
+	if after >= 0 {
+		before = c.next[after]
 	}
+	p := after
+	for _, k := range keys {
+		v := k.node
+		c.prev[v], c.next[v] = p, before
+		if p >= 0 {
+			c.next[p] = v
+		} else {
+			c.first = v
+		}
+		p = v
+	}
+	if before >= 0 {
+		c.prev[before] = p
+	}
+	c.label(keys[0].node, before, len(keys))
 	return true
 }
 
-// byPosition refills keys with the nodes as position<<32 | node, sorted
-// (by position: positions are distinct); every position is lo or more.
-// A reorder's regions hold hundreds of nodes in Nue on a fat tree, where
-// a comparison sort was a sixth of the routing's time: beyond
-// radixMin keys they are sorted by the digits of their position above lo
-// (radixSort), the same order.
-func (c *cdg) byPosition(nodes []int32, keys []uint64, lo int32) []uint64 {
-	keys = keys[:0]
-	top := int32(0)
-	for _, u := range nodes {
-		o := c.node[u].ord
-		top = max(top, o-lo)
-		keys = append(keys, uint64(o)<<32|uint64(u))
+// label gives the count nodes from a on (b after them, -1 at the end)
+// labels between those of their neighbours. Where the gap is too narrow,
+// the run grows over its neighbours on both sides, doubling, until its
+// labels are spread at least minGap apart on average (or it is the whole
+// order), and is relabelled evenly.
+func (c *cdg) label(a, b int32, count int) {
+	for grow := 1; ; grow *= 2 {
+		lo, hi := int64(0), labelSpan
+		if p := c.prev[a]; p >= 0 {
+			lo = c.node[p].ord
+		}
+		if b >= 0 {
+			hi = c.node[b].ord
+		}
+		if (hi-lo)/int64(count+1) >= minGap || c.prev[a] < 0 && b < 0 {
+			c.relabel(a, b, count)
+			return
+		}
+		for i := 0; i < grow && c.prev[a] >= 0; i++ {
+			a = c.prev[a]
+			count++
+		}
+		for i := 0; i < grow && b >= 0; i++ {
+			b = c.next[b]
+			count++
+		}
 	}
-	if len(keys) < radixMin {
-		slices.Sort(keys)
-		return keys
-	}
-	c.radixTmp = radixSort(keys, c.radixTmp, uint64(lo)<<32, bits.Len32(uint32(top)))
-	return keys
 }
 
-// radixMin is the fewest keys byPosition sorts by radix.
-const radixMin = 64
+// minGap is the least average distance label leaves between labels it
+// spreads; it leaves room for about log2(minGap) insertions into one gap
+// before that gap needs relabelling again.
+const minGap = 1 << 16
 
-// radixSort sorts keys, each base plus a value below 2^width in its high
-// 32 bits (the low 32 ride along), least significant digit first, 8 bits
-// a pass, through tmp (returned, grown as needed).
-func radixSort(keys, tmp []uint64, base uint64, width int) []uint64 {
-	if cap(tmp) < len(keys) {
-		tmp = make([]uint64, len(keys))
-	}
-	tmp = tmp[:len(keys)]
-	src, dst := keys, tmp
-	for shift := 32; shift < 32+width; shift += 8 {
-		var count [257]int
-		for _, k := range src {
-			count[((k-base)>>shift)&0xff+1]++
-		}
-		for i := 1; i < 257; i++ {
-			count[i] += count[i-1]
-		}
-		for _, k := range src {
-			d := ((k - base) >> shift) & 0xff
-			dst[count[d]] = k
-			count[d]++
-		}
-		src, dst = dst, src
-	}
-	if &src[0] != &keys[0] {
-		copy(keys, src)
-	}
-	return tmp
-}
-
-// regions fills fwd with the nodes reachable from y and bwd with those
-// reaching x, among the nodes whose position lies in lo..hi (a path from y
-// to x lies there, the order being topological); it reports false, with
-// the two lists partial, as soon as the searches meet: y reaches x.
+// regions searches the nodes reachable from y and those reaching x, among
+// the nodes whose label lies in lo..hi (a path from y to x lies there, the
+// order being topological), until one of the two is complete: it returns
+// that region and whether it is the forward one (from y), or ok = false
+// as soon as the searches meet: y reaches x.
 //
-// The two searches are breadth-first and take turns, a node each, so a
-// cycle is found near the middle of the shortest path from y to x, not
-// wherever one search alone happens to reach its end (in Nue most
-// insertions that need a search are refused). Without a cycle both regions
-// are searched whole, as the reorder needs them; whether the edge closes a
-// cycle and the new order do not depend on how they are searched. The
-// lists are the searches' queues.
-func (c *cdg) regions(x, y, lo, hi int32) bool {
+// The two searches are breadth-first, and each step expands the one with
+// fewer nodes waiting (the forward one among equals): a cycle is found
+// between the two ends, not wherever one search alone happens to reach its
+// end (in Nue most insertions that need a search are refused), and the
+// search stops when the smaller region is known. Whether the edge closes a
+// cycle does not depend on how the regions are searched.
+func (c *cdg) regions(x, y int32, lo, hi int64) (region []int32, forward, ok bool) {
 	sf, sb := c.nextStamp(), c.nextStamp()
 	if sf > sb { // the second stamp wrapped and cleared the marks
 		sf = c.nextStamp()
 	}
-	span := uint32(hi - lo) // ord[v]-lo within 0..span: one comparison
+	span := uint64(hi - lo) // ord[v]-lo within 0..span: one comparison
 	fwd, bwd := append(c.fwd[:0], y), append(c.bwd[:0], x)
 	c.node[y].mark, c.node[x].mark = sf, sb
 	met := false
-	// One head for both queues: a queue that ran out never grows again.
-	for h := 0; !met && (h < len(fwd) || h < len(bwd)); h++ {
-		if h < len(fwd) {
-			fwd, met = c.expand(fwd, h, c.out, sf, sb, lo, span)
-		}
-		if h < len(bwd) && !met {
-			bwd, met = c.expand(bwd, h, c.in, sb, sf, lo, span)
+	hf, hb := 0, 0
+	for !met && hf < len(fwd) && hb < len(bwd) {
+		if len(fwd)-hf <= len(bwd)-hb {
+			fwd, met = c.expand(fwd, hf, c.out, sf, sb, lo, span)
+			hf++
+		} else {
+			bwd, met = c.expand(bwd, hb, c.in, sb, sf, lo, span)
+			hb++
 		}
 	}
 	c.fwd, c.bwd = fwd, bwd
-	return !met
+	if met {
+		return nil, false, false
+	}
+	if hf == len(fwd) {
+		return fwd, true, true
+	}
+	return bwd, false, true
 }
 
 // expand is one step of a search of regions: the neighbours over adj of
 // node q[h] that lie in the window (ord in lo..lo+span) and are not marked
 // own yet join the queue q marked own; it reports true, stopping, when one
 // is marked other (the other search's).
-func (c *cdg) expand(q []int32, h int, adj [][]int32, own, other uint32, lo int32, span uint32) ([]int32, bool) {
+func (c *cdg) expand(q []int32, h int, adj [][]int32, own, other uint32, lo int64, span uint64) ([]int32, bool) {
 	node := c.node
 	for _, v := range adj[q[h]] {
 		nv := &node[v]
-		if uint32(nv.ord-lo) > span || nv.mark == own {
+		if uint64(nv.ord-lo) > span || nv.mark == own {
 			continue
 		}
 		if nv.mark == other {

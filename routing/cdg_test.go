@@ -2,7 +2,6 @@ package routing
 
 import (
 	"math/rand/v2"
-	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -36,10 +35,7 @@ func TestCDGInsertPath(t *testing.T) {
 	assert.True(t, inUse(c, 3, 4))
 }
 
-func inUse(c *cdg, x, y int32) bool {
-	e := c.edge(x, y)
-	return e >= 0 && c.uses[e] > 0
-}
+func inUse(c *cdg, x, y int32) bool { return c.has(x, y) }
 
 // The dynamic topological order answers as a search over the whole graph
 // would, over random insertions and removals, from the identity order
@@ -78,58 +74,68 @@ func TestCDGAgainstSearch(t *testing.T) {
 	}
 }
 
-// radixSort orders keys as a comparison sort does, whatever the width of
-// their positions above the base and however many digits that takes.
-func TestRadixSort(t *testing.T) {
-	rng := rand.New(rand.NewPCG(3, 4))
-	var tmp []uint64
-	for _, width := range []int{1, 7, 8, 9, 16, 17, 24, 31} {
-		for _, n := range []int{1, 2, 63, 64, 65, 500, 3000} {
-			base := uint64(rng.IntN(1000)) << 32
-			seen := map[uint64]bool{}
-			keys := make([]uint64, 0, n)
-			for len(keys) < n && len(seen) < 1<<width {
-				k := base + uint64(rng.Uint32()&(1<<width-1))<<32 | uint64(rng.Uint32())
-				if !seen[k>>32] { // distinct positions, as in a reorder
-					seen[k>>32] = true
-					keys = append(keys, k)
+// On a larger graph, where reorders span wide windows and move regions of
+// many nodes, insert still refuses exactly the cycles, keeps every edge in
+// order and the labels increasing along the order's list. Once from
+// labels spread as newOrderedCDG does, once from labels two apart, so
+// that every move finds its gap too narrow and relabels around it.
+func TestCDGLargeRegions(t *testing.T) {
+	for _, tight := range []bool{false, true} {
+		rng := rand.New(rand.NewPCG(5, 6))
+		const n = 400
+		c := newOrderedCDG(n)
+		if tight {
+			for v := range c.node {
+				c.node[v].ord = int64(2 * v)
+			}
+		}
+		var edges [][2]int32
+		big, moved := 0, 0
+		for op := 0; op < 2500; op++ {
+			x, y := int32(rng.IntN(n)), int32(rng.IntN(n))
+			want := x != y && !reachable(edges, y, x)
+			if c.node[x].ord > c.node[y].ord && want {
+				moved++
+				if posOf(c, x)-posOf(c, y) > 100 {
+					big++
 				}
 			}
-			want := slices.Clone(keys)
-			slices.Sort(want)
-			tmp = radixSort(keys, tmp, base, width)
-			require.Equal(t, want, keys, "width %d, %d keys", width, len(keys))
+			require.Equal(t, want, c.insert(x, y), "op %d: %d→%d", op, x, y)
+			if want {
+				edges = append(edges, [2]int32{x, y})
+			}
+			requireLabelled(t, c, n)
 		}
+		for _, e := range edges {
+			require.Less(t, c.node[e[0]].ord, c.node[e[1]].ord, "%d→%d out of order", e[0], e[1])
+		}
+		assert.Positive(t, big, "no reorder spanned a wide window")
+		t.Logf("tight=%v: %d reorders, %d across more than 100 nodes", tight, moved, big)
 	}
 }
 
-// On a larger graph, where a reorder's regions exceed radixMin nodes and
-// are sorted by radix, insert still refuses exactly the cycles and keeps
-// every edge in order.
-func TestCDGLargeRegions(t *testing.T) {
-	rng := rand.New(rand.NewPCG(5, 6))
-	const n = 400
-	c := newOrderedCDG(n)
-	var edges [][2]int32
-	big := 0
-	for op := 0; op < 2500; op++ {
-		x, y := int32(rng.IntN(n)), int32(rng.IntN(n))
-		want := x != y && !reachable(edges, y, x)
-		if c.node[x].ord > c.node[y].ord && want {
-			if d := c.node[x].ord - c.node[y].ord; d > 2*radixMin {
-				big++
-			}
-		}
-		require.Equal(t, want, c.insert(x, y), "op %d: %d→%d", op, x, y)
-		if want {
-			edges = append(edges, [2]int32{x, y})
-		}
+// posOf is v's position in c's order, counted along the list.
+func posOf(c *cdg, v int32) int {
+	p := 0
+	for u := c.first; u != v; u = c.next[u] {
+		p++
 	}
-	for _, e := range edges {
-		require.Less(t, c.node[e[0]].ord, c.node[e[1]].ord, "%d→%d out of order", e[0], e[1])
+	return p
+}
+
+// requireLabelled checks that c's list holds its n nodes, linked both
+// ways, with labels increasing along it within 0..labelSpan.
+func requireLabelled(t *testing.T, c *cdg, n int) {
+	t.Helper()
+	count, last, prev := 0, int64(-1), int32(-1)
+	for v := c.first; v >= 0; v = c.next[v] {
+		if c.prev[v] != prev || c.node[v].ord <= last || c.node[v].ord >= labelSpan {
+			t.Fatalf("node %d: back link %d (want %d), label %d after %d", v, c.prev[v], prev, c.node[v].ord, last)
+		}
+		last, prev = c.node[v].ord, v
+		count++
 	}
-	assert.Positive(t, big, "no reorder spanned a wide window")
-	assert.GreaterOrEqual(t, cap(c.radixTmp), radixMin, "no region was sorted by radix")
+	require.Equal(t, n, count, "nodes on the list")
 }
 
 // reachable reports whether to can be reached from from over edges.

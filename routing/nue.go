@@ -460,12 +460,11 @@ func (n *nueState) dijkstra(dst int32) {
 			if n.final[u] {
 				continue
 			}
-			a := g.out[u][ia.idx]
-			nd := d + hopUnit + n.st.weight[a.ch]
-			if nd > n.dist[u] || (nd == n.dist[u] && a.port >= int32(g.chans.From(n.next[u]).Port)) {
+			nd := d + hopUnit + n.st.weight[ia.ch]
+			if nd > n.dist[u] || (nd == n.dist[u] && ia.port >= int32(g.chans.From(n.next[u]).Port)) {
 				continue
 			}
-			if !n.setNext(u, a.ch, v, dst) {
+			if !n.setNext(u, ia.ch, v, dst) {
 				continue // blocked: the dependency would close a cycle
 			}
 			n.dist[u] = nd

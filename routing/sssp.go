@@ -6,17 +6,21 @@ package routing
 // limit and keeps the shortest-path property exact on any network.
 const hopUnit int64 = 1 << 40
 
-// incoming lists, per switch v, the arcs (u, index into out[u]) that enter v.
+// incoming lists, per switch v, the arcs (u, index into out[u]) that enter v,
+// each with its channel and output port at u (those of out[u][idx], kept
+// here so that a search over v's arcs reads one list in order).
 type inArc struct {
 	from int32
 	idx  int32
+	ch   int32
+	port int32
 }
 
 func (g *graph) incoming() [][]inArc {
 	in := make([][]inArc, g.S)
 	for u := 0; u < g.S; u++ {
 		for k, a := range g.out[u] {
-			in[a.to] = append(in[a.to], inArc{from: int32(u), idx: int32(k)})
+			in[a.to] = append(in[a.to], inArc{from: int32(u), idx: int32(k), ch: a.ch, port: a.port})
 		}
 	}
 	return in

@@ -93,11 +93,12 @@ func TestRunDeterministicAcrossWorkers(t *testing.T) {
 // DFSSSP on 8 VLs, where the thesis has DFSSSP in between: not
 // reproduced, docs/validation.md); Nue gains with layers, and on one
 // layer it ties with Up*/Down* (the thesis has Up*/Down* slightly ahead).
-// Unlike the thesis' Nue, flitsim's (issue 12: every island tried,
-// splicing, its routing order, all layers in one order) passes Torus-2QoS
-// with 4 layers. Nue on 3 layers is left out of the order: its exchange
-// has two regimes (86-150 GB/s as cables are 6.8-7.2 m long, under either
-// hop; docs/validation.md). The campaign runs the thesis' Nue (relieve =
+// Nue's layers hold about equal numbers of destinations since 2026-11-30
+// (before, its partitioning dealt them unevenly and Nue on four layers
+// passed Torus-2QoS); it stays below Torus-2QoS but competitive, and gains
+// from one layer to two and from two to three or four (three and four
+// within 10 % of each other, either ahead as the cables vary:
+// docs/validation.md). The campaign runs the thesis' Nue (relieve =
 // false).
 func TestFig62(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "out")
@@ -117,18 +118,18 @@ func TestFig62(t *testing.T) {
 		}
 	}
 	for name, x := range thr {
-		if name != "dfsssp-8vl" && name != "torus-2qos-4vl" && name != "nue-3vl-no-relieve" && name != "nue-4vl-no-relieve" {
+		if name != "dfsssp-8vl" && name != "torus-2qos-4vl" {
 			assert.Less(t, x, thr["torus-2qos-4vl"], name)
 		}
 	}
-	assert.Greater(t, thr["nue-4vl-no-relieve"], thr["torus-2qos-4vl"])
+	assert.Greater(t, thr["nue-4vl-no-relieve"], 0.85*thr["torus-2qos-4vl"], "Nue competitive")
 	assert.Less(t, thr["updn"], 0.7*thr["torus-2qos-4vl"])
 	assert.Less(t, thr["lash-4vl"], 0.85*thr["torus-2qos-4vl"])
 	assert.InEpsilon(t, thr["updn"], thr["nue-1vl-no-relieve"], 0.05, "a tie on one layer")
-	assert.Greater(t, thr["nue-2vl-no-relieve"], 1.5*thr["nue-1vl-no-relieve"])
-	assert.Greater(t, thr["nue-4vl-no-relieve"], thr["nue-2vl-no-relieve"])
-	assert.Greater(t, thr["nue-3vl-no-relieve"], thr["nue-1vl-no-relieve"])
-	assert.Less(t, thr["nue-3vl-no-relieve"], thr["nue-4vl-no-relieve"])
+	assert.Greater(t, thr["nue-2vl-no-relieve"], 1.3*thr["nue-1vl-no-relieve"])
+	assert.Greater(t, thr["nue-3vl-no-relieve"], 1.1*thr["nue-2vl-no-relieve"])
+	assert.Greater(t, thr["nue-4vl-no-relieve"], 1.1*thr["nue-2vl-no-relieve"])
+	assert.InEpsilon(t, thr["nue-3vl-no-relieve"], thr["nue-4vl-no-relieve"], 0.1)
 }
 
 // Killing a run with SIGKILL and running it again completes the campaign
