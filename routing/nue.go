@@ -198,7 +198,7 @@ type nueState struct {
 	dep     []int32 // the dependency target of next[u] (next of its head), -1 none
 	dist    []int64
 	final   []bool
-	heap    minHeap
+	heap    indexHeap
 	order   []int32
 	in      [][]inArc
 	former  []bool // switches reached by backtracking (former islands)
@@ -224,6 +224,7 @@ func (n *nueState) alloc() {
 	n.dist, n.final, n.former = make([]int64, S), make([]bool, S), make([]bool, S)
 	n.seen, n.moved = make([]bool, S), make([]bool, S)
 	n.in = n.g.incoming()
+	n.heap = newIndexHeap(S)
 }
 
 // escape computes the spanning-tree next channel of every switch toward dst.
