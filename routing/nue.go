@@ -206,6 +206,9 @@ type nueState struct {
 	moved   []bool // switches a splice moves onto their escape channels
 	edits   []nueEdit
 	byHops  []int32 // relieve's scratch
+	// movedScratch holds switchNext's switches routed through the
+	// switch it moves.
+	movedScratch []int32
 	// initOrder is every layer's initial channel order (upDownOrder).
 	initOrder []int32
 	// Shortcuts counts the switches that moved onto a shorter path
@@ -566,21 +569,23 @@ func (n *nueState) switchNext(y, alt, dst int32) bool {
 			return false
 		}
 	}
-	var moved []int32
+	// The switches routed through y are among its neighbours: those
+	// whose next channel is one of y's incoming arcs. All or nothing, so
+	// the order they are tried in does not matter.
+	moved := n.movedScratch[:0]
 	ok := true
-	for u := 0; u < g.S; u++ {
-		c := n.next[u]
-		if c < 0 || int32(u) == y {
+	for _, ia := range n.in[y] {
+		u := ia.from
+		if u == y || n.next[u] != ia.ch {
 			continue
 		}
-		if g.chTo(c) == y {
-			if !n.deps.insert(c, alt) {
-				ok = false
-				break
-			}
-			moved = append(moved, int32(u))
+		if !n.deps.insert(ia.ch, alt) {
+			ok = false
+			break
 		}
+		moved = append(moved, u)
 	}
+	n.movedScratch = moved
 	if !ok {
 		for _, u := range moved {
 			n.deps.remove(n.next[u], alt)
