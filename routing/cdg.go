@@ -30,13 +30,13 @@ type cdg struct {
 	from, to []int32 // edge → its two nodes
 	uses     []int32 // edge → paths inducing it, 0 = not in the graph
 	index    edgeMap // from<<32 | to → edge
-	// out and in list each node's successors and predecessors; in is kept
-	// only in ordered graphs, whose outUses[v][i] counts the uses of the
-	// edge to out[v][i] (their edges are not in the arrays above). In a
-	// laid-out graph outEdge[v][i] is the edge to out[v][i].
+	// A laid-out graph lists each node's successors in out, and in
+	// outEdge[v][i] the edge to out[v][i]. An ordered graph lists them in
+	// succ, each with its edge's uses (its edges are not in the arrays
+	// above), and its predecessors in in.
 	out, in [][]int32
-	outUses [][]int32
 	outEdge [][]int32
+	succ    [][]successor
 
 	// Ordered graphs: node holds every node's label, its position in a
 	// topological order, and the reorder's mark (with stamp); prev and
@@ -64,6 +64,12 @@ type cdg struct {
 type orderedNode struct {
 	ord  int64
 	mark uint32
+}
+
+// successor is an edge of an ordered graph: the node it leads to and the
+// paths inducing it, side by side because insert reads both.
+type successor struct {
+	to, uses int32
 }
 
 // orderedKey is a node with its label, for sorting a region by label.
@@ -95,7 +101,7 @@ func newOrderedCDG(nodes int) *cdg {
 // already respect saves that work.
 func newOrderedCDGFrom(order []int32) *cdg {
 	n := len(order)
-	c := &cdg{out: make([][]int32, n), in: make([][]int32, n), outUses: make([][]int32, n), node: make([]orderedNode, n),
+	c := &cdg{succ: make([][]successor, n), in: make([][]int32, n), node: make([]orderedNode, n),
 		prev: make([]int32, n), next: make([]int32, n), first: -1}
 	last := int32(-1)
 	for _, v := range order {
@@ -161,28 +167,38 @@ func (c *cdg) newEdge(x, y int32) int32 {
 // close a cycle; it reports whether it did.
 //
 // An ordered graph keeps each edge's uses beside it in the successor list
-// (outUses), not in the edge arrays: a channel has at most a switch's
+// (succ), not in the edge arrays: a channel has at most a switch's
 // ports as successors, and scanning that short list is cheaper than a
 // lookup in a table of every edge, which Nue did for nearly every one of
 // its insertions (most of them add a use to an edge already there).
 func (c *cdg) insert(x, y int32) bool {
-	for i, w := range c.out[x] {
-		if w == y {
-			c.outUses[x][i]++
+	succ := c.succ[x]
+	for i := range succ {
+		if succ[i].to == y {
+			succ[i].uses++
 			return true
 		}
 	}
 	if x == y || (c.node[x].ord > c.node[y].ord && !c.reorder(x, y)) {
 		return false
 	}
-	c.out[x] = append(c.out[x], y)
-	c.outUses[x] = append(c.outUses[x], 1)
+	c.succ[x] = append(c.succ[x], successor{y, 1})
 	c.in[y] = append(c.in[y], x)
 	return true
 }
 
 // has reports whether the ordered graph holds x→y.
-func (c *cdg) has(x, y int32) bool { return slices.Contains(c.out[x], y) }
+func (c *cdg) has(x, y int32) bool { return c.find(x, y) >= 0 }
+
+// find returns the index of x→y in x's successors, -1 if it is not there.
+func (c *cdg) find(x, y int32) int {
+	for i, s := range c.succ[x] {
+		if s.to == y {
+			return i
+		}
+	}
+	return -1
+}
 
 // insertPath adds the dependencies of a channel path to an ordered graph,
 // all of them or, if one would close a cycle, none.
@@ -209,17 +225,17 @@ func (c *cdg) removePath(path []int32) {
 // remove drops one use of x→y from an ordered graph; the edge leaves the
 // graph with its last use.
 func (c *cdg) remove(x, y int32) {
-	i := slices.Index(c.out[x], y)
+	i := c.find(x, y)
 	if i < 0 {
 		return
 	}
-	uses := c.outUses[x]
-	if uses[i]--; uses[i] > 0 {
+	succ := c.succ[x]
+	if succ[i].uses--; succ[i].uses > 0 {
 		return
 	}
-	last := len(uses) - 1
-	c.out[x][i], uses[i] = c.out[x][last], uses[last]
-	c.out[x], c.outUses[x] = c.out[x][:last], uses[:last]
+	last := len(succ) - 1
+	succ[i] = succ[last]
+	c.succ[x] = succ[:last]
 	c.in[y] = dropNode(c.in[y], x)
 }
 
@@ -370,10 +386,10 @@ func (c *cdg) regions(x, y int32, lo, hi int64) (region []int32, forward, ok boo
 	hf, hb := 0, 0
 	for !met && hf < len(fwd) && hb < len(bwd) {
 		if len(fwd)-hf <= len(bwd)-hb {
-			fwd, met = c.expand(fwd, hf, c.out, sf, sb, lo, span)
+			fwd, met = c.expandForward(fwd, hf, sf, sb, lo, span)
 			hf++
 		} else {
-			bwd, met = c.expand(bwd, hb, c.in, sb, sf, lo, span)
+			bwd, met = c.expandBackward(bwd, hb, sb, sf, lo, span)
 			hb++
 		}
 	}
@@ -387,13 +403,13 @@ func (c *cdg) regions(x, y int32, lo, hi int64) (region []int32, forward, ok boo
 	return bwd, false, true
 }
 
-// expand is one step of a search of regions: the neighbours over adj of
-// node q[h] that lie in the window (ord in lo..lo+span) and are not marked
-// own yet join the queue q marked own; it reports true, stopping, when one
-// is marked other (the other search's).
-func (c *cdg) expand(q []int32, h int, adj [][]int32, own, other uint32, lo int64, span uint64) ([]int32, bool) {
+// expandBackward is one step of the backward search of regions: the
+// predecessors of node q[h] that lie in the window (ord in lo..lo+span)
+// and are not marked own yet join the queue q marked own; it reports true,
+// stopping, when one is marked other (the forward search's).
+func (c *cdg) expandBackward(q []int32, h int, own, other uint32, lo int64, span uint64) ([]int32, bool) {
 	node := c.node
-	for _, v := range adj[q[h]] {
+	for _, v := range c.in[q[h]] {
 		nv := &node[v]
 		if uint64(nv.ord-lo) > span || nv.mark == own {
 			continue
@@ -403,6 +419,23 @@ func (c *cdg) expand(q []int32, h int, adj [][]int32, own, other uint32, lo int6
 		}
 		nv.mark = own
 		q = append(q, v)
+	}
+	return q, false
+}
+
+// expandForward is expandBackward over the successors of q[h].
+func (c *cdg) expandForward(q []int32, h int, own, other uint32, lo int64, span uint64) ([]int32, bool) {
+	node := c.node
+	for _, s := range c.succ[q[h]] {
+		nv := &node[s.to]
+		if uint64(nv.ord-lo) > span || nv.mark == own {
+			continue
+		}
+		if nv.mark == other {
+			return q, true
+		}
+		nv.mark = own
+		q = append(q, s.to)
 	}
 	return q, false
 }

@@ -99,9 +99,9 @@ func requireNueDeps(t *testing.T, net *fabric.Network, g *graph, tb *Tables, r *
 			continue
 		}
 		got := map[uint64]int32{}
-		for x, succ := range l.deps.out {
-			for i, y := range succ {
-				got[edgeKey(int32(x), y)] = l.deps.outUses[x][i]
+		for x, succ := range l.deps.succ {
+			for _, s := range succ {
+				got[edgeKey(int32(x), s.to)] = s.uses
 			}
 		}
 		require.Equal(t, want[L], got, "%s: layer %d's dependency graph against its paths", net.Name, L)
