@@ -198,7 +198,7 @@ type nueState struct {
 	dep     []int32 // the dependency target of next[u] (next of its head), -1 none
 	dist    []int64
 	final   []bool
-	heap    indexHeap
+	heap    minHeap // indexed
 	order   []int32
 	in      [][]inArc
 	former  []bool // switches reached by backtracking (former islands)
