@@ -37,6 +37,12 @@ type cdg struct {
 	out, in [][]int32
 	outEdge [][]int32
 	succ    [][]successor
+	// blocked, if not nil, holds edges of an ordered graph its user
+	// refuses (Nue: dependencies once found to close a cycle). An edge of
+	// the graph that is in blocked carries blockedUse in its successor's
+	// uses, so insertUnblocked answers for an edge already there without
+	// a lookup in that set.
+	blocked *edgeSet
 
 	// Ordered graphs: node holds every node's label, its position in a
 	// topological order, and the reorder's mark (with stamp); prev and
@@ -67,10 +73,17 @@ type orderedNode struct {
 }
 
 // successor is an edge of an ordered graph: the node it leads to and the
-// paths inducing it, side by side because insert reads both.
+// paths inducing it (plus blockedUse if the edge is in the graph's
+// blocked set), side by side because insert reads both.
 type successor struct {
 	to, uses int32
 }
+
+// blockedUse marks, in a successor's uses, an edge in the blocked set.
+// No edge has that many uses: a dependency is used at most once per
+// destination (and per source of DFSSSP's online layering), and the
+// graph's nodes are fewer than 2³¹.
+const blockedUse = 1 << 30
 
 // orderedKey is a node with its label, for sorting a region by label.
 type orderedKey struct {
@@ -179,11 +192,46 @@ func (c *cdg) insert(x, y int32) bool {
 			return true
 		}
 	}
+	return c.insertNew(x, y)
+}
+
+// insertNew adds the edge x→y, which the graph does not hold, with one
+// use, unless it would close a cycle; it reports whether it did.
+func (c *cdg) insertNew(x, y int32) bool {
 	if x == y || (c.node[x].ord > c.node[y].ord && !c.reorder(x, y)) {
 		return false
 	}
-	c.succ[x] = append(c.succ[x], successor{y, 1})
+	uses := int32(1)
+	if c.blocked != nil && c.blocked.has(edgeKey(x, y)) {
+		uses |= blockedUse
+	}
+	c.succ[x] = append(c.succ[x], successor{y, uses})
 	c.in[y] = append(c.in[y], x)
+	return true
+}
+
+// insertUnblocked is insert for a graph with a blocked set: it refuses
+// an edge in that set, and an edge it refuses for closing a cycle joins
+// the set. It reports whether it added the use.
+func (c *cdg) insertUnblocked(x, y int32) bool {
+	succ := c.succ[x]
+	for i := range succ {
+		if succ[i].to == y {
+			if succ[i].uses&blockedUse != 0 {
+				return false
+			}
+			succ[i].uses++
+			return true
+		}
+	}
+	key := edgeKey(x, y)
+	if c.blocked.has(key) {
+		return false
+	}
+	if !c.insertNew(x, y) {
+		c.blocked.add(key)
+		return false
+	}
 	return true
 }
 
@@ -230,7 +278,7 @@ func (c *cdg) remove(x, y int32) {
 		return
 	}
 	succ := c.succ[x]
-	if succ[i].uses--; succ[i].uses > 0 {
+	if succ[i].uses--; succ[i].uses&^blockedUse > 0 {
 		return
 	}
 	last := len(succ) - 1

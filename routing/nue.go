@@ -79,7 +79,7 @@ func runNue(g *graph, o Options) (*Tables, *nueRun, error) {
 	for _, i := range order {
 		lid, dst := g.dests[i], g.destSwitch[i]
 		L := part[dst]
-		n.deps, n.tree, n.blocked = layers[L].deps, layers[L].tree, layers[L].blocked
+		n.deps, n.tree = layers[L].deps, layers[L].tree
 		total++
 		if !n.route(dst) {
 			fallbacks++
@@ -157,9 +157,8 @@ func (g *graph) nueOrder() []int {
 // destination to the next, so it almost always stays blocked, and the
 // searches it saves are most of Nue's run time.
 type nueLayer struct {
-	deps    *cdg
-	tree    []int32
-	blocked *edgeSet
+	deps *cdg // with its blocked set
+	tree []int32
 }
 
 // initLayer sets up layer l for the destination switches dstSw: the root
@@ -172,7 +171,8 @@ func (n *nueState) initLayer(l *nueLayer, dstSw []int32) bool {
 		n.initOrder = n.g.upDownOrder()
 	}
 	n.deps, n.tree = newOrderedCDGFrom(n.initOrder), n.g.bfsTree(root)
-	l.deps, l.tree, l.blocked = n.deps, n.tree, &edgeSet{}
+	n.deps.blocked = &edgeSet{}
+	l.deps, l.tree = n.deps, n.tree
 	for _, d := range dstSw {
 		n.escape(d)
 		if !n.markEscape() {
@@ -188,24 +188,23 @@ type nueState struct {
 	t   *Tables
 	st  *ssspState
 	nch int
-	// The current destination's layer: its channel dependencies, its
-	// escape paths' spanning tree and its blocked dependencies.
-	deps    *cdg
-	tree    []int32
-	blocked *edgeSet
-	esc     []int32 // escape next channel per switch for the current destination
-	next    []int32 // chosen next channel per switch, -1 none
-	dep     []int32 // the dependency target of next[u] (next of its head), -1 none
-	dist    []int64
-	final   []bool
-	heap    minHeap // indexed
-	order   []int32
-	in      [][]inArc
-	former  []bool // switches reached by backtracking (former islands)
-	seen    []bool // escape's scratch
-	moved   []bool // switches a splice moves onto their escape channels
-	edits   []nueEdit
-	byHops  []int32 // relieve's scratch
+	// The current destination's layer: its channel dependencies (with
+	// the blocked ones) and its escape paths' spanning tree.
+	deps   *cdg
+	tree   []int32
+	esc    []int32 // escape next channel per switch for the current destination
+	next   []int32 // chosen next channel per switch, -1 none
+	dep    []int32 // the dependency target of next[u] (next of its head), -1 none
+	dist   []int64
+	final  []bool
+	heap   minHeap // indexed
+	order  []int32
+	in     [][]inArc
+	former []bool // switches reached by backtracking (former islands)
+	seen   []bool // escape's scratch
+	moved  []bool // switches a splice moves onto their escape channels
+	edits  []nueEdit
+	byHops []int32 // relieve's scratch
 	// movedScratch holds switchNext's switches routed through the
 	// switch it moves.
 	movedScratch []int32
@@ -432,12 +431,7 @@ func (n *nueState) setNext(u int32, c int32, v, dst int32) bool {
 	dep := int32(-1)
 	if v != dst {
 		dep = n.next[v]
-		key := edgeKey(c, dep)
-		if n.blocked.has(key) {
-			return false
-		}
-		if !n.deps.insert(c, dep) {
-			n.blocked.add(key)
+		if !n.deps.insertUnblocked(c, dep) {
 			return false
 		}
 	}
@@ -867,7 +861,7 @@ func (n *nueState) relieve(t *Tables, order []int, layer func(dst int32) *nueLay
 			n.pathCounts(dst, top, through, hops, crosses)
 			minHops := g.hopDistances()[dst]
 			l := layer(dst)
-			n.deps, n.tree, n.blocked = l.deps, l.tree, l.blocked
+			n.deps, n.tree = l.deps, l.tree
 			for u := int32(0); u < int32(g.S) && !moved; u++ {
 				if !crosses[u] || through[u] == 0 {
 					continue

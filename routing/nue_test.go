@@ -101,7 +101,10 @@ func requireNueDeps(t *testing.T, net *fabric.Network, g *graph, tb *Tables, r *
 		got := map[uint64]int32{}
 		for x, succ := range l.deps.succ {
 			for _, s := range succ {
-				got[edgeKey(int32(x), s.to)] = s.uses
+				key := edgeKey(int32(x), s.to)
+				got[key] = s.uses &^ blockedUse
+				require.Equal(t, l.deps.blocked.has(key), s.uses&blockedUse != 0,
+					"%s: layer %d: edge %d→%d's blocked mark against the blocked set", net.Name, L, x, s.to)
 			}
 		}
 		require.Equal(t, want[L], got, "%s: layer %d's dependency graph against its paths", net.Name, L)
