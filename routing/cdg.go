@@ -43,12 +43,19 @@ type cdg struct {
 	// uses, so insertUnblocked answers for an edge already there without
 	// a lookup in that set.
 	blocked *edgeSet
+	// refusals, if not nil, remembers the all-or-nothing insertions the
+	// graph refused (refusals.go); cuts counts the edges removed so far,
+	// and each node's cut is that count when it last lost an out-edge.
+	refusals *refusalMemo
+	cuts     uint32
 
 	// Ordered graphs: node holds every node's label, its position in a
 	// topological order, and the reorder's mark (with stamp); prev and
 	// next link the nodes in that order (-1 at the ends); fwd and bwd
 	// (the two searches' queues) and moving are the reorder's work space.
 	node       []orderedNode
+	parent     []int32  // per node met by the reorder's searches: the node it was met from
+	met        [2]int32 // the last refusal's meeting edge (met[0] reached from y, met[1] reaching x)
 	prev, next []int32
 	first      int32
 	stamp      uint32
@@ -70,6 +77,7 @@ type cdg struct {
 type orderedNode struct {
 	ord  int64
 	mark uint32
+	cut  uint32 // cuts when the node last lost an out-edge (refusals.go)
 }
 
 // successor is an edge of an ordered graph: the node it leads to and the
@@ -115,7 +123,7 @@ func newOrderedCDG(nodes int) *cdg {
 func newOrderedCDGFrom(order []int32) *cdg {
 	n := len(order)
 	c := &cdg{succ: make([][]successor, n), in: make([][]int32, n), node: make([]orderedNode, n),
-		prev: make([]int32, n), next: make([]int32, n), first: -1}
+		parent: make([]int32, n), prev: make([]int32, n), next: make([]int32, n), first: -1}
 	last := int32(-1)
 	for _, v := range order {
 		c.prev[v], c.next[v] = last, -1
@@ -198,7 +206,11 @@ func (c *cdg) insert(x, y int32) bool {
 // insertNew adds the edge x→y, which the graph does not hold, with one
 // use, unless it would close a cycle; it reports whether it did.
 func (c *cdg) insertNew(x, y int32) bool {
-	if x == y || (c.node[x].ord > c.node[y].ord && !c.reorder(x, y)) {
+	if x == y {
+		c.met = [2]int32{-1, -1}
+		return false
+	}
+	if c.node[x].ord > c.node[y].ord && !c.reorder(x, y) {
 		return false
 	}
 	uses := int32(1)
@@ -272,7 +284,15 @@ func (c *cdg) removePath(path []int32) {
 
 // remove drops one use of x→y from an ordered graph; the edge leaves the
 // graph with its last use.
-func (c *cdg) remove(x, y int32) {
+func (c *cdg) remove(x, y int32) { c.dropOne(x, y, true) }
+
+// undo drops one use of x→y that the caller inserted in an all-or-nothing
+// step it is taking back: the graph returns to what it was before that
+// step, so the removal is not a cut (refusals.go).
+func (c *cdg) undo(x, y int32) { c.dropOne(x, y, false) }
+
+// dropOne is remove, counting the edge's removal as a cut or not.
+func (c *cdg) dropOne(x, y int32, cut bool) {
 	i := c.find(x, y)
 	if i < 0 {
 		return
@@ -280,6 +300,9 @@ func (c *cdg) remove(x, y int32) {
 	succ := c.succ[x]
 	if succ[i].uses--; succ[i].uses&^blockedUse > 0 {
 		return
+	}
+	if cut {
+		c.cut(x)
 	}
 	last := len(succ) - 1
 	succ[i] = succ[last]
@@ -430,6 +453,7 @@ func (c *cdg) regions(x, y int32, lo, hi int64) (region []int32, forward, ok boo
 	span := uint64(hi - lo) // ord[v]-lo within 0..span: one comparison
 	fwd, bwd := append(c.fwd[:0], y), append(c.bwd[:0], x)
 	c.node[y].mark, c.node[x].mark = sf, sb
+	c.parent[y], c.parent[x] = -1, -1
 	met := false
 	hf, hb := 0, 0
 	for !met && hf < len(fwd) && hb < len(bwd) {
@@ -463,9 +487,11 @@ func (c *cdg) expandBackward(q []int32, h int, own, other uint32, lo int64, span
 			continue
 		}
 		if nv.mark == other {
+			c.met = [2]int32{v, q[h]}
 			return q, true
 		}
 		nv.mark = own
+		c.parent[v] = q[h]
 		q = append(q, v)
 	}
 	return q, false
@@ -480,9 +506,11 @@ func (c *cdg) expandForward(q []int32, h int, own, other uint32, lo int64, span 
 			continue
 		}
 		if nv.mark == other {
+			c.met = [2]int32{q[h], s.to}
 			return q, true
 		}
 		nv.mark = own
+		c.parent[s.to] = q[h]
 		q = append(q, s.to)
 	}
 	return q, false

@@ -171,7 +171,7 @@ func (n *nueState) initLayer(l *nueLayer, dstSw []int32) bool {
 		n.initOrder = n.g.upDownOrder()
 	}
 	n.deps, n.tree = newOrderedCDGFrom(n.initOrder), n.g.bfsTree(root)
-	n.deps.blocked = &edgeSet{}
+	n.deps.blocked, n.deps.refusals = &edgeSet{}, &refusalMemo{}
 	l.deps, l.tree = n.deps, n.tree
 	for _, d := range dstSw {
 		n.escape(d)
@@ -206,8 +206,9 @@ type nueState struct {
 	edits  []nueEdit
 	byHops []int32 // relieve's scratch
 	// movedScratch holds switchNext's switches routed through the
-	// switch it moves.
+	// switch it moves, step the dependencies it inserts.
 	movedScratch []int32
+	step         []uint64
 	// initOrder is every layer's initial channel order (upDownOrder).
 	initOrder []int32
 	// Shortcuts counts the switches that moved onto a shorter path
@@ -551,42 +552,33 @@ func (n *nueState) leadsThrough(w, y, dst int32) bool {
 }
 
 // switchNext moves reached switch y to channel alt, re-pointing the
-// dependencies of every switch routed through y; all or nothing.
+// dependencies of every switch routed through y; all or nothing. A move
+// refused before whose witness still stands is refused without trying it
+// again (refusals.go).
 func (n *nueState) switchNext(y, alt, dst int32) bool {
 	g := n.g
 	old, oldDep := n.next[y], n.dep[y]
 	w := g.chTo(alt)
 	newDep := int32(-1)
+	// The step's dependencies: alt's own, then those of the switches
+	// routed through y, which are among its neighbours (those whose next
+	// channel is one of y's incoming arcs).
+	step := n.step[:0]
 	if w != dst {
 		newDep = n.next[w]
-		if !n.deps.insert(alt, newDep) {
-			return false
-		}
+		step = append(step, edgeKey(alt, newDep))
 	}
-	// The switches routed through y are among its neighbours: those
-	// whose next channel is one of y's incoming arcs. All or nothing, so
-	// the order they are tried in does not matter.
 	moved := n.movedScratch[:0]
-	ok := true
 	for _, ia := range n.in[y] {
 		u := ia.from
 		if u == y || n.next[u] != ia.ch {
 			continue
 		}
-		if !n.deps.insert(ia.ch, alt) {
-			ok = false
-			break
-		}
+		step = append(step, edgeKey(ia.ch, alt))
 		moved = append(moved, u)
 	}
-	n.movedScratch = moved
-	if !ok {
-		for _, u := range moved {
-			n.deps.remove(n.next[u], alt)
-		}
-		if newDep >= 0 {
-			n.deps.remove(alt, newDep)
-		}
+	n.step, n.movedScratch = step, moved
+	if !n.deps.insertStep(step) {
 		return false
 	}
 	for _, u := range moved {
