@@ -190,21 +190,23 @@ type nueState struct {
 	nch int
 	// The current destination's layer: its channel dependencies (with
 	// the blocked ones) and its escape paths' spanning tree.
-	deps   *cdg
-	tree   []int32
-	esc    []int32 // escape next channel per switch for the current destination
-	next   []int32 // chosen next channel per switch, -1 none
-	dep    []int32 // the dependency target of next[u] (next of its head), -1 none
-	dist   []int64
-	final  []bool
-	heap   minHeap // indexed
-	order  []int32
-	in     [][]inArc
-	former []bool // switches reached by backtracking (former islands)
-	seen   []bool // escape's scratch
-	moved  []bool // switches a splice moves onto their escape channels
-	edits  []nueEdit
-	byHops []int32 // relieve's scratch
+	deps    *cdg
+	tree    []int32
+	esc     []int32 // escape next channel per switch toward escDst in tree escTree
+	escDst  int32
+	escTree *int32
+	next    []int32 // chosen next channel per switch, -1 none
+	dep     []int32 // the dependency target of next[u] (next of its head), -1 none
+	dist    []int64
+	final   []bool
+	heap    minHeap // indexed
+	order   []int32
+	in      [][]inArc
+	former  []bool // switches reached by backtracking (former islands)
+	seen    []bool // escape's scratch
+	moved   []bool // switches a splice moves onto their escape channels
+	edits   []nueEdit
+	byHops  []int32 // relieve's scratch
 	// movedScratch holds switchNext's switches routed through the
 	// switch it moves, step the dependencies it inserts.
 	movedScratch []int32
@@ -224,15 +226,22 @@ type nueEdit struct{ u, c, dep int32 }
 func (n *nueState) alloc() {
 	S := n.g.S
 	n.esc, n.next, n.dep = make([]int32, S), make([]int32, S), make([]int32, S)
+	n.escDst = -1
 	n.dist, n.final, n.former = make([]int64, S), make([]bool, S), make([]bool, S)
 	n.seen, n.moved = make([]bool, S), make([]bool, S)
 	n.in = n.g.incoming()
 	n.heap = newIndexHeap(S)
 }
 
-// escape computes the spanning-tree next channel of every switch toward dst.
+// escape computes the spanning-tree next channel of every switch toward dst
+// (kept until asked for another destination or tree: a destination's
+// splices ask again for every island).
 func (n *nueState) escape(dst int32) {
 	g := n.g
+	if dst == n.escDst && &n.tree[0] == n.escTree {
+		return
+	}
+	n.escDst, n.escTree = dst, &n.tree[0]
 	for i := range n.esc {
 		n.esc[i] = -1
 	}
@@ -818,6 +827,8 @@ func (n *nueState) relieve(t *Tables, order []int, layer func(dst int32) *nueLay
 	through := make([]int64, g.S) // source HCAs whose path passes the switch
 	hops := make([]int32, g.S)    // hops of the switch's path, -1 none
 	crosses := make([]bool, g.S)  // the switch's path takes the busiest channel
+	onU := make([]uint32, g.S)    // stamp: the switch is on u's path
+	stamp := uint32(0)
 	moves := 0
 	failed := map[uint64]bool{}
 	cursor := 0 // the scan resumes at the destination that moved last
@@ -858,12 +869,17 @@ func (n *nueState) relieve(t *Tables, order []int, layer func(dst int32) *nueLay
 				if !crosses[u] || through[u] == 0 {
 					continue
 				}
+				marked := false
 				for _, a := range g.out[u] {
 					v := a.to
 					if a.ch == n.next[u] || (v != dst && (hops[v] < 0 || crosses[v] || n.leadsThrough(v, u, dst))) || hops[v]+1 > max(hops[u], int32(minHops[u])+1) {
 						continue
 					}
-					if n.loadAfterMove(u, a, dst, through[u]) >= W {
+					if !marked {
+						stamp = n.markPath(u, dst, onU, stamp)
+						marked = true
+					}
+					if n.loadAfterMove(a, dst, through[u], onU, stamp) >= W {
 						continue
 					}
 					key := uint64(i)<<32 | uint64(a.ch)
@@ -958,27 +974,33 @@ func (n *nueState) pathCounts(dst, top int32, through []int64, hops []int32, cro
 
 // loadAfterMove returns the highest load on the channels u's path would
 // newly take if u moved onto arc a with its m sources: a's channel and
-// those of a's far end's path that u's path does not take yet.
-func (n *nueState) loadAfterMove(u int32, a arc, dst int32, m int64) int64 {
+// those of a's far end's path that u's path does not take yet. The
+// switches of u's path carry stamp in onU (markPath): a channel of the far
+// end's path is on u's path if its switch is, a switch having one next
+// channel.
+func (n *nueState) loadAfterMove(a arc, dst int32, m int64, onU []uint32, stamp uint32) int64 {
 	g := n.g
 	worst := n.st.weight[a.ch] + m
 	for w := a.to; w != dst; w = g.chTo(n.next[w]) {
-		if c := n.next[w]; !n.onPath(u, c, dst) {
-			worst = max(worst, n.st.weight[c]+m)
+		if onU[w] != stamp {
+			worst = max(worst, n.st.weight[n.next[w]]+m)
 		}
 	}
 	return worst
 }
 
-// onPath reports whether u's current path to dst takes channel c.
-func (n *nueState) onPath(u, c, dst int32) bool {
+// markPath stamps in onU the switches of u's current path to dst (dst
+// aside) with a new stamp, which it returns.
+func (n *nueState) markPath(u, dst int32, onU []uint32, stamp uint32) uint32 {
+	if stamp++; stamp == 0 {
+		clear(onU)
+		stamp = 1
+	}
 	for w, steps := u, 0; w != dst && n.next[w] >= 0 && steps <= n.g.S; steps++ {
-		if n.next[w] == c {
-			return true
-		}
+		onU[w] = stamp
 		w = n.g.chTo(n.next[w])
 	}
-	return false
+	return stamp
 }
 
 // load sets next and dep from the tables' current paths to lid.
