@@ -399,9 +399,17 @@ func (n *nueState) spliceOnto(dst int32, prefix []int32) bool {
 			edits = append(edits, nueEdit{u, n.esc[u], target(n.esc[u])})
 		}
 	}
-	for u := int32(0); u < int32(g.S); u++ {
-		if c := n.next[u]; c >= 0 && !n.moved[u] && n.moved[g.chTo(c)] {
-			edits = append(edits, nueEdit{u, c, target(c)})
+	// The switches routed through a moved one are among its neighbours:
+	// those whose next channel enters it. Whether the edits keep the
+	// layer acyclic does not depend on their order.
+	for _, v := range prefix {
+		if !n.moved[v] {
+			continue
+		}
+		for _, ia := range n.in[v] {
+			if u := ia.from; n.next[u] == ia.ch && !n.moved[u] {
+				edits = append(edits, nueEdit{u, ia.ch, target(ia.ch)})
+			}
 		}
 	}
 	n.edits = edits
