@@ -211,6 +211,7 @@ type nueState struct {
 	// switch it moves, step the dependencies it inserts.
 	movedScratch []int32
 	step         []uint64
+	through      throughMemo
 	// initOrder is every layer's initial channel order (upDownOrder).
 	initOrder []int32
 	// Shortcuts counts the switches that moved onto a shorter path
@@ -504,9 +505,10 @@ func (n *nueState) backtrack(dst, x int32) bool {
 		if y == dst || n.next[y] < 0 {
 			continue
 		}
+		n.through.reset(g.S)
 		for _, b := range g.out[y] {
 			w := b.to
-			if b.ch == n.next[y] || (w != dst && n.next[w] < 0) || w == x || n.leadsThrough(w, y, dst) {
+			if b.ch == n.next[y] || (w != dst && n.next[w] < 0) || w == x || n.through.leads(n, w, y, dst) {
 				continue
 			}
 			cands = append(cands, cand{y: y, alt: b.ch, via: a.ch, dist: n.dist[w] + hopUnit + n.st.weight[b.ch]})
@@ -551,6 +553,63 @@ func (n *nueState) shortcuts(x, dst int32) {
 			n.Shortcuts++
 		}
 	}
+}
+
+// throughMemo answers leadsThrough for many switches and one y while the
+// paths stay as they are (reset before each y): paths to dst form a tree,
+// so the walks from neighbouring switches soon meet one already walked,
+// and that switch's answer is theirs. A switch carries good (its path
+// reaches dst without passing y) or good+1 (it passes y or ends short).
+type throughMemo struct {
+	mark []uint32
+	good uint32
+	walk []int32
+}
+
+// reset starts answers for another y (or other paths).
+func (m *throughMemo) reset(switches int) {
+	if len(m.mark) != switches {
+		m.mark, m.good = make([]uint32, switches), 0
+	}
+	if m.good += 2; m.good < 2 { // wrapped
+		clear(m.mark)
+		m.good = 2
+	}
+}
+
+// leads is n.leadsThrough(w, y, dst), remembering the answer for every
+// switch it walks.
+func (m *throughMemo) leads(n *nueState, w, y, dst int32) bool {
+	walk := m.walk[:0]
+	passes := true
+	for steps := 0; ; steps++ {
+		if w == dst {
+			passes = false
+			break
+		}
+		if steps > n.g.S || w == y || m.mark[w] == m.good+1 {
+			break
+		}
+		if m.mark[w] == m.good {
+			passes = false
+			break
+		}
+		c := n.next[w]
+		if c < 0 {
+			break
+		}
+		walk = append(walk, w)
+		w = n.g.chTo(c)
+	}
+	mark := m.good
+	if passes {
+		mark++
+	}
+	for _, v := range walk {
+		m.mark[v] = mark
+	}
+	m.walk = walk
+	return passes
 }
 
 // leadsThrough reports whether the current path from w to dst passes y.
@@ -878,9 +937,10 @@ func (n *nueState) relieve(t *Tables, order []int, layer func(dst int32) *nueLay
 					continue
 				}
 				marked := false
+				n.through.reset(g.S)
 				for _, a := range g.out[u] {
 					v := a.to
-					if a.ch == n.next[u] || (v != dst && (hops[v] < 0 || crosses[v] || n.leadsThrough(v, u, dst))) || hops[v]+1 > max(hops[u], int32(minHops[u])+1) {
+					if a.ch == n.next[u] || (v != dst && (hops[v] < 0 || crosses[v] || n.through.leads(n, v, u, dst))) || hops[v]+1 > max(hops[u], int32(minHops[u])+1) {
 						continue
 					}
 					if !marked {

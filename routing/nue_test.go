@@ -2,6 +2,7 @@ package routing
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -264,4 +265,48 @@ func requireDestinationSL(t *testing.T, net *fabric.Network, tb *Tables) {
 			}
 		}
 	}
+}
+
+// throughMemo answers as leadsThrough: every (w, y) pair of a 6×6×6 torus,
+// for every tenth destination's Nue paths, with some
+// switches cut off (no next channel) and one loop made by hand, walking w
+// in switch order under one y as backtracking and relieve do.
+func TestThroughMemoIsLeadsThrough(t *testing.T) {
+	net := build(t, "torus:dims=6x6x6,hcas=216")
+	g := newGraph(net)
+	tb, run, err := runNue(g, Options{VLs: 2})
+	require.NoError(t, err)
+	n := run.n
+	rng := rand.New(rand.NewPCG(3, 4))
+	checked, passes := 0, 0
+	for i := 0; i < len(g.dests); i += 10 {
+		dst := g.destSwitch[i]
+		n.load(tb, g.dests[i], dst)
+		for range 3 {
+			n.next[rng.IntN(g.S)] = -1
+		}
+		if i%20 == 0 { // a loop between two neighbours
+			u := int32(rng.IntN(g.S))
+			a := g.out[u][0]
+			for _, b := range g.out[a.to] {
+				if u != dst && a.to != dst && b.to == u {
+					n.next[u], n.next[a.to] = a.ch, b.ch
+					break
+				}
+			}
+		}
+		for y := int32(0); y < int32(g.S); y++ {
+			n.through.reset(g.S)
+			for w := int32(0); w < int32(g.S); w++ {
+				want := n.leadsThrough(w, y, dst)
+				require.Equal(t, want, n.through.leads(n, w, y, dst), "dst %d: does %d's path pass %d", dst, w, y)
+				checked++
+				if want {
+					passes++
+				}
+			}
+		}
+	}
+	require.Greater(t, passes, checked/20, "pairs whose path passes y")
+	require.Less(t, passes, checked-checked/20, "pairs whose path avoids y")
 }
