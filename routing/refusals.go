@@ -20,16 +20,47 @@ import "slices"
 // An undo (a step taking back what it inserted) restores the graph and
 // leaves no stamp. Every answer is the one the insertions would give.
 type refusalMemo struct {
-	index map[uint64]int32 // hash of a step's edges → its entry
+	slots []int32 // open addressing by a step's hash: entry index + 1, 0 empty
 	entry []refusal
 	data  []int32 // steps' edges (two nodes each) and witnesses
 }
 
-// refusal is one refused step: its edges and its witness as ranges of
-// data, and the graph's cut count when it was refused.
+// refusal is one refused step: its hash, its edges and its witness as
+// ranges of data, and the graph's cut count when it was refused.
 type refusal struct {
+	hash                                 uint64
 	edges, edgesEnd, witness, witnessEnd int32
 	at                                   uint32
+}
+
+// find returns the slot of the entry with hash h, or the empty slot where
+// it would go.
+func (m *refusalMemo) find(h uint64) int {
+	mask := len(m.slots) - 1
+	for i := int(h) & mask; ; i = (i + 1) & mask {
+		if e := m.slots[i]; e == 0 || m.entry[e-1].hash == h {
+			return i
+		}
+	}
+}
+
+// lookup returns the entry with hash h, nil if there is none.
+func (m *refusalMemo) lookup(h uint64) *refusal {
+	if len(m.slots) == 0 {
+		return nil
+	}
+	if e := m.slots[m.find(h)]; e != 0 {
+		return &m.entry[e-1]
+	}
+	return nil
+}
+
+// grow doubles the slots (from 1,024) and places every entry again.
+func (m *refusalMemo) grow() {
+	m.slots = make([]int32, max(1024, 2*len(m.slots)))
+	for i := range m.entry {
+		m.slots[m.find(m.entry[i].hash)] = int32(i + 1)
+	}
 }
 
 // maxMemoData bounds the memo; past it the memo starts afresh.
@@ -71,11 +102,10 @@ func (c *cdg) insertStep(step []uint64) bool {
 // would be inserted) was refused before and its witness still stands.
 func (c *cdg) refusedBefore(step []uint64) bool {
 	m := c.refusals
-	i, ok := m.index[hashStep(step)]
-	if !ok {
+	r := m.lookup(hashStep(step))
+	if r == nil {
 		return false
 	}
-	r := &m.entry[i]
 	edges := m.data[r.edges:r.edgesEnd]
 	if len(edges) != 2*len(step) {
 		return false
@@ -99,10 +129,12 @@ func (c *cdg) refusedBefore(step []uint64) bool {
 // it must run right after that insertion, before any other search.
 func (c *cdg) refuse(step []uint64, x, y int32) {
 	m := c.refusals
-	if m.index == nil || len(m.data) > maxMemoData {
-		*m = refusalMemo{index: map[uint64]int32{}, data: m.data[:0], entry: m.entry[:0]}
+	if len(m.data) > maxMemoData {
+		clear(m.slots)
+		m.data, m.entry = m.data[:0], m.entry[:0]
 	}
-	r := refusal{edges: int32(len(m.data)), at: c.cuts}
+	h := hashStep(step)
+	r := refusal{hash: h, edges: int32(len(m.data)), at: c.cuts}
 	for _, e := range step {
 		m.data = append(m.data, int32(e>>32), int32(uint32(e)))
 	}
@@ -124,13 +156,16 @@ func (c *cdg) refuse(step []uint64, x, y int32) {
 		m.data = append(m.data, y)
 	}
 	r.witnessEnd = int32(len(m.data))
-	h := hashStep(step)
-	if i, ok := m.index[h]; ok {
-		m.entry[i] = r
+	if 4*(len(m.entry)+1) > 3*len(m.slots) {
+		m.grow()
+	}
+	i := m.find(h)
+	if e := m.slots[i]; e != 0 {
+		m.entry[e-1] = r
 		return
 	}
-	m.index[h] = int32(len(m.entry))
 	m.entry = append(m.entry, r)
+	m.slots[i] = int32(len(m.entry))
 }
 
 // cut stamps node x, which lost an out-edge.

@@ -15,15 +15,20 @@ import (
 // steps and that removals made some of its refusals stale, so a memo that
 // never answers, or ignores its witnesses, fails it.
 func TestRefusalMemoAnswersAsInsertions(t *testing.T) {
-	hits, stale := 0, 0
+	hits, stale, grown := 0, 0, 0
 	for seed := uint64(1); seed <= 20; seed++ {
 		rng := rand.New(rand.NewPCG(seed, 7))
 		const nodes = 9
 		memo, plain := newOrderedCDG(nodes), newOrderedCDG(nodes)
 		memo.refusals = &refusalMemo{}
 		var inserted []uint64 // one entry per use inserted
-		// A few steps recur, as Nue's backtracking moves do.
-		steps := make([][]uint64, 40)
+		// A few steps recur, as Nue's backtracking moves do; the last
+		// seed's many steps make the memo's table grow.
+		nSteps := 40
+		if seed == 20 {
+			nSteps = 3000
+		}
+		steps := make([][]uint64, nSteps)
 		for i := range steps {
 			for range 1 + rng.IntN(4) {
 				steps[i] = append(steps[i], edgeKey(rng.Int32N(nodes), rng.Int32N(nodes)))
@@ -33,8 +38,8 @@ func TestRefusalMemoAnswersAsInsertions(t *testing.T) {
 			switch r := rng.IntN(10); {
 			case r < 6:
 				step := steps[rng.IntN(len(steps))]
-				before := memo.refusals.index != nil && memo.refusedBefore(step)
-				if i, ok := memo.refusals.index[hashStep(step)]; ok && !before && memo.refusals.entry[i].at < memo.cuts {
+				before := memo.refusedBefore(step)
+				if r := memo.refusals.lookup(hashStep(step)); r != nil && !before && r.at < memo.cuts {
 					stale++
 				}
 				got, want := memo.insertStep(step), plain.insertStep(step)
@@ -61,6 +66,7 @@ func TestRefusalMemoAnswersAsInsertions(t *testing.T) {
 				}
 			}
 		}
+		grown = len(memo.refusals.slots)
 		for v := range memo.succ {
 			for _, s := range memo.succ[v] {
 				require.Equal(t, s.uses, plain.succ[v][plain.find(int32(v), s.to)].uses, "seed %d: uses of %d→%d", seed, v, s.to)
@@ -69,5 +75,6 @@ func TestRefusalMemoAnswersAsInsertions(t *testing.T) {
 		}
 	}
 	require.Greater(t, hits, 1000, "steps the memo refused without inserting")
+	require.Greater(t, grown, 1024, "slots of the last seed's memo")
 	require.Greater(t, stale, 100, "remembered refusals whose witness a removal may have cut")
 }
