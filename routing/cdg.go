@@ -87,10 +87,10 @@ type successor struct {
 	to, uses int32
 }
 
-// blockedUse marks, in a successor's uses, an edge in the blocked set.
-// No edge has that many uses: a dependency is used at most once per
-// destination (and per source of DFSSSP's online layering), and the
-// graph's nodes are fewer than 2³¹.
+// blockedUse marks, in a successor's uses, an edge in the blocked set of
+// a graph that has one (Nue's layers, where a dependency is used at most
+// once per destination and escape path, far fewer than 2³⁰ times). Other
+// graphs count every bit of uses.
 const blockedUse = 1 << 30
 
 // orderedKey is a node with its label, for sorting a region by label.
@@ -298,7 +298,8 @@ func (c *cdg) dropOne(x, y int32, cut bool) {
 		return
 	}
 	succ := c.succ[x]
-	if succ[i].uses--; succ[i].uses&^blockedUse > 0 {
+	succ[i].uses--
+	if left := succ[i].uses; left > 0 && (c.blocked == nil || left&^blockedUse > 0) {
 		return
 	}
 	if cut {
