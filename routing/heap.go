@@ -1,7 +1,10 @@
 package routing
 
 // minHeap is a 4-ary min-heap of (key, node) with ties broken by node, so
-// pop order is total and deterministic. No interface boxing.
+// pop order is total and deterministic. No interface boxing. Each entry
+// keeps its key and node side by side, and sifting moves entries into a
+// hole instead of swapping pairs: a node's children share a cache line or
+// two, and each level writes one entry.
 //
 // An indexed heap (newIndexHeap) holds each node at most once: pushing a
 // node already in it moves it to its new key. Nue's Dijkstra lowers a
@@ -10,9 +13,19 @@ package routing
 // be popped and skipped, and the pops come in the order of the plain
 // heap's with the stale entries left out.
 type minHeap struct {
-	key  []int64
-	node []int32
-	pos  []int32 // indexed heaps: node → index in the heap, -1 if not in it
+	e   []heapEntry
+	pos []int32 // indexed heaps: node → index in the heap, -1 if not in it
+}
+
+// heapEntry is one (key, node) of a minHeap.
+type heapEntry struct {
+	key  int64
+	node int32
+}
+
+// before orders entries by key, then node.
+func (a heapEntry) before(b heapEntry) bool {
+	return a.key < b.key || (a.key == b.key && a.node < b.node)
 }
 
 // newIndexHeap returns an empty indexed heap for nodes 0..n-1.
@@ -24,86 +37,89 @@ func newIndexHeap(n int) minHeap {
 	return h
 }
 
-func (h *minHeap) len() int { return len(h.node) }
+func (h *minHeap) len() int { return len(h.e) }
 
 func (h *minHeap) reset() {
 	if h.pos != nil {
-		for _, v := range h.node {
-			h.pos[v] = -1
+		for _, x := range h.e {
+			h.pos[x.node] = -1
 		}
 	}
-	h.key, h.node = h.key[:0], h.node[:0]
+	h.e = h.e[:0]
 }
 
-func (h *minHeap) less(i, j int) bool {
-	return h.key[i] < h.key[j] || (h.key[i] == h.key[j] && h.node[i] < h.node[j])
-}
-
-func (h *minHeap) swap(i, j int) {
-	h.key[i], h.key[j] = h.key[j], h.key[i]
-	h.node[i], h.node[j] = h.node[j], h.node[i]
+// place puts x at index i.
+func (h *minHeap) place(i int, x heapEntry) {
+	h.e[i] = x
 	if h.pos != nil {
-		h.pos[h.node[i]], h.pos[h.node[j]] = int32(i), int32(j)
+		h.pos[x.node] = int32(i)
 	}
 }
 
 // push adds node n with key k; an indexed heap that holds n already moves
 // it to key k instead.
 func (h *minHeap) push(k int64, n int32) {
+	x := heapEntry{k, n}
 	if h.pos != nil {
 		if i := int(h.pos[n]); i >= 0 {
-			up := k < h.key[i]
-			h.key[i] = k
-			if up {
-				h.up(i)
+			if x.before(h.e[i]) {
+				h.up(i, x)
 			} else {
-				h.down(i)
+				h.down(i, x)
 			}
 			return
 		}
-		h.pos[n] = int32(len(h.node))
 	}
-	h.key = append(h.key, k)
-	h.node = append(h.node, n)
-	h.up(len(h.node) - 1)
+	h.e = append(h.e, x)
+	h.up(len(h.e)-1, x)
 }
 
-func (h *minHeap) up(i int) {
+// up moves x from the hole at i towards the root to its place.
+func (h *minHeap) up(i int, x heapEntry) {
 	for i > 0 {
 		p := (i - 1) / 4
-		if !h.less(i, p) {
+		if !x.before(h.e[p]) {
 			break
 		}
-		h.swap(i, p)
+		h.place(i, h.e[p])
 		i = p
 	}
+	h.place(i, x)
 }
 
-func (h *minHeap) down(i int) {
-	n := len(h.node)
+// down moves x from the hole at i towards the leaves to its place.
+func (h *minHeap) down(i int, x heapEntry) {
+	n := len(h.e)
 	for {
-		best := i
-		for c := 4*i + 1; c <= 4*i+4 && c < n; c++ {
-			if h.less(c, best) {
-				best = c
+		c := 4*i + 1
+		if c >= n {
+			break
+		}
+		best := c
+		for j := c + 1; j <= c+3 && j < n; j++ {
+			if h.e[j].before(h.e[best]) {
+				best = j
 			}
 		}
-		if best == i {
-			return
+		if !h.e[best].before(x) {
+			break
 		}
-		h.swap(i, best)
+		h.place(i, h.e[best])
 		i = best
 	}
+	h.place(i, x)
 }
 
 func (h *minHeap) pop() (int64, int32) {
-	k, n := h.key[0], h.node[0]
-	last := len(h.node) - 1
-	h.swap(0, last)
-	h.key, h.node = h.key[:last], h.node[:last]
+	top := h.e[0]
+	last := len(h.e) - 1
+	x := h.e[last]
+	h.e = h.e[:last]
 	if h.pos != nil {
-		h.pos[n] = -1
+		h.pos[top.node] = -1
 	}
-	h.down(0)
-	return k, n
+	if last > 0 {
+		h.down(0, x)
+	}
+	return top.key, top.node
 }

@@ -34,6 +34,14 @@ func TestIndexHeapAsLazyHeap(t *testing.T) {
 					break
 				}
 			}
+			// The least (key, node) now, found without a heap.
+			mk, mv := int64(1<<62), int32(-1)
+			for v, k := range cur {
+				if k < mk || k == mk && v < mv {
+					mk, mv = k, v
+				}
+			}
+			require.Equal(t, [2]int64{mk, int64(mv)}, [2]int64{wk, int64(wv)}, "round %d op %d: the lazy heap's pop", round, op)
 			delete(cur, wv)
 			k, v := ih.pop()
 			require.Equal(t, [2]int64{wk, int64(wv)}, [2]int64{k, int64(v)}, "round %d op %d", round, op)
