@@ -266,7 +266,7 @@ func (c *cdg) insertPath(path []int32) bool {
 	for k := 1; k < len(path); k++ {
 		if !c.insert(path[k-1], path[k]) {
 			for j := k - 1; j >= 1; j-- {
-				c.remove(path[j-1], path[j])
+				c.undo(path[j-1], path[j])
 			}
 			return false
 		}

@@ -208,7 +208,8 @@ type nueState struct {
 	edits   []nueEdit
 	byHops  []int32 // relieve's scratch
 	// movedScratch holds switchNext's switches routed through the
-	// switch it moves, step the dependencies it inserts.
+	// switch it moves, step the dependencies switchNext and spliceOnto
+	// insert all or nothing.
 	movedScratch []int32
 	step         []uint64
 	through      throughMemo
@@ -414,15 +415,15 @@ func (n *nueState) spliceOnto(dst int32, prefix []int32) bool {
 		}
 	}
 	n.edits = edits
-	for i, e := range edits {
-		if e.dep >= 0 && !n.deps.insert(e.c, e.dep) {
-			for _, b := range edits[:i] {
-				if b.dep >= 0 {
-					n.deps.remove(b.c, b.dep)
-				}
-			}
-			return false
+	step := n.step[:0]
+	for _, e := range edits {
+		if e.dep >= 0 {
+			step = append(step, edgeKey(e.c, e.dep))
 		}
+	}
+	n.step = step
+	if !n.deps.insertStep(step) {
+		return false
 	}
 	for _, e := range edits {
 		if n.next[e.u] >= 0 && n.dep[e.u] >= 0 {

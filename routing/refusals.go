@@ -87,7 +87,7 @@ func (c *cdg) insertStep(step []uint64) bool {
 		x, y := int32(e>>32), int32(uint32(e))
 		if !c.insert(x, y) {
 			if c.refusals != nil {
-				c.refuse(step, x, y)
+				c.refuse(step, y)
 			}
 			for _, b := range step[:i] {
 				c.undo(int32(b>>32), int32(uint32(b)))
@@ -124,10 +124,10 @@ func (c *cdg) refusedBefore(step []uint64) bool {
 	return true
 }
 
-// refuse remembers that the step was refused because its insertion of
-// x→y closed a cycle (met, or a self-loop, as insertNew recorded them);
-// it must run right after that insertion, before any other search.
-func (c *cdg) refuse(step []uint64, x, y int32) {
+// refuse remembers that the step was refused because its insertion of an
+// edge into y closed a cycle (met, or a self-loop, as insertNew recorded
+// them); it must run right after that insertion, before any other search.
+func (c *cdg) refuse(step []uint64, y int32) {
 	m := c.refusals
 	if len(m.data) > maxMemoData {
 		clear(m.slots)
@@ -140,9 +140,9 @@ func (c *cdg) refuse(step []uint64, x, y int32) {
 	}
 	r.edgesEnd = int32(len(m.data))
 	r.witness = r.edgesEnd
-	// The witness runs from y to x: the forward search's chain from y
-	// to met[0], then the backward search's from met[1] on to x (a
-	// self-loop's witness is y alone).
+	// The witness runs from y to the refused edge's tail: the forward
+	// search's chain from y to met[0], then the backward search's from
+	// met[1] on (a self-loop's witness is y alone).
 	if c.met[0] >= 0 {
 		start := len(m.data)
 		for v := c.met[0]; v >= 0; v = c.parent[v] {
