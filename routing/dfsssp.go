@@ -103,6 +103,7 @@ func layerByTrees(g *graph, t *Tables, o Options, rule breakRule, engine string,
 		return nil, needsVLs(engine, n, o.VLs)
 	}
 	t.VLsUsed = b.balance(n, o.VLs)
+	b.writeSLs()
 	if !slices.ContainsFunc(t.sl, func(sl uint8) bool { return sl != 0 }) {
 		t.sl = nil // as SetSL leaves it
 	}

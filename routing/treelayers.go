@@ -22,9 +22,18 @@ import (
 //     sources of u's subtree (searched back from u along the channels whose
 //     tables point at it), and takes their weight off every edge of their
 //     paths, bottom-up below u and u's own weight from u on;
-//   - each path's layer is kept where its service level goes, in the
-//     tables' SL array, so memory is one byte per (switch, LID) besides the
-//     graph of one layer.
+//   - each path's layer is kept beside its port, in a copy of the tables
+//     by destination (below), and written into the tables' SLs at the
+//     end, so memory is two bytes per (switch, destination) besides the
+//     tables and the graph of one layer.
+//
+// The tables hold a switch's row of LIDs side by side, but a move reads one
+// destination's entries of many switches: u's subtree, the path on from v.
+// Read from the tables those are rows tens of kilobytes apart, a cache (and
+// TLB) miss each: on the 40,000-HCA torus those two loads took half of the
+// first layer's time. So the breaker reads its own copy, a column of
+// switches per destination (col), and keeps the layers in the same shape
+// (slc).
 //
 // Layer 0 and the set of paths moved out of it are those of breakCyclesBy;
 // from layer 1 on the paths are visited in (destination, source) order, not
@@ -56,8 +65,9 @@ type treeBreaker struct {
 	accN    []int32
 	touched []int32
 	tr      destTree
-	ports   []uint8
-	sls     []uint8
+	// col[i*S+s] is switch s's port toward destination i (g.dests[i]),
+	// slc[i*S+s] the layer of the path from s to it; S is g.S.
+	col, slc []uint8
 
 	// move's work space: u's subtree, breadth first, with each member's
 	// parent position.
@@ -101,7 +111,11 @@ func newTreeBreaker(g *graph, t *Tables, rule breakRule) *treeBreaker {
 	b := &treeBreaker{g: g, t: t, rule: rule, n: t.NumLIDs, stopAt: maxLayers,
 		slot: make([]int32, g.chans.Len()*g.stride), into: make([][]arc, g.S),
 		eid: make([]int32, g.S), accW: make([]int64, g.S), accN: make([]int32, g.S),
-		ports: make([]uint8, treeBlock*g.S), sls: make([]uint8, treeBlock*g.S)}
+		col: make([]uint8, len(g.dests)*g.S), slc: make([]uint8, len(g.dests)*g.S)}
+	for lo := 0; lo < len(g.dests); lo += treeBlock {
+		hi := min(lo+treeBlock, len(g.dests))
+		t.columns(g.dests[lo:hi], b.col[lo*g.S:hi*g.S], nil)
+	}
 	for i := range b.slot {
 		b.slot[i] = -1
 	}
@@ -116,17 +130,16 @@ func newTreeBreaker(g *graph, t *Tables, rule breakRule) *treeBreaker {
 	return b
 }
 
-// layers writes each path's layer as its SL (the tables' SLs start over)
-// and returns the number of layers needed, at most limit. With record, the
-// paths the first layer moves on are listed and layered as breakCyclesBy
-// layers them, unless more than maxListedMoves or their channels more than
-// the graph's maxPathHops.
+// layers gives each path its layer (slc; writeSLs puts them in the
+// tables) and returns the number of layers needed, at most limit. With
+// record, the paths the first layer moves on are listed and layered as
+// breakCyclesBy layers them, unless more than maxListedMoves or their
+// channels more than the graph's maxPathHops.
 func (b *treeBreaker) layers(limit int) (int, error) {
 	if b.rule.online {
 		return 0, fmt.Errorf("the online layering needs the path list")
 	}
-	t := b.t
-	t.sl = make([]uint8, len(t.lft)) // every path in layer 0
+	clear(b.slc) // every path in layer 0
 	for L := 0; ; L++ {
 		if L >= limit {
 			return 0, fmt.Errorf("needs more than %d virtual layers", limit)
@@ -147,8 +160,12 @@ func (b *treeBreaker) layers(limit int) (int, error) {
 			if err != nil {
 				return 0, fmt.Errorf("needs more than %d virtual layers", limit)
 			}
+			idx := make([]int32, b.n) // LID → destination index
+			for i, lid := range b.g.dests {
+				idx[lid] = int32(i)
+			}
 			for p := range ps.len() {
-				t.sl[int(ps.src[p])*b.n+int(ps.lid[p])] = layer[p] + 1
+				b.slc[int(idx[ps.lid[p]])*b.g.S+int(ps.src[p])] = layer[p] + 1
 			}
 			return n + 1, nil
 		}
@@ -223,18 +240,14 @@ func (b *treeBreaker) build(L uint8) {
 	}
 	b.deps.reset()
 	b.weight = b.weight[:0]
-	for lo := 0; lo < len(g.dests); lo += treeBlock {
-		lids := g.dests[lo:min(lo+treeBlock, len(g.dests))]
-		b.t.columns(lids, b.ports, b.sls)
-		for j := range lids {
-			b.buildDest(lo+j, b.ports[j*S:(j+1)*S], b.sls[j*S:(j+1)*S], L)
-		}
+	for i := range g.dests {
+		b.buildDest(i, b.col[i*S:(i+1)*S], b.slc[i*S:(i+1)*S], L)
 	}
 	b.deps.layout()
 }
 
 // buildDest adds destination i's layer-L paths to the graph, given its
-// column of ports and SLs.
+// column of ports and layers.
 func (b *treeBreaker) buildDest(i int, col, sl []uint8, L uint8) {
 	g, tr := b.g, &b.tr
 	g.treeOf(col, i, tr)
@@ -283,7 +296,7 @@ func (b *treeBreaker) buildDest(i int, col, sl []uint8, L uint8) {
 // move takes every layer-L path inducing edge e to layer L+1 and returns
 // how many it moved.
 func (b *treeBreaker) move(e int32, L uint8) int64 {
-	g, t, n := b.g, b.t, b.n
+	g, t, n, S := b.g, b.t, b.n, b.g.S
 	c1, c2 := b.deps.from[e], b.deps.to[e]
 	from := g.chans.From(c1)
 	u, p1 := int(from.Node), uint8(from.Port)
@@ -296,10 +309,11 @@ func (b *treeBreaker) move(e int32, L uint8) int64 {
 			continue
 		}
 		dst := int(g.destSwitch[i])
+		col, slc := b.col[i*S:(i+1)*S], b.slc[i*S:(i+1)*S]
 		beyond := 0 // channels from v on (counted in the first layer only)
 		if L == 0 {
 			var ok bool
-			if beyond, ok = b.reaches(v, lid, dst); !ok {
+			if beyond, ok = b.reaches(v, col, dst); !ok {
 				// Broken beyond: no listed path goes through u. (Past
 				// the first layer every path is one that reaches.)
 				continue
@@ -311,7 +325,7 @@ func (b *treeBreaker) move(e int32, L uint8) int64 {
 		for q := 0; q < len(b.queue) && len(b.queue) <= g.S; q++ {
 			y := b.queue[q]
 			for _, a := range b.into[y] {
-				if t.lft[int(a.to)*n+int(lid)] == uint8(a.port) {
+				if col[a.to] == uint8(a.port) {
 					b.queue, b.parent = append(b.queue, a.to), append(b.parent, int32(q))
 				}
 			}
@@ -328,8 +342,8 @@ func (b *treeBreaker) move(e int32, L uint8) int64 {
 			}
 		}
 		for q, z := range b.queue {
-			if k := int(z)*n + int(lid); g.numHCAs(int(z)) > 0 && t.sl[k] == L {
-				t.sl[k] = L + 1
+			if g.numHCAs(int(z)) > 0 && slc[z] == L {
+				slc[z] = L + 1
 				b.accW[z], b.accN[z] = int64(g.numHCAs(int(z))), 1
 				cnt++
 				if b.record {
@@ -359,9 +373,9 @@ func (b *treeBreaker) move(e int32, L uint8) int64 {
 			}
 			f := e
 			if q > 0 {
-				pz := t.lft[int(z)*n+int(lid)]
+				pz := col[z]
 				next := b.queue[b.parent[q]]
-				f = b.edgeOf(g.chanAt(int(z), int(pz)), t.lft[int(next)*n+int(lid)])
+				f = b.edgeOf(g.chanAt(int(z), int(pz)), col[next])
 				b.accW[next] += b.accW[z]
 				b.accN[next] += b.accN[z]
 			}
@@ -372,7 +386,7 @@ func (b *treeBreaker) move(e int32, L uint8) int64 {
 		w, c := b.accW[u], b.accN[u]
 		for ch := c2; int(g.chTo(ch)) != dst; {
 			y := int(g.chTo(ch))
-			p := t.lft[y*n+int(lid)]
+			p := col[y]
 			f := b.edgeOf(ch, p)
 			b.weight[f] -= w
 			b.deps.uses[f] -= c
@@ -385,13 +399,14 @@ func (b *treeBreaker) move(e int32, L uint8) int64 {
 	return moved
 }
 
-// reaches reports whether the tables lead from switch y to dst toward lid
-// over inter-switch channels without a loop, and how many it crosses.
-func (b *treeBreaker) reaches(y int, lid uint16, dst int) (int, bool) {
+// reaches reports whether the tables lead from switch y to dst (col: the
+// destination's column) over inter-switch channels without a loop, and how
+// many it crosses.
+func (b *treeBreaker) reaches(y int, col []uint8, dst int) (int, bool) {
 	g := b.g
 	steps := 0
 	for ; y != dst; steps++ {
-		p := b.t.lft[y*b.n+int(lid)]
+		p := col[y]
 		if p == NoPath || p == 0 || steps > g.S {
 			return 0, false
 		}
@@ -414,25 +429,35 @@ func (b *treeBreaker) balance(n, k int) int {
 	}
 	d := newLayerDealer(n, k)
 	any := false
-	for lo := 0; lo < len(g.dests); lo += treeBlock {
-		lids := g.dests[lo:min(lo+treeBlock, len(g.dests))]
-		b.t.columns(lids, b.ports, nil)
-		for j, lid := range lids {
-			i := lo + j
-			g.treeOf(b.ports[j*S:(j+1)*S], i, &b.tr)
-			dst := g.destSwitch[i]
-			for s := int32(0); s < int32(S); s++ {
-				if s == dst || g.numHCAs(int(s)) == 0 || b.tr.depth[s] < 2 {
-					continue
-				}
-				k := int(s)*b.n + int(lid)
-				b.t.sl[k] = d.deal(b.t.sl[k])
-				any = true
+	for i := range g.dests {
+		g.treeOf(b.col[i*S:(i+1)*S], i, &b.tr)
+		dst, slc := g.destSwitch[i], b.slc[i*S:(i+1)*S]
+		for s := int32(0); s < int32(S); s++ {
+			if s == dst || g.numHCAs(int(s)) == 0 || b.tr.depth[s] < 2 {
+				continue
 			}
+			slc[s] = d.deal(slc[s])
+			any = true
 		}
 	}
 	if !any {
 		return n
 	}
 	return d.inUse()
+}
+
+// writeSLs writes every path's layer (slc) as its SL into the tables, a
+// block of destinations at a time (rows of the tables).
+func (b *treeBreaker) writeSLs() {
+	g, t, S, n := b.g, b.t, b.g.S, b.n
+	t.sl = make([]uint8, len(t.lft))
+	for lo := 0; lo < len(g.dests); lo += treeBlock {
+		lids := g.dests[lo:min(lo+treeBlock, len(g.dests))]
+		for s := 0; s < S; s++ {
+			row := t.sl[s*n : (s+1)*n]
+			for j, lid := range lids {
+				row[lid] = b.slc[(lo+j)*S+s]
+			}
+		}
+	}
 }

@@ -43,6 +43,7 @@ func TestTreeLayers(t *testing.T) {
 			b := newTreeBreaker(g, tb, rule)
 			b.record = true
 			b.breakLayer(0)
+			b.writeSLs()
 			var hops int64
 			for p := range ps.len() {
 				require.Equal(t, layer[p], tb.SL(int(ps.src[p]), ps.lid[p]), "%s: path %d (switch %d to LID %d)", name, p, ps.src[p], ps.lid[p])
