@@ -35,6 +35,10 @@ type graph struct {
 	// portCh[s*stride+p] is the channel leaving switch s at port p, -1
 	// where none (a flat copy of chans.At for the switches' ports).
 	portCh []int32
+	// portSw[s*stride+p] is the switch that channel enters, -1 where it
+	// enters no switch or there is none: a path's next switch without
+	// reading the channel table.
+	portSw []int32
 	stride int
 	// maxPathHops is the most channel hops a path list may hold
 	// (collectPaths); tests lower it.
@@ -75,10 +79,14 @@ func newGraph(net *fabric.Network) *graph {
 	for s := 0; s < S; s++ {
 		g.stride = max(g.stride, net.Nodes[s].Radix+1)
 	}
-	g.portCh = make([]int32, S*g.stride)
+	g.portCh, g.portSw = make([]int32, S*g.stride), make([]int32, S*g.stride)
 	for s := 0; s < S; s++ {
 		for p := 0; p < g.stride; p++ {
-			g.portCh[s*g.stride+p] = g.chans.At(s, p)
+			k := s*g.stride + p
+			g.portCh[k], g.portSw[k] = g.chans.At(s, p), -1
+			if ch := g.portCh[k]; ch >= 0 && int(g.chTo(ch)) < S {
+				g.portSw[k] = g.chTo(ch)
+			}
 		}
 	}
 	for h := S; h < len(net.Nodes); h++ {

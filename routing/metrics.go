@@ -79,18 +79,17 @@ func (g *graph) treeOf(col []uint8, i int, tr *destTree) {
 			tr.depth[u] = onWalk
 			walk = append(walk, u)
 			p := col[u]
-			ch := int32(-1)
-			if p != NoPath && p != 0 {
-				ch = g.chanAt(int(u), int(p))
+			to := int32(-1) // the next switch
+			if p != NoPath && p != 0 && int(p) < g.stride {
+				to = g.portSw[int(u)*g.stride+int(p)]
 			}
-			if ch < 0 || !g.isSwitchChannel(ch) {
+			if to < 0 {
 				d = -1
 				walk = walk[:len(walk)-1]
 				tr.depth[u] = -1
 				break
 			}
-			tr.next[u] = ch
-			to := g.chTo(ch)
+			tr.next[u] = g.portCh[int(u)*g.stride+int(p)]
 			u = to
 		}
 		for i := len(walk) - 1; i >= 0; i-- {
