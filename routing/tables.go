@@ -139,12 +139,16 @@ func (t *Tables) columns(lids []uint16, ports, sls []uint8) {
 
 // setColumns is the inverse of columns: it writes ports[j*switches+s] as
 // switch s's output port for lids[j].
-func (t *Tables) setColumns(lids []uint16, ports []uint8) {
+func (t *Tables) setColumns(lids []uint16, ports []uint8) { t.writeColumns(t.lft, lids, ports) }
+
+// writeColumns writes cols[j*switches+s] into a, an array shaped as the
+// LFTs (a row of LIDs per switch), as switch s's entry for lids[j].
+func (t *Tables) writeColumns(a []uint8, lids []uint16, cols []uint8) {
 	S, n := t.switches, t.NumLIDs
 	for s := 0; s < S; s++ {
-		row := t.lft[s*n : (s+1)*n]
+		row := a[s*n : (s+1)*n]
 		for j, lid := range lids {
-			row[lid] = ports[j*S+s]
+			row[lid] = cols[j*S+s]
 		}
 	}
 }

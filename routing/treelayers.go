@@ -449,15 +449,10 @@ func (b *treeBreaker) balance(n, k int) int {
 // writeSLs writes every path's layer (slc) as its SL into the tables, a
 // block of destinations at a time (rows of the tables).
 func (b *treeBreaker) writeSLs() {
-	g, t, S, n := b.g, b.t, b.g.S, b.n
+	g, t, S := b.g, b.t, b.g.S
 	t.sl = make([]uint8, len(t.lft))
 	for lo := 0; lo < len(g.dests); lo += treeBlock {
-		lids := g.dests[lo:min(lo+treeBlock, len(g.dests))]
-		for s := 0; s < S; s++ {
-			row := t.sl[s*n : (s+1)*n]
-			for j, lid := range lids {
-				row[lid] = b.slc[(lo+j)*S+s]
-			}
-		}
+		hi := min(lo+treeBlock, len(g.dests))
+		t.writeColumns(t.sl, g.dests[lo:hi], b.slc[lo*S:hi*S])
 	}
 }
