@@ -201,11 +201,11 @@ type nueState struct {
 	final   []bool
 	heap    minHeap // indexed
 	order   []int32
-	in      [][]inArc
-	// arcs holds every switch's incoming arcs side by side (v's are
-	// arcs[arcOff[v]:arcOff[v+1]]), half the size of inArc: the Dijkstra
-	// reads them all for every destination, several megabytes on a large
-	// fabric, so their size is its memory traffic.
+	// arcs holds every switch's incoming arcs side by side, in the order
+	// of graph.incoming (v's are arcs[arcOff[v]:arcOff[v+1]], inArcs), 8
+	// bytes each: the Dijkstra reads them all for every destination,
+	// several megabytes on a large fabric, so their size is its memory
+	// traffic.
 	arcs   []nueArc
 	arcOff []int32
 	former []bool // switches reached by backtracking (former islands)
@@ -237,9 +237,8 @@ func (n *nueState) alloc() {
 	n.escDst = -1
 	n.dist, n.final, n.former = make([]int64, S), make([]bool, S), make([]bool, S)
 	n.seen, n.moved = make([]bool, S), make([]bool, S)
-	n.in = n.g.incoming()
 	n.arcOff = make([]int32, S+1)
-	for v, in := range n.in {
+	for v, in := range n.g.incoming() {
 		for _, ia := range in {
 			n.arcs = append(n.arcs, nueArc{from: ia.from, ch: ia.ch})
 		}
@@ -251,11 +250,13 @@ func (n *nueState) alloc() {
 // nueArc is a channel into a switch and the switch it comes from.
 type nueArc struct{ from, ch int32 }
 
+// inArcs returns the arcs into switch v.
+func (n *nueState) inArcs(v int32) []nueArc { return n.arcs[n.arcOff[v]:n.arcOff[v+1]] }
+
 // escape computes the spanning-tree next channel of every switch toward dst
 // (kept until asked for another destination or tree: a destination's
 // splices ask again for every island).
 func (n *nueState) escape(dst int32) {
-	g := n.g
 	if dst == n.escDst && &n.tree[0] == n.escTree {
 		return
 	}
@@ -270,14 +271,14 @@ func (n *nueState) escape(dst int32) {
 	q := append(n.order[:0], dst)
 	for h := 0; h < len(q); h++ {
 		v := q[h]
-		for _, ia := range n.in[v] {
+		for _, ia := range n.inArcs(v) {
 			u := ia.from
 			if seen[u] || !(n.tree[u] == v || n.tree[v] == u) {
 				continue
 			}
 			// Among parallel tree cables take the lowest port (the first arc).
 			seen[u] = true
-			n.esc[u] = g.out[u][ia.idx].ch
+			n.esc[u] = ia.ch
 			q = append(q, u)
 		}
 	}
@@ -424,7 +425,7 @@ func (n *nueState) spliceOnto(dst int32, prefix []int32) bool {
 		if !n.moved[v] {
 			continue
 		}
-		for _, ia := range n.in[v] {
+		for _, ia := range n.inArcs(v) {
 			if u := ia.from; n.next[u] == ia.ch && !n.moved[u] {
 				edits = append(edits, nueEdit{u, ia.ch, target(ia.ch)})
 			}
@@ -489,7 +490,7 @@ func (n *nueState) dijkstra(dst int32) {
 		if n.former[v] {
 			n.shortcuts(v, dst)
 		}
-		for _, ia := range n.arcs[n.arcOff[v]:n.arcOff[v+1]] {
+		for _, ia := range n.inArcs(v) {
 			u := ia.from
 			if n.final[u] {
 				continue
@@ -556,17 +557,15 @@ func (n *nueState) backtrack(dst, x int32) bool {
 // switch routed through u keep the layer acyclic (switchNext, all or
 // nothing), and x's own path does not pass u.
 func (n *nueState) shortcuts(x, dst int32) {
-	g := n.g
-	for _, ia := range n.in[x] {
+	for _, ia := range n.inArcs(x) {
 		u := ia.from
 		if u == dst || n.next[u] < 0 {
 			continue // unreached switches get x through the Dijkstra
 		}
-		a := g.out[u][ia.idx]
-		if n.dist[x]+hopUnit+n.st.weight[a.ch] >= n.dist[u] || n.leadsThrough(x, u, dst) {
+		if n.dist[x]+hopUnit+n.st.weight[ia.ch] >= n.dist[u] || n.leadsThrough(x, u, dst) {
 			continue
 		}
-		if n.switchNext(u, a.ch, dst) {
+		if n.switchNext(u, ia.ch, dst) {
 			n.Shortcuts++
 		}
 	}
@@ -662,7 +661,7 @@ func (n *nueState) switchNext(y, alt, dst int32) bool {
 		step = append(step, edgeKey(alt, newDep))
 	}
 	moved := n.movedScratch[:0]
-	for _, ia := range n.in[y] {
+	for _, ia := range n.inArcs(y) {
 		u := ia.from
 		if u == y || n.next[u] != ia.ch {
 			continue
