@@ -38,6 +38,13 @@ func Compute(name string, net *fabric.Network, o Options) (*Tables, error) {
 
 // Route runs the engine on net.
 func (e Engine) Route(net *fabric.Network, o Options) (*Tables, error) {
+	return e.RouteWatched(net, o, nil)
+}
+
+// RouteWatched is Route telling w, if not nil, how far the engine has
+// come (the long ones: those that route destination by destination and
+// DFSSSP's layering; OpenSM's engines tell nothing).
+func (e Engine) RouteWatched(net *fabric.Network, o Options, w Watch) (*Tables, error) {
 	if e.External != nil {
 		return e.External(net, o)
 	}
@@ -53,7 +60,9 @@ func (e Engine) Route(net *fabric.Network, o Options) (*Tables, error) {
 	if net.NumSwitches > 0 && net.NumSwitches > 1<<20 {
 		return nil, fmt.Errorf("%s: too many switches", e.Name)
 	}
-	t, err := e.route(newGraph(net), o)
+	g := newGraph(net)
+	g.watch = w
+	t, err := e.route(g, o)
 	if err != nil {
 		return nil, err
 	}

@@ -43,6 +43,8 @@ type graph struct {
 	// maxPathHops is the most channel hops a path list may hold
 	// (collectPaths); tests lower it.
 	maxPathHops int64
+	// watch, if not nil, is told how far the engine has come (progress).
+	watch Watch
 	// hops caches hopDistances (read-only once made).
 	hops [][]int16
 }

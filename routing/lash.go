@@ -101,6 +101,7 @@ func (g *graph) lashLayers(next [][]int32, vls int, sym bool, seed uint64) ([][]
 	var pairs []lashPair
 	placed := 0
 	for s := 0; s < g.S; s++ {
+		g.progress("source switches", s, g.S)
 		if layerOf[s] == nil {
 			continue
 		}
@@ -149,6 +150,7 @@ func (g *graph) lashLayers(next [][]int32, vls int, sym bool, seed uint64) ([][]
 			placed++
 		}
 	}
+	g.progress("source switches", g.S, g.S)
 	if sym && len(layers) > 1 {
 		g.balanceLayers(layers, pairs, path, seed)
 		for _, p := range pairs {

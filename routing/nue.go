@@ -76,7 +76,8 @@ func runNue(g *graph, o Options) (*Tables, *nueRun, error) {
 	fallbacks, total := 0, 0
 	order := g.nueOrder()
 	escaped := make([]bool, len(g.dests))
-	for _, i := range order {
+	for k, i := range order {
+		g.progress("destinations", k, len(order))
 		lid, dst := g.dests[i], g.destSwitch[i]
 		L := part[dst]
 		n.deps, n.tree = layers[L].deps, layers[L].tree
@@ -99,6 +100,7 @@ func runNue(g *graph, o Options) (*Tables, *nueRun, error) {
 		}
 		n.addLoad(dst)
 	}
+	g.progress("destinations", len(order), len(order))
 	before, moves := n.efiMax(), 0
 	if !o.NoRelieve {
 		moves = n.relieve(t, order, func(dst int32) *nueLayer { return &layers[part[dst]] }, escaped)
@@ -939,6 +941,7 @@ func (n *nueState) relieve(t *Tables, order []int, layer func(dst int32) *nueLay
 			if escaped[i] || t.Port(int(x), lid) != uint8(xPort) {
 				continue
 			}
+			g.progress("relieving the busiest channels: looks", 4*len(order)-budget, 4*len(order))
 			if budget == 0 {
 				return moves
 			}

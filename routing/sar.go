@@ -94,7 +94,10 @@ func routeSAR(g *graph, o Options) (*Tables, error) {
 	g.setHCAPorts(t)
 	st := newSSSP(g)
 	stamp := make([]int32, len(g.hcaSwitch))
+	done := 0
 	for k, i := range inJob {
+		g.progress("shortest-path trees", done, len(g.dests))
+		done++
 		dst := int(g.destSwitch[i])
 		st.tree(dst)
 		g.setTree(t, st, g.dests[i])
@@ -115,12 +118,15 @@ func routeSAR(g *graph, o Options) (*Tables, error) {
 	for _, pass := range [][]int{store, rest} {
 		clear(st.weight)
 		for _, i := range pass {
+			g.progress("shortest-path trees", done, len(g.dests))
+			done++
 			dst := int(g.destSwitch[i])
 			st.tree(dst)
 			g.setTree(t, st, g.dests[i])
 			st.addLoad(dst)
 		}
 	}
+	g.progress("shortest-path trees", done, len(g.dests))
 	g.routeSwitchLIDs(t, g.hopDistances())
 	t, err = layerDFSSSP(g, t, o, "sar", layerAuto)
 	if err != nil {

@@ -147,6 +147,7 @@ func routeSSSP(g *graph, o Options) (*Tables, error) {
 		col[dst] = uint8(g.hcaPort[int(g.destNode[i])-g.S])
 		g.fillColumn(col, st)
 		st.addLoad(dst)
+		g.progress("shortest-path trees", i+1, len(g.dests))
 	}
 	w.flush()
 	g.routeSwitchLIDs(t, g.hopDistances())

@@ -200,8 +200,11 @@ func (b *treeBreaker) listMoved() *pathSet {
 func (b *treeBreaker) breakLayer(L uint8) int64 {
 	b.build(L)
 	var moved int64
+	cuts, stage := 0, fmt.Sprintf("layer %d: cycles cut", L+1)
 	b.deps.searchCycles(func(cycle []int32) bool {
 		moved += b.move(b.rule.cut(cycle, b.weight), L)
+		cuts++
+		b.g.progress(stage, cuts, 0)
 		return true
 	})
 	return moved
@@ -240,8 +243,10 @@ func (b *treeBreaker) build(L uint8) {
 	}
 	b.deps.reset()
 	b.weight = b.weight[:0]
+	stage := fmt.Sprintf("layer %d: dependencies of destinations", L+1)
 	for i := range g.dests {
 		b.buildDest(i, b.col[i*S:(i+1)*S], b.slc[i*S:(i+1)*S], L)
+		g.progress(stage, i+1, len(g.dests))
 	}
 	b.deps.layout()
 }

@@ -64,6 +64,7 @@ func routeCmd(args []string, stdout, stderr io.Writer) error {
 			"the effective edge forwarding index (max over channels, mean over jobs of each job's max), the dark\n"+
 			"fiber percentage and the channels per job; sar routes for those jobs. --mixes N repeats this over N\n"+
 			"seeded job mixes and reports sar's improvement over every other engine as Tables 5.1/5.2 do.\n"+
+			"On a terminal, a line on stderr shows how far each engine has come (its stage and share done).\n"+
 			"Exit status 1 (after the report) if an engine could not route the network.", stderr)
 	names := &setString{v: "dfsssp"}
 	fs.Var(names, "routing", "engine(s), comma separated; see --list; opensm:<engine> runs the real OpenSM")
@@ -142,7 +143,7 @@ func routeCmd(args []string, stdout, stderr io.Writer) error {
 		printComparison(stdout, net, cmp)
 		return nil
 	}
-	reports, err := routeEach(net, engs, opts, *ebb, *sigmaK, work != nil, *dump)
+	reports, err := routeEach(net, engs, opts, *ebb, *sigmaK, work != nil, *dump, newRouteWatch(stderr))
 	if err != nil {
 		return err
 	}
@@ -228,11 +229,13 @@ func routeWorkload(jobsFile, compare, dump string, mixes int, mixSeed int64) (*c
 
 // routeEach routes net with every engine and reports each: σ(k) when k is
 // not 0, the job metrics of opts.Jobs when jobs is set; dump names the
-// file the (one) engine's tables go to.
-func routeEach(net *fabric.Network, engs []string, opts routing.Options, ebb int, k float64, jobs bool, dump string) ([]routeReport, error) {
+// file the (one) engine's tables go to; watch, if not nil, shows each
+// routing's progress.
+func routeEach(net *fabric.Network, engs []string, opts routing.Options, ebb int, k float64, jobs bool, dump string, watch *routeWatch) ([]routeReport, error) {
 	var reports []routeReport
 	for _, name := range engs {
-		r, tb, err := routeOne(net, name, opts, ebb)
+		r, tb, err := routeOne(net, name, opts, ebb, watch.begin(name))
+		watch.end()
 		if err != nil {
 			return nil, err
 		}
@@ -328,12 +331,13 @@ func dumpLFTs(path string, net *fabric.Network, tb *routing.Tables) error {
 	return f.Close()
 }
 
-// routeOne routes, verifies and measures; an engine's failure to route is
-// a result (ok=false), not an error.
-func routeOne(net *fabric.Network, name string, opts routing.Options, ebbPatterns int) (routeReport, *routing.Tables, error) {
+// routeOne routes, verifies and measures, telling w (if not nil) how far
+// it has come; an engine's failure to route is a result (ok=false), not
+// an error.
+func routeOne(net *fabric.Network, name string, opts routing.Options, ebbPatterns int, w routing.Watch) (routeReport, *routing.Tables, error) {
 	r := routeReport{Routing: name}
 	start := time.Now()
-	rt, err := pipeline.Route(net, name, opts)
+	rt, err := pipeline.RouteWatched(net, name, opts, w)
 	if errors.Is(err, opensm.ErrMissing) {
 		return r, nil, inputError{err}
 	}

@@ -235,8 +235,15 @@ func (r *Routed) Problem() string {
 // Routed.Failure; the error is for what is no routing result at all (a
 // missing OpenSM, tables that cannot be verified).
 func Route(net *fabric.Network, engine string, opts routing.Options) (*Routed, error) {
+	return RouteWatched(net, engine, opts, nil)
+}
+
+// RouteWatched is Route telling w, if not nil, how far it has come: the
+// engine's own stages (routing.Watch), then "verification" and "metrics"
+// as each starts (no units: 0 of 0).
+func RouteWatched(net *fabric.Network, engine string, opts routing.Options, w routing.Watch) (*Routed, error) {
 	start := time.Now()
-	tb, err := engines.Compute(engine, net, opts)
+	tb, err := engines.ComputeWatched(engine, net, opts, w)
 	elapsed := time.Since(start)
 	if err != nil {
 		var f *routing.Failure
@@ -246,10 +253,16 @@ func Route(net *fabric.Network, engine string, opts routing.Options) (*Routed, e
 		return nil, err
 	}
 	r := &Routed{Tables: tb, Elapsed: elapsed}
+	if w != nil {
+		w("verification", 0, 0)
+	}
 	if r.Verdict, err = routing.Verify(net, tb); err != nil {
 		return nil, err
 	}
 	if r.Verdict.OK() {
+		if w != nil {
+			w("metrics", 0, 0)
+		}
 		if r.Metrics, err = routing.Measure(net, tb); err != nil {
 			return nil, err
 		}

@@ -70,9 +70,15 @@ func Find(name string) (Engine, error) {
 
 // Compute routes net with the named engine.
 func Compute(name string, net *fabric.Network, o routing.Options) (*routing.Tables, error) {
+	return ComputeWatched(name, net, o, nil)
+}
+
+// ComputeWatched is Compute telling w, if not nil, how far the engine has
+// come (routing.Engine.RouteWatched).
+func ComputeWatched(name string, net *fabric.Network, o routing.Options, w routing.Watch) (*routing.Tables, error) {
 	e, err := Find(name)
 	if err != nil {
 		return nil, err
 	}
-	return e.Route(net, o)
+	return e.RouteWatched(net, o, w)
 }

@@ -1,0 +1,20 @@
+package routing
+
+// Watch is told how far a routing has come, for a progress line: what the
+// engine is doing (stage, such as "destinations" or "layer 2: paths"), and
+// how many of that stage's total units are done. Engines call it from
+// their own goroutine, every watchEvery units and at each stage's last, so
+// it must be quick; it never changes what an engine computes.
+type Watch func(stage string, done, total int)
+
+// watchEvery is how many units (destinations, paths, cuts) an engine
+// does between two calls of its Watch.
+const watchEvery = 256
+
+// progress tells the graph's watcher, if it has one, that done of total
+// units of stage are done; it passes on every watchEvery-th and the last.
+func (g *graph) progress(stage string, done, total int) {
+	if g.watch != nil && (done%watchEvery == 0 || done == total) {
+		g.watch(stage, done, total)
+	}
+}
