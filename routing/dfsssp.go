@@ -65,7 +65,7 @@ func layerDFSSSP(g *graph, t *Tables, o Options, engine string, how layering) (*
 	if err != nil {
 		return nil, &Failure{Engine: engine, Reason: err.Error()}
 	}
-	layer, n, err := breakCyclesBy(ps, maxLayers, rule)
+	layer, n, err := breakCyclesBy(ps, maxLayers, rule, layerWatch{w: g.watch})
 	if err != nil {
 		return nil, &Failure{Engine: engine, Reason: err.Error()}
 	}

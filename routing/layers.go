@@ -142,7 +142,7 @@ func (ps *pathSet) apply(t *Tables, layer []uint8) {
 // it to the next layer; the search resumes where it stopped. It returns each
 // path's layer and the number of layers needed.
 func breakCycles(ps *pathSet, limit int) ([]uint8, int, error) {
-	return breakCyclesBy(ps, limit, breakRule{})
+	return breakCyclesBy(ps, limit, breakRule{}, layerWatch{})
 }
 
 // breakRule chooses the edge of a cycle to cut: the weakest (the zero
@@ -169,17 +169,27 @@ func newBreakRule(o Options) (breakRule, error) {
 	return breakRule{}, fmt.Errorf("break %q: want one of %v", o.Break, breakRules)
 }
 
-// breakCyclesBy is breakCycles cutting the edge rule chooses.
-func breakCyclesBy(ps *pathSet, limit int, rule breakRule) ([]uint8, int, error) {
+// layerWatch is a Watch for a layering (nil: none) and the number of
+// layers made before its first (the tree layering's first layer, when it
+// lists the paths moved on from it).
+type layerWatch struct {
+	w     Watch
+	first int
+}
+
+// breakCyclesBy is breakCycles cutting the edge rule chooses, telling w
+// how far it has come: each layer's cycles cut, or the paths the online
+// rule has placed.
+func breakCyclesBy(ps *pathSet, limit int, rule breakRule, w layerWatch) ([]uint8, int, error) {
 	if rule.online {
-		return onlineLayers(ps, limit)
+		return onlineLayers(ps, limit, w.w)
 	}
 	layer := make([]uint8, ps.len())
 	cur := make([]int32, ps.len())
 	for i := range cur {
 		cur[i] = int32(i)
 	}
-	b := cycleBreaker{rule: rule}
+	b := cycleBreaker{rule: rule, watch: w}
 	for L := 0; ; L++ {
 		if len(cur) == 0 {
 			return layer, max(L, 1), nil
@@ -197,7 +207,7 @@ func breakCyclesBy(ps *pathSet, limit int, rule breakRule) ([]uint8, int, error)
 // keeps a dynamic topological order (Pearce-Kelly), so a path costs a
 // search of the affected region only, not the whole graph the paper's
 // implementation searched.
-func onlineLayers(ps *pathSet, limit int) ([]uint8, int, error) {
+func onlineLayers(ps *pathSet, limit int, w Watch) ([]uint8, int, error) {
 	nch := 0
 	for _, c := range ps.ch {
 		nch = max(nch, int(c)+1)
@@ -205,6 +215,9 @@ func onlineLayers(ps *pathSet, limit int) ([]uint8, int, error) {
 	layer := make([]uint8, ps.len())
 	var layers []*cdg
 	for p := range ps.len() {
+		if w != nil && p%watchEvery == 0 {
+			w("paths placed", p, ps.len())
+		}
 		ch := ps.channels(p)
 		L := 0
 		for ; L < limit; L++ {
@@ -220,6 +233,9 @@ func onlineLayers(ps *pathSet, limit int) ([]uint8, int, error) {
 		}
 		layer[p] = uint8(L)
 	}
+	if w != nil {
+		w("paths placed", ps.len(), ps.len())
+	}
 	return layer, max(len(layers), 1), nil
 }
 
@@ -231,14 +247,22 @@ type cycleBreaker struct {
 	weight []int64
 	paths  [][]int32
 	rule   breakRule
+	watch  layerWatch // told each layer's cycles cut
 }
 
 // breakLayer makes layer L acyclic and returns the paths moved to L+1.
 func (b *cycleBreaker) breakLayer(ps *pathSet, cur []int32, layer []uint8, L uint8) []int32 {
 	b.build(ps, cur)
 	var moved []int32
+	cuts, stage := 0, ""
+	if b.watch.w != nil {
+		stage = fmt.Sprintf("layer %d: cycles cut", b.watch.first+int(L)+1)
+	}
 	b.deps.searchCycles(func(cycle []int32) bool {
 		moved = b.move(ps, b.rule.cut(cycle, b.weight), layer, L, moved)
+		if cuts++; b.watch.w != nil && cuts%watchEvery == 0 {
+			b.watch.w(stage, cuts, 0)
+		}
 		return true
 	})
 	return moved

@@ -156,7 +156,7 @@ func (b *treeBreaker) layers(limit int) (int, error) {
 			continue
 		}
 		if ps := b.listMoved(); ps != nil {
-			layer, n, err := breakCyclesBy(ps, limit-1, b.rule)
+			layer, n, err := breakCyclesBy(ps, limit-1, b.rule, layerWatch{w: b.g.watch, first: 1})
 			if err != nil {
 				return 0, fmt.Errorf("needs more than %d virtual layers", limit)
 			}

@@ -13,22 +13,27 @@ import (
 func TestWatchSeesEveryStageToItsEnd(t *testing.T) {
 	for _, tc := range []struct {
 		spec, engine string
+		brk          string   // Options.Break
 		stages       []string // in the order they start
 	}{
-		{"kary-ntree:k=8,n=3", "sssp", []string{"shortest-path trees"}},
-		{"kary-ntree:k=8,n=3", "sar", []string{"shortest-path trees", "layer 1: dependencies of destinations"}},
-		{"kary-ntree:k=8,n=3", "nue", []string{"destinations"}},
-		{"kary-ntree:k=8,n=3", "lash", []string{"source switches"}},
-		{"torus:dims=6x6x6,hcas=432", "dfsssp", []string{"shortest-path trees", "layer 1: dependencies of destinations", "layer 1: cycles cut"}},
+		{"kary-ntree:k=8,n=3", "sssp", "", []string{"shortest-path trees"}},
+		{"kary-ntree:k=8,n=3", "sar", "", []string{"shortest-path trees", "layer 1: dependencies of destinations"}},
+		{"kary-ntree:k=8,n=3", "nue", "", []string{"destinations"}},
+		{"kary-ntree:k=8,n=3", "lash", "", []string{"source switches"}},
+		// The first layer along the tables, the paths it moves on listed
+		// and layered from the second on.
+		{"torus:dims=6x6x6,hcas=432", "dfsssp", "", []string{"shortest-path trees", "layer 1: dependencies of destinations", "layer 1: cycles cut", "layer 2: cycles cut"}},
+		{"torus:dims=4x4x4,hcas=256", "dfsssp", "online", []string{"shortest-path trees", "paths placed"}},
 	} {
-		t.Run(tc.engine+"/"+tc.spec, func(t *testing.T) {
+		t.Run(tc.engine+tc.brk+"/"+tc.spec, func(t *testing.T) {
 			net := build(t, tc.spec)
 			type call struct{ done, total int }
 			seen := map[string][]call{}
 			var order []string
 			e, ok := Lookup(tc.engine)
 			require.True(t, ok)
-			watched, werr := e.RouteWatched(net, Options{VLs: 8}, func(stage string, done, total int) {
+			o := Options{VLs: 8, Break: tc.brk}
+			watched, werr := e.RouteWatched(net, o, func(stage string, done, total int) {
 				if _, ok := seen[stage]; !ok {
 					order = append(order, stage)
 				}
@@ -56,7 +61,7 @@ func TestWatchSeesEveryStageToItsEnd(t *testing.T) {
 				require.Equal(t, net.NumHCAs(), c[len(c)-1].total, "one tree per HCA")
 				require.GreaterOrEqual(t, len(c), net.NumHCAs()/watchEvery, "one call every %d trees", watchEvery)
 			}
-			plain, err := e.Route(net, Options{VLs: 8})
+			plain, err := e.Route(net, o)
 			require.Equal(t, err, werr, "the same failure watched or not")
 			if err == nil {
 				sameTables(t, net, plain, watched)
