@@ -319,6 +319,9 @@ func (s *simulator) loopDomains() {
 			p.interleave(end)
 		}
 		p.lastEvents = s.res.Events + p.events() - before
+		if ev := s.res.Events + p.events(); ev >= s.watchAt {
+			s.tell(ev)
+		}
 	}
 	p.barrier()
 	if s.ctr != nil {

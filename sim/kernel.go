@@ -127,6 +127,9 @@ func (s *simulator) loop() {
 		if k.holding {
 			s.holdArb(h)
 		}
+		if s.res.Events >= s.watchAt {
+			s.tell(s.res.Events)
+		}
 		// A completed run (endAt set) ends after its instant whatever
 		// is left in the network (responses, infinite jobs beside).
 		if k.modelEvents == 0 && s.inNetwork > 0 && k.endAt == never {

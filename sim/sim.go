@@ -262,6 +262,11 @@ type simulator struct {
 	tm *timed
 	// prefetching runs touch's prefetches (prefetch.go).
 	prefetching bool
+	// watch, if not nil, is told the run's progress once its events reach
+	// watchAt (never without a watch), then every watchEvery events
+	// (watch.go).
+	watch               Watch
+	watchAt, watchEvery int64
 	// traceBuf is the scratch of an event's trace record.
 	traceBuf [32]byte
 	// queueAll queues every arbitration (tests: the same run either way;
@@ -346,7 +351,7 @@ func newSimulator(net *fabric.Network, t *routing.Tables, p Params) (*simulator,
 	// state per port shrinks by hw.VLs/(m+1).
 	s := &simulator{p: p, net: net, t: t, nVL: max(m, 0) + 1, ft: hw.FlitPs(), prop: hw.CablePs(),
 		pcieFt: hw.PCIeFlitPs(), lat: hw.SwitchLatencyPs, fx: hw.CrossbarFlitPs(),
-		obuf: int64(hw.OutputBufferFlits), voq: hw.VOQ, bubble: uint32(hw.BubbleVLs), bubbleN: int32(hw.PacketFlits(hw.MTU)), free: -1, firstInject: -1, minFlits: math.MaxInt32, k: kernel{endAt: never}}
+		obuf: int64(hw.OutputBufferFlits), voq: hw.VOQ, bubble: uint32(hw.BubbleVLs), bubbleN: int32(hw.PacketFlits(hw.MTU)), free: -1, firstInject: -1, minFlits: math.MaxInt32, k: kernel{endAt: never}, watchAt: never}
 	chs := fabric.NewChannels(net)
 	s.wireChannels(chs)
 	s.lanes = make([]lane, len(s.chans)*s.nVL)

@@ -143,7 +143,7 @@ func routeCmd(args []string, stdout, stderr io.Writer) error {
 		printComparison(stdout, net, cmp)
 		return nil
 	}
-	reports, err := routeEach(net, engs, opts, *ebb, *sigmaK, work != nil, *dump, newRouteWatch(stderr))
+	reports, err := routeEach(net, engs, opts, *ebb, *sigmaK, work != nil, *dump, newStatusLine(stderr))
 	if err != nil {
 		return err
 	}
@@ -229,13 +229,13 @@ func routeWorkload(jobsFile, compare, dump string, mixes int, mixSeed int64) (*c
 
 // routeEach routes net with every engine and reports each: σ(k) when k is
 // not 0, the job metrics of opts.Jobs when jobs is set; dump names the
-// file the (one) engine's tables go to; watch, if not nil, shows each
+// file the (one) engine's tables go to; line, if not nil, shows each
 // routing's progress.
-func routeEach(net *fabric.Network, engs []string, opts routing.Options, ebb int, k float64, jobs bool, dump string, watch *routeWatch) ([]routeReport, error) {
+func routeEach(net *fabric.Network, engs []string, opts routing.Options, ebb int, k float64, jobs bool, dump string, line *statusLine) ([]routeReport, error) {
 	var reports []routeReport
 	for _, name := range engs {
-		r, tb, err := routeOne(net, name, opts, ebb, watch.begin(name))
-		watch.end()
+		r, tb, err := routeOne(net, name, opts, ebb, line.routing(name))
+		line.end()
 		if err != nil {
 			return nil, err
 		}

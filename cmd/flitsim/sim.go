@@ -15,6 +15,7 @@ import (
 	"flitsim/fabric"
 	"flitsim/fabric/param"
 	"flitsim/results"
+	"flitsim/routing"
 	"flitsim/sim"
 	"flitsim/sim/reference"
 	"flitsim/traffic"
@@ -51,7 +52,8 @@ func simCmd(args []string, stdout, stderr io.Writer) error {
 			"nodes and pattern (flitsim params lists the patterns: the streams, halos, collectives and application\n"+
 			"skeletons), and reports per job its completion time (finite jobs) or throughput (infinite ones) and its\n"+
 			"slowdown against running alone on the same nodes with the same routing (one more run per job).\n"+
-			"--counters adds seeds/004's NIC counters, over time too (--series-plot draws them).", stderr)
+			"--counters adds seeds/004's NIC counters, over time too (--series-plot draws them).\n"+
+			"On a terminal, a line on stderr shows the time simulated so far (not with --reference).", stderr)
 	engine := fs.String("routing", "dfsssp", "routing engine (flitsim route --list)")
 	var pf patternFlags
 	pf.register(fs)
@@ -169,6 +171,13 @@ func simCmd(args []string, stdout, stderr io.Writer) error {
 		rep.Order = string(p.Traffic.Order)
 	}
 	run := sim.Run
+	line := newStatusLine(stderr)
+	if line != nil {
+		run = func(net *fabric.Network, t *routing.Tables, p sim.Params) (*sim.Result, error) {
+			defer line.end()
+			return sim.RunWatched(net, t, p, line.simulation())
+		}
+	}
 	if *useRef {
 		rep.Simulator, run = "reference", reference.Run
 	}
