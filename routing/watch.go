@@ -1,10 +1,11 @@
 package routing
 
 // Watch is told how far a routing has come, for a progress line: what the
-// engine is doing (stage, such as "destinations" or "layer 2: paths"), and
-// how many of that stage's total units are done. Engines call it from
-// their own goroutine, every watchEvery units and at each stage's last, so
-// it must be quick; it never changes what an engine computes.
+// engine is doing (stage, such as "destinations" or "layer 2: cycles
+// cut"), and how many of that stage's total units are done (total 0: not
+// known beforehand). Engines call it from their own goroutine, every
+// watchEvery units and at the last unit of a stage whose total is known,
+// so it must be quick; it never changes what an engine computes.
 type Watch func(stage string, done, total int)
 
 // watchEvery is how many units (destinations, paths, cuts) an engine
