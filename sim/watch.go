@@ -29,8 +29,8 @@ func RunWatched(net *fabric.Network, t *routing.Tables, p Params, w Watch) (*Res
 	return run(net, t, p, func(s *simulator) { s.watch, s.watchAt, s.watchEvery = w, watchEvents, watchEvents })
 }
 
-// tell calls the run's watch if its events have reached watchAt; events
-// is the run's count so far.
+// tell calls the run's watch, whose events (events so far) have reached
+// watchAt, and sets the count of the next call.
 func (s *simulator) tell(events int64) {
 	s.watchAt = events + s.watchEvery
 	s.watch(Progress{Now: s.k.now, MaxTime: s.p.MaxTime, Events: events})
