@@ -215,9 +215,7 @@ func onlineLayers(ps *pathSet, limit int, w Watch) ([]uint8, int, error) {
 	layer := make([]uint8, ps.len())
 	var layers []*cdg
 	for p := range ps.len() {
-		if w != nil && p%watchEvery == 0 {
-			w("paths placed", p, ps.len())
-		}
+		w.tell("paths placed", p, ps.len())
 		ch := ps.channels(p)
 		L := 0
 		for ; L < limit; L++ {
@@ -233,9 +231,7 @@ func onlineLayers(ps *pathSet, limit int, w Watch) ([]uint8, int, error) {
 		}
 		layer[p] = uint8(L)
 	}
-	if w != nil {
-		w("paths placed", ps.len(), ps.len())
-	}
+	w.tell("paths placed", ps.len(), ps.len())
 	return layer, max(len(layers), 1), nil
 }
 
@@ -254,15 +250,11 @@ type cycleBreaker struct {
 func (b *cycleBreaker) breakLayer(ps *pathSet, cur []int32, layer []uint8, L uint8) []int32 {
 	b.build(ps, cur)
 	var moved []int32
-	cuts, stage := 0, ""
-	if b.watch.w != nil {
-		stage = fmt.Sprintf("layer %d: cycles cut", b.watch.first+int(L)+1)
-	}
+	cuts, stage := 0, fmt.Sprintf("layer %d: cycles cut", b.watch.first+int(L)+1)
 	b.deps.searchCycles(func(cycle []int32) bool {
 		moved = b.move(ps, b.rule.cut(cycle, b.weight), layer, L, moved)
-		if cuts++; b.watch.w != nil && cuts%watchEvery == 0 {
-			b.watch.w(stage, cuts, 0)
-		}
+		cuts++
+		b.watch.w.tell(stage, cuts, 0)
 		return true
 	})
 	return moved

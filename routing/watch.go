@@ -12,10 +12,13 @@ type Watch func(stage string, done, total int)
 // does between two calls of its Watch.
 const watchEvery = 256
 
-// progress tells the graph's watcher, if it has one, that done of total
-// units of stage are done; it passes on every watchEvery-th and the last.
-func (g *graph) progress(stage string, done, total int) {
-	if g.watch != nil && (done%watchEvery == 0 || done == total) {
-		g.watch(stage, done, total)
+// tell tells w, if not nil, that done of total units of stage are done;
+// it passes on every watchEvery-th and the last.
+func (w Watch) tell(stage string, done, total int) {
+	if w != nil && (done%watchEvery == 0 || done == total) {
+		w(stage, done, total)
 	}
 }
+
+// progress tells the graph's watcher how far stage has come (Watch.tell).
+func (g *graph) progress(stage string, done, total int) { g.watch.tell(stage, done, total) }
