@@ -15,7 +15,13 @@ BENCHTIME ?= 1s
 # what the fuzzer found in the package's testdata/fuzz corpus.
 FUZZ_TARGETS := ./traffic/dumpi:FuzzTrace ./traffic/chakra:FuzzChakra ./fabric:FuzzReadIBNetDiscover ./fabric:FuzzParseSpec ./faults:FuzzParseFixed ./routing:FuzzReadLFTs ./configs:FuzzParse ./configs:FuzzParseWorkload ./configs:FuzzParseHistory
 
-.PHONY: all build test test-long difftest bench bench-scale fuzz fuzz-short lint fmt clean ibmodel-build ibmodel-compare
+.PHONY: all build test test-long difftest bench bench-scale fuzz fuzz-short lint fmt clean ibmodel-build ibmodel-compare pgo
+
+# The CPU profile the Go toolchain optimises cmd/flitsim with (profile-guided
+# optimisation: `go build` and `go run` of ./cmd/flitsim read it by
+# themselves). The benchmarks use it too, so that they measure the binary
+# users run. `make pgo` makes it anew (a few minutes).
+PGO := $(CURDIR)/cmd/flitsim/default.pgo
 
 all: build test
 
@@ -39,13 +45,13 @@ difftest:
 	FLITSIM_DIFF_N=$(DIFF_N) FLITSIM_DIFF_FROM=$(DIFF_FROM) $(GO) test -tags invariants -count=1 -timeout 12h -run '^TestDifferential$$' ./sim/difftest
 
 bench:
-	$(GO) test -run '^$$' -bench . -benchmem -benchtime $(BENCHTIME) ./...
+	$(GO) test -pgo=$(PGO) -run '^$$' -bench . -benchmem -benchtime $(BENCHTIME) ./...
 
 # Every step on the 40,000-HCA reference fabrics of issue 18, once each:
 # time, peak RSS, flit-hops/s (tens of minutes; SCALE picks steps).
 SCALE ?= .
 bench-scale:
-	FLITSIM_LONG=1 $(GO) test -run '^$$' -bench 'BenchmarkScale/$(SCALE)' -benchtime 1x -timeout 6h ./configs/pipeline
+	FLITSIM_LONG=1 $(GO) test -pgo=$(PGO) -run '^$$' -bench 'BenchmarkScale/$(SCALE)' -benchtime 1x -timeout 6h ./configs/pipeline
 
 fuzz-short:
 	@for t in $(FUZZ_TARGETS); do \
@@ -109,6 +115,35 @@ experiment-fig5-9 experiment-fig6-12: build
 	cat out/experiments/$(@:experiment-%=%).md
 experiment-angara-fig5: build
 	FLITSIM=bin/flitsim bash docs/jobs/angara/fig5.sh out/experiments/angara-fig5.tsv
+
+# The profile of default.pgo: what users wait for, run by a binary built
+# without a profile. A shard of the small campaign (exchange and uniform
+# points, routing and simulation as `run` does them), the whole-subnet
+# engines on mid-size fabrics (Nue, SSSP, and DFSSSP: one that routes and
+# one that counts its layers in vain, status 1), and simulations beyond the
+# campaign's: 1-flit packets on a torus (issue 54's BookSim2 comparison), a larger
+# fat tree, and adaptive routing on a dragonfly.
+PGO_DIR  ?= out/pgo
+PGO_XGFT := xgft:m=16x20,w=16x16,hcas=5120,radix=32 --links 1
+pgo:
+	rm -rf $(PGO_DIR) && mkdir -p $(PGO_DIR)
+	$(GO) build -pgo=off -trimpath -o $(PGO_DIR)/flitsim ./cmd/flitsim
+	cd $(PGO_DIR) && \
+	FLITSIM_CPUPROFILE=run.prof ./flitsim run small --shard 0/120 -j 1 -q -o run && \
+	FLITSIM_CPUPROFILE=nue1.prof ./flitsim route $(PGO_XGFT) --routing nue --vls 1 >/dev/null && \
+	FLITSIM_CPUPROFILE=nue8.prof ./flitsim route $(PGO_XGFT) --routing nue --vls 8 >/dev/null && \
+	FLITSIM_CPUPROFILE=nuet.prof ./flitsim route torus:dims=10x10x10 --links 1 --routing nue --vls 8 >/dev/null && \
+	FLITSIM_CPUPROFILE=dfsssp.prof ./flitsim route $(PGO_XGFT) --routing dfsssp >/dev/null && \
+	FLITSIM_CPUPROFILE=dfsssr.prof ./flitsim route random:switches=256,hcas=2048,links=1024,seed=1 --links 1 \
+		--routing dfsssp --vls 16 >/dev/null && \
+	{ FLITSIM_CPUPROFILE=dfssspt.prof ./flitsim route torus:dims=10x10x10 --links 1 --routing dfsssp --vls 16 \
+		>/dev/null 2>&1; test $$? = 1; } && \
+	FLITSIM_CPUPROFILE=sssp.prof ./flitsim route $(PGO_XGFT) --routing sssp >/dev/null && \
+	FLITSIM_CPUPROFILE=flit1.prof ./flitsim sim torus:dims=16x16 --routing torus-2qos --traffic uniform \
+		--load 0.1 --msg-bytes 38 --max-time 484.64us --hw wire_bytes=false --sim min_samples=1073741824 >/dev/null && \
+	FLITSIM_CPUPROFILE=ftree.prof ./flitsim sim $(PGO_XGFT) --routing ftree --traffic uniform --max-time 100us >/dev/null && \
+	FLITSIM_CPUPROFILE=ugal.prof ./flitsim sim dragonfly:a=8,p=4,h=4,g=9 --links 1 --routing ugal --traffic uniform --max-time 500us >/dev/null
+	$(GO) run ./cmd/pgo -o $(PGO) $(PGO_DIR)/*.prof
 
 clean:
 	rm -rf bin
