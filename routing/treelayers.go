@@ -180,7 +180,11 @@ func (b *treeBreaker) listMoved() *pathSet {
 	if !b.record || len(b.moved) > maxListedMoves {
 		return nil
 	}
-	ps := &pathSet{off: []int32{0}}
+	// Sized at once: grown by appends, the lists were copied again and
+	// again (hundreds of MB on a 12×12×12 torus).
+	n := len(b.moved)
+	ps := &pathSet{off: make([]int32, 1, n+1), ch: make([]int32, 0, b.movedHops),
+		weight: make([]int64, 0, n), src: make([]int32, 0, n), lid: make([]uint16, 0, n)}
 	for _, m := range b.moved {
 		i, _ := slices.BinarySearch(g.dests, m.lid)
 		dst := int(g.destSwitch[i])
