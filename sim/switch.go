@@ -26,6 +26,13 @@ func (s *simulator) headArrive(sw int32, port int16, pi int32) {
 	pk.headAt = s.k.now
 	pk.inPort = uint8(port)
 	s.route(sw, pi)
+	if pk.out >= 0 {
+		// The output lane's credits are read when the packet competes,
+		// at once if nothing else happens at this instant (holdArb): its
+		// first line comes in meanwhile (−3 to −7 % of a run on the
+		// 16-ary 2-tree with 8 VLs, whose lanes are 1 MB).
+		prefetch(addr(&s.lanes[s.lane(pk.out, pk.outVL)]))
+	}
 	l := s.lane(pk.ch, pk.vl)
 	ln := &s.lanes[l]
 	pk.next = -1
